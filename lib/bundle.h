@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef RTLAB_BUNDLE_H
+#define RTLAB_BUNDLE_H
+
+/*
+ * The result bundle: a gzip'd tar (written and read with libarchive) of a
+ * run's files: manifest.json first, then cyclictest.json, cyclictest.hist,
+ * trace.dat, dmesg.txt, config, console.log, ...  Held in memory while
+ * built or read; sizes are a few MB.  The format is documented in the README.
+ */
+
+#include <stddef.h>
+#include "error.h"
+
+#define BUNDLE_MANIFEST "manifest.json"
+
+struct bundle_file {
+	char *name;
+	unsigned char *data;
+	size_t size;
+};
+
+struct bundle {
+	size_t nfiles;
+	struct bundle_file *files;
+};
+
+/** bundle_alloc() - empty bundle; caller frees with bundle_free(). */
+struct bundle *bundle_alloc(void);
+
+/** bundle_free() - free a bundle and its files; NULL is fine. */
+void bundle_free(struct bundle *b);
+
+/** bundle_add() - copy @size bytes in as @name (replaces a file of that
+ *  name).  Return: 0, -EINVAL (bad name: empty, absolute, "..", too long),
+ *  -ENOMEM. */
+int bundle_add(struct bundle *b, const char *name, const void *data,
+	       size_t size) __must_check;
+
+/** bundle_add_path() - read the file at @path in as @name.
+ *  Return: 0 or a negative errno with @err naming @path. */
+int bundle_add_path(struct bundle *b, const char *name, const char *path,
+		    struct rtlab_err *err) __must_check;
+
+/** bundle_get() - the file called @name, or NULL. Owned by the bundle. */
+const struct bundle_file *bundle_get(const struct bundle *b, const char *name);
+
+/** bundle_write_mem() - serialize; *@data is malloc'd, caller frees.
+ *  Return: 0 or a negative errno with @err set. */
+int bundle_write_mem(const struct bundle *b, void **data, size_t *size,
+		     struct rtlab_err *err) __must_check;
+
+/** bundle_write() - serialize to @path atomically (temporary file + rename).
+ *  Return: 0 or a negative errno with @err set. */
+int bundle_write(const struct bundle *b, const char *path,
+		 struct rtlab_err *err) __must_check;
+
+/** bundle_read_mem() - parse a serialized bundle.  A truncated archive, a
+ *  non-tar body or a missing manifest.json is an error naming what is
+ *  wrong.  Return: the bundle (caller frees with bundle_free()) or NULL. */
+struct bundle *bundle_read_mem(const void *data, size_t size,
+			       struct rtlab_err *err);
+
+/** bundle_read() - bundle_read_mem() of the file at @path. */
+struct bundle *bundle_read(const char *path, struct rtlab_err *err);
+
+#endif

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef RTLAB_COMMANDS_H
+#define RTLAB_COMMANDS_H
+
+/*
+ * The rtlab subcommands.  Each takes the arguments after its name
+ * (argv[0] is the subcommand), answers --help, and returns the process exit
+ * status: 0 success, 1 failure, 2 usage error.
+ */
+
+#define EXIT_USAGE 2
+
+int cmd_db(int argc, char **argv);
+int cmd_server(int argc, char **argv);
+int cmd_board(int argc, char **argv);
+int cmd_runs(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
+
+#endif

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * rtlab: the lab's command-line front end.  Parses nothing but the
+ * subcommand name and dispatches, in the spirit of trace-cmd and git.
+ */
+
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "db", cmd_db, "start, stop, migrate the embedded PostgreSQL" },
+	{ "server", cmd_server, "run the HTTP API server" },
+	{ "board", cmd_board, "register boards and their upload tokens" },
+	{ "runs", cmd_runs, "list stored runs" },
+	{ "show", cmd_show, "show one run's figures per CPU" },
+	{ "plot", cmd_plot, "plot a run's latency histogram" },
+};
+
+static void usage(FILE *out)
+{
+	size_t i;
+
+	fprintf(out, "usage: rtlab COMMAND [ARGS]\n\n"
+		     "rtlab, a realtime-Linux latency test and regression lab.\n\n"
+		     "Commands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name,
+			commands[i].summary);
+	fprintf(out, "\n'rtlab COMMAND --help' describes a command.\n"
+		     "Environment: RTLAB_DB (libpq connection string), "
+		     "RTLAB_STATE_DIR, RTLAB_DATADIR.\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "rtlab: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return EXIT_USAGE;
+}

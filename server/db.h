@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef RTLAB_DB_H
+#define RTLAB_DB_H
+
+/*
+ * The database module: connecting to PostgreSQL (the embedded cluster under
+ * the state directory, or RTLAB_DB), migrations, and the queries of each
+ * domain in server/db-*.c.  PGresult never leaves these files; every path
+ * clears it.
+ */
+
+#include <libpq-fe.h>
+#include "error.h"
+
+/**
+ * db_conninfo() - the libpq connection string every command uses: $RTLAB_DB
+ * when set, else the embedded cluster's unix socket under the state
+ * directory.  Return: malloc'd string, caller frees; NULL on -ENOMEM.
+ */
+char *db_conninfo(void);
+
+/**
+ * db_connect() - connect with db_conninfo().  Return: the connection
+ * (caller closes with db_disconnect()) or NULL with @err saying where it
+ * tried and what PostgreSQL answered (and, for the embedded cluster, that
+ * `rtlab db start` starts it).
+ */
+PGconn *db_connect(struct rtlab_err *err);
+
+/** db_disconnect() - PQfinish; NULL is fine. */
+void db_disconnect(PGconn *conn);
+
+/** db_exec() - run a command that returns no rows, with text parameters.
+ *  Return: 0 or -EIO with @err holding PostgreSQL's message. */
+int db_exec(PGconn *conn, struct rtlab_err *err, const char *sql, int nparams,
+	    const char *const *params) __must_check;
+
+/** db_begin()/db_commit()/db_rollback() - transaction brackets.
+ *  db_rollback() is safe to call when no transaction is open. */
+int db_begin(PGconn *conn, struct rtlab_err *err) __must_check;
+int db_commit(PGconn *conn, struct rtlab_err *err) __must_check;
+void db_rollback(PGconn *conn);
+
+/**
+ * db_migrate() - apply the numbered schema/NNN_*.sql files that are newer
+ * than schema_version, each in its own transaction.  Idempotent.
+ * @schema_dir: directory of the migrations.
+ * Return: number applied (>= 0), or a negative errno with @err naming the
+ * file and PostgreSQL's message.
+ */
+int db_migrate(PGconn *conn, const char *schema_dir, struct rtlab_err *err);
+
+#endif

@@ -32,7 +32,7 @@ static void test_quantiles(void)
 	struct hist h;
 	struct rtlab_err err = { "" };
 
-	CHECK(!ten_samples(&h), "ten samples: init");
+	CHECK_INT(ten_samples(&h), 0, "ten samples: init");
 	CHECK_INT(h.samples, 10, "ten samples: samples");
 	CHECK_INT(h.overflows, 1, "ten samples: overflows");
 	CHECK_INT(h.min_us, 1, "ten samples: min");
@@ -73,7 +73,7 @@ static void test_quantile_rounding(void)
 	struct hist h;
 	uint32_t i;
 
-	CHECK(!hist_init(&h, 1000), "uniform: init");
+	CHECK_INT(hist_init(&h, 1000), 0, "uniform: init");
 	for (i = 0; i < 1000; i++)
 		hist_add(&h, i, 1);
 	CHECK_INT(hist_quantile(&h, 0.5), 499, "uniform: p50 is rank 500");
@@ -84,7 +84,7 @@ static void test_quantile_rounding(void)
 	hist_cleanup(&h);
 
 	/* 10^6 samples at 7 µs and one at 50 µs */
-	CHECK(!hist_init(&h, 100), "tail: init");
+	CHECK_INT(hist_init(&h, 100), 0, "tail: init");
 	hist_add(&h, 7, 1000000);
 	hist_add(&h, 50, 1);
 	CHECK_INT(hist_quantile(&h, 0.9999), 7, "tail: p99.99 in the body");
@@ -98,7 +98,7 @@ static void test_empty_and_overflow(void)
 	struct hist h;
 	struct rtlab_err err = { "" };
 
-	CHECK(!hist_init(&h, 50), "empty: init");
+	CHECK_INT(hist_init(&h, 50), 0, "empty: init");
 	CHECK_INT(hist_quantile(&h, 0.5), -ENODATA, "empty: quantile ENODATA");
 	CHECK_INT(hist_check(&h, &err), 0, "empty: consistent");
 	hist_summarize(&h, &s);
@@ -109,7 +109,7 @@ static void test_empty_and_overflow(void)
 	CHECK_INT(hist_nonempty(&h), 0, "empty: no non-empty bucket");
 	hist_cleanup(&h);
 
-	CHECK(!hist_init(&h, 5), "all-overflow: init");
+	CHECK_INT(hist_init(&h, 5), 0, "all-overflow: init");
 	hist_add(&h, 100, 7);
 	hist_add(&h, 300, 3);
 	h.avg_us = 160.0;
@@ -130,7 +130,8 @@ static void test_merge(void)
 
 	/* a: 10 µs range, 2 samples at 3 µs, mean 3; b: 20 µs range,
 	 * 2 samples at 15 µs, mean 15.  Merged: 20 µs range, mean 9. */
-	CHECK(!hist_init(&a, 10) && !hist_init(&b, 20), "merge: init");
+	CHECK_INT(hist_init(&a, 10), 0, "merge: init a");
+	CHECK_INT(hist_init(&b, 20), 0, "merge: init b");
 	hist_add(&a, 3, 2);
 	a.avg_us = 3;
 	hist_add(&b, 15, 2);
@@ -151,7 +152,7 @@ static void test_merge(void)
 
 	/* c: 5 µs range with an overflow at 40 µs: where it lies in a's
 	 * 20 µs range is unknown, so the result keeps 5 µs. */
-	CHECK(!hist_init(&c, 5), "merge narrow: init");
+	CHECK_INT(hist_init(&c, 5), 0, "merge narrow: init");
 	hist_add(&c, 1, 1);
 	hist_add(&c, 40, 1);
 	c.avg_us = 20.5;
@@ -182,7 +183,7 @@ static void test_check(void)
 	struct rtlab_err err = { "" };
 	struct hist h;
 
-	CHECK(!ten_samples(&h), "check: init");
+	CHECK_INT(ten_samples(&h), 0, "check: init");
 	h.samples = 11;
 	CHECK_INT(hist_check(&h, &err), -EINVAL, "check: sum != samples");
 	CHECK(strstr(err.msg, "samples = 11") != NULL, "check: message '%s'",
@@ -212,7 +213,7 @@ static void test_check(void)
 	CHECK_INT(hist_check(&h, &err), 0, "check: repaired is consistent");
 	hist_cleanup(&h);
 
-	CHECK(!hist_init(&h, 10), "check no-overflow: init");
+	CHECK_INT(hist_init(&h, 10), 0, "check no-overflow: init");
 	hist_add(&h, 4, 1);
 	h.max_us = 12;
 	CHECK_INT(hist_check(&h, &err), -EINVAL,

@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Latency plots through gnuplot: builds the data files and the script in a
+ * private temporary directory, runs the gnuplot binary there and reads the
+ * image back, so the server can answer plot.png without touching disk
+ * anywhere else.  Text from runs (kernel versions, board names) only ever
+ * reaches gnuplot inside quoted strings with enhanced text off.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "plot.h"
+
+extern char **environ;
+
+/* Distinct colours, one per series (cycled beyond eight). */
+static const char *const plot_colours[] = {
+	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
+	"#9467bd", "#8c564b", "#e377c2", "#17becf",
+};
+#define NCOLOURS (sizeof(plot_colours) / sizeof(plot_colours[0]))
+
+const char *plot_format_ext(enum plot_format fmt)
+{
+	return fmt == PLOT_SVG ? "svg" : "png";
+}
+
+int plot_format_parse(const char *name, enum plot_format *fmt)
+{
+	const char *dot = strrchr(name, '.');
+	const char *ext = dot ? dot + 1 : name;
+
+	if (!strcasecmp(ext, "png")) {
+		*fmt = PLOT_PNG;
+		return 0;
+	}
+	if (!strcasecmp(ext, "svg")) {
+		*fmt = PLOT_SVG;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+void plot_script_cleanup(struct plot_script *s)
+{
+	if (!s)
+		return;
+	free(s->buf);
+	s->buf = NULL;
+	s->len = s->cap = 0;
+	s->failed = false;
+}
+
+static void __printf(2, 3) ps_printf(struct plot_script *s, const char *fmt,
+				     ...)
+{
+	va_list ap;
+	int n;
+
+	if (s->failed)
+		return;
+	for (;;) {
+		size_t room = s->cap - s->len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(s->buf ? s->buf + s->len : NULL, room, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			s->failed = true;
+			return;
+		}
+		if ((size_t)n < room) {
+			s->len += n;
+			return;
+		}
+		size_t cap = s->cap ? s->cap * 2 : 1024;
+		while (cap - s->len <= (size_t)n)
+			cap *= 2;
+		char *nb = realloc(s->buf, cap);
+		if (!nb) {
+			s->failed = true;
+			return;
+		}
+		s->buf = nb;
+		s->cap = cap;
+	}
+}
+
+/* A gnuplot single-quoted string: only '' needs escaping there, and
+ * backslashes are literal.  Control characters become spaces. */
+static void ps_quoted(struct plot_script *s, const char *text)
+{
+	const char *p;
+
+	ps_printf(s, "'");
+	for (p = text ? text : ""; *p; p++) {
+		if (*p == '\'')
+			ps_printf(s, "''");
+		else if ((unsigned char)*p < 0x20)
+			ps_printf(s, " ");
+		else
+			ps_printf(s, "%c", *p);
+	}
+	ps_printf(s, "'");
+}
+
+/* Highest latency that must be visible: the true maximum, or the last
+ * counted bucket if the maximum is unknown. */
+static uint32_t series_top_us(const struct hist *h)
+{
+	uint32_t top = 0, i;
+
+	for (i = h->nbuckets; i > 0; i--)
+		if (h->counts[i - 1]) {
+			top = i - 1;
+			break;
+		}
+	if (h->samples && h->max_us != UINT32_MAX && h->max_us > top)
+		top = h->max_us;
+	return top;
+}
+
+int plot_script_histogram(const struct plot_run *run, enum plot_format fmt,
+			  struct plot_script *s)
+{
+	unsigned int w = run->width_px ? run->width_px : 1000;
+	unsigned int h = run->height_px ? run->height_px : 600;
+	uint32_t top_us = 0;
+	uint64_t any = 0;
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	if (!run->nseries)
+		return -EINVAL;
+	for (i = 0; i < run->nseries; i++) {
+		uint32_t t = series_top_us(run->series[i].hist);
+
+		if (t > top_us)
+			top_us = t;
+		any += run->series[i].hist->samples;
+	}
+
+	ps_printf(s, "# rtlab latency histogram\nset encoding utf8\n");
+	if (fmt == PLOT_SVG) {
+		ps_printf(s, "set terminal svg size %u,%u dynamic noenhanced "
+			     "font 'sans,12'\n", w, h);
+	} else {
+		ps_printf(s,
+			  "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+			  "\tset terminal pngcairo size %u,%u noenhanced "
+			  "font 'sans,10'\n"
+			  "} else {\n"
+			  "\tset terminal png size %u,%u noenhanced\n"
+			  "}\n", w, h, w, h);
+	}
+	ps_printf(s, "set output 'plot.%s'\n", plot_format_ext(fmt));
+	ps_printf(s, "set title ");
+	ps_quoted(s, run->title);
+	if (run->subtitle) {
+		ps_printf(s, ".\"\\n\".");
+		ps_quoted(s, run->subtitle);
+	}
+	ps_printf(s, " noenhanced\n"
+		     "set xlabel 'Latency (µs)'\n"
+		     "set ylabel 'Number of samples (log)'\n"
+		     "set logscale y\n"
+		     "set format y '%%.0s%%c'\n"
+		     "set grid xtics ytics mytics lc rgb '#d0d0d0'\n"
+		     "set key top right box opaque noenhanced\n"
+		     "set xrange [0:%u]\n", top_us + top_us / 20 + 2);
+	if (any)
+		ps_printf(s, "set yrange [0.8:*]\n");
+	else
+		ps_printf(s, "set yrange [0.8:10]\n"
+			     "set label 1 'no samples' at graph 0.5, graph 0.5 "
+			     "center\n");
+
+	/* Mark each series' maximum with a dashed line in its colour. */
+	for (i = 0; i < run->nseries; i++) {
+		const struct hist *hi = run->series[i].hist;
+
+		if (!hi->samples || hi->max_us == UINT32_MAX)
+			continue;
+		ps_printf(s, "set arrow %zu from %u, graph 0 to %u, graph 1 "
+			     "nohead dt 2 lw 1.5 lc rgb '%s'\n", i + 1,
+			  hi->max_us, hi->max_us,
+			  plot_colours[i % NCOLOURS]);
+	}
+
+	ps_printf(s, "plot ");
+	for (i = 0; i < run->nseries; i++) {
+		const struct hist *hi = run->series[i].hist;
+		char label[256];
+
+		if (hi->samples && hi->max_us != UINT32_MAX)
+			snprintf(label, sizeof(label), "%s (max %u µs%s)",
+				 run->series[i].label ? run->series[i].label :
+							"",
+				 hi->max_us,
+				 hi->overflows ? ", overflows" : "");
+		else
+			snprintf(label, sizeof(label), "%s (no samples)",
+				 run->series[i].label ? run->series[i].label :
+							"");
+		/* Empty buckets drop below the axis so the steps reach it. */
+		ps_printf(s, "%s'series-%zu.dat' using 1:($2 > 0 ? $2 : 0.1) "
+			     "with histeps lw 1.5 lc rgb '%s' title ",
+			  i ? ", \\\n\t" : "", i, plot_colours[i % NCOLOURS]);
+		ps_quoted(s, label);
+	}
+	if (!any)
+		ps_printf(s, ", 1/0 notitle");
+	ps_printf(s, "\nset output\n");
+	return s->failed ? -ENOMEM : 0;
+}
+
+int plot_data_write(const struct hist *h, const char *path,
+		    struct rtlab_err *err)
+{
+	uint32_t first = UINT32_MAX, last = 0, i;
+	FILE *f;
+	int ret = 0;
+
+	for (i = 0; i < h->nbuckets; i++)
+		if (h->counts[i]) {
+			if (first == UINT32_MAX)
+				first = i;
+			last = i;
+		}
+	f = fopen(path, "w");
+	if (!f)
+		return rtlab_err_seterr(err, errno, "%s: cannot create: %s",
+					path, strerror(errno));
+	fprintf(f, "# lat_us count\n");
+	if (first != UINT32_MAX) {
+		/* One empty bucket each side so the outline closes. */
+		if (first > 0)
+			fprintf(f, "%u 0\n", first - 1);
+		for (i = first; i <= last; i++)
+			fprintf(f, "%u %llu\n", i,
+				(unsigned long long)h->counts[i]);
+		fprintf(f, "%u 0\n", last + 1);
+	}
+	if (ferror(f))
+		ret = -EIO;
+	if (fclose(f) && !ret)
+		ret = -EIO;
+	if (ret)
+		rtlab_err_seterr(err, -ret, "%s: write failed", path);
+	return ret;
+}
+
+static int read_whole(const char *path, void **data, size_t *size)
+{
+	struct stat st;
+	void *buf = NULL;
+	int fd, ret = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		goto out;
+	}
+	buf = malloc(st.st_size ? st.st_size : 1);
+	if (!buf) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (read(fd, buf, st.st_size) != st.st_size) {
+		ret = -EIO;
+		goto out;
+	}
+	*data = buf;
+	*size = st.st_size;
+	buf = NULL;
+out:
+	free(buf);
+	close(fd);
+	return ret;
+}
+
+/* The last non-empty line gnuplot printed, for the error message. */
+static void gnuplot_complaint(const char *log, char *out, size_t outsz)
+{
+	void *data = NULL;
+	size_t size = 0;
+	char *text, *line, *save = NULL;
+
+	snprintf(out, outsz, "no message");
+	if (read_whole(log, &data, &size) || !size) {
+		free(data);
+		return;
+	}
+	text = realloc(data, size + 1);
+	if (!text) {
+		free(data);
+		return;
+	}
+	text[size] = '\0';
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (strspn(line, " \t^") != strlen(line))
+			snprintf(out, outsz, "%s", line);
+	free(text);
+}
+
+static int run_gnuplot(const char *dir, struct rtlab_err *err)
+{
+	posix_spawn_file_actions_t fa;
+	char *argv[] = { "gnuplot", "plot.gp", NULL };
+	char log[PATH_MAX + 16], msg[256];
+	pid_t pid;
+	int ret, status;
+
+	ret = posix_spawn_file_actions_init(&fa);
+	if (ret)
+		return rtlab_err_seterr(err, ret, "gnuplot: %s",
+					strerror(ret));
+	ret = posix_spawn_file_actions_addchdir_np(&fa, dir);
+	if (!ret)
+		ret = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null",
+						       O_RDONLY, 0);
+	if (!ret)
+		ret = posix_spawn_file_actions_addopen(
+			&fa, 1, "gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC,
+			0600);
+	if (!ret)
+		ret = posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	if (!ret)
+		ret = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (ret)
+		return rtlab_err_seterr(err, ret,
+					"cannot run gnuplot: %s (install "
+					"gnuplot-nox)", strerror(ret));
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return rtlab_err_seterr(err, errno, "gnuplot: wait: %s",
+						strerror(errno));
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	snprintf(log, sizeof(log), "%s/gnuplot.log", dir);
+	gnuplot_complaint(log, msg, sizeof(msg));
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		return rtlab_err_seterr(err, ENOENT,
+					"cannot run gnuplot (install "
+					"gnuplot-nox)");
+	return rtlab_err_seterr(err, EIO, "gnuplot failed (%s %d): %s",
+				WIFEXITED(status) ? "status" : "signal",
+				WIFEXITED(status) ? WEXITSTATUS(status) :
+						    WTERMSIG(status),
+				msg);
+}
+
+int plot_run_histogram(const struct plot_run *run, enum plot_format fmt,
+		       void **img, size_t *size, struct rtlab_err *err)
+{
+	struct plot_script s;
+	const char *tmp = getenv("TMPDIR");
+	char dir[PATH_MAX], path[PATH_MAX + 32];
+	size_t i, ndata = 0;
+	bool have_dir = false;
+	FILE *f;
+	int ret;
+
+	ret = plot_script_histogram(run, fmt, &s);
+	if (ret) {
+		rtlab_err_seterr(err, -ret, ret == -EINVAL ?
+				 "plot: nothing to plot (no histograms)" :
+				 "plot: out of memory building the script");
+		goto out;
+	}
+	snprintf(dir, sizeof(dir), "%s/rtlab-plot-XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		ret = rtlab_err_seterr(err, errno, "%s: cannot create: %s",
+				       dir, strerror(errno));
+		goto out;
+	}
+	have_dir = true;
+	for (i = 0; i < run->nseries; i++) {
+		snprintf(path, sizeof(path), "%s/series-%zu.dat", dir, i);
+		ndata = i + 1;
+		ret = plot_data_write(run->series[i].hist, path, err);
+		if (ret)
+			goto out;
+	}
+	snprintf(path, sizeof(path), "%s/plot.gp", dir);
+	f = fopen(path, "w");
+	if (!f) {
+		ret = rtlab_err_seterr(err, errno, "%s: cannot create: %s",
+				       path, strerror(errno));
+		goto out;
+	}
+	fwrite(s.buf, 1, s.len, f);
+	if (fclose(f)) {
+		ret = rtlab_err_seterr(err, EIO, "%s: write failed", path);
+		goto out;
+	}
+	ret = run_gnuplot(dir, err);
+	if (ret)
+		goto out;
+	snprintf(path, sizeof(path), "%s/plot.%s", dir, plot_format_ext(fmt));
+	ret = read_whole(path, img, size);
+	if (!ret && !*size) {
+		free(*img);
+		*img = NULL;
+		ret = -EIO;
+	}
+	if (ret)
+		rtlab_err_seterr(err, -ret, "gnuplot wrote no image (%s)",
+				 path);
+out:
+	if (have_dir) {
+		static const char *const fixed[] = {
+			"plot.gp", "gnuplot.log", "plot.png", "plot.svg",
+		};
+
+		for (i = 0; i < ndata; i++) {
+			snprintf(path, sizeof(path), "%s/series-%zu.dat", dir,
+				 i);
+			unlink(path);
+		}
+		for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+			snprintf(path, sizeof(path), "%s/%s", dir, fixed[i]);
+			unlink(path);
+		}
+		rmdir(dir);
+	}
+	plot_script_cleanup(&s);
+	return ret;
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef RTLAB_PLOT_H
+#define RTLAB_PLOT_H
+
+/*
+ * Plots drawn by gnuplot: a data file per series and a script are written
+ * to a temporary directory, gnuplot renders the image, and the image comes
+ * back in memory.  A plot is a list of series, each a label and a 1 µs
+ * histogram, so the same code draws one run's CPUs (the OSADL-style
+ * per-CPU latency plot) or a baseline over a candidate.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "error.h"
+#include "hist.h"
+
+enum plot_format {
+	PLOT_PNG,
+	PLOT_SVG,
+};
+
+struct plot_series {
+	const char *label;		/* legend text, e.g. "CPU 0" */
+	const struct hist *hist;	/* not owned */
+};
+
+struct plot_run {
+	const char *title;		/* e.g. "board / kernel / testcase" */
+	const char *subtitle;		/* second title line, may be NULL */
+	size_t nseries;
+	const struct plot_series *series;
+	unsigned int width_px, height_px;	/* 0: 1000 x 600 */
+};
+
+/* A growing gnuplot script with a sticky failure flag: appends after a
+ * failed allocation do nothing, and the caller checks once at the end. */
+struct plot_script {
+	char *buf;
+	size_t len, cap;
+	bool failed;
+};
+
+/** plot_format_ext() - "png" or "svg". */
+const char *plot_format_ext(enum plot_format fmt);
+
+/** plot_format_parse() - from a file name or extension ("x.png", "svg").
+ *  Return: 0 or -EINVAL. */
+int plot_format_parse(const char *name, enum plot_format *fmt) __must_check;
+
+/** plot_script_cleanup() - free the script text; safe twice. */
+void plot_script_cleanup(struct plot_script *s);
+
+/**
+ * plot_script_histogram() - build the gnuplot script for @run: log-scale
+ * counts over latency, one colour per series, each series' maximum marked.
+ * The script reads "series-N.dat" (N from 0) from the current directory and
+ * writes "plot.png" or "plot.svg"; plot_data_write() writes the data files.
+ * Return: 0, -EINVAL (no series) or -ENOMEM.  @s is filled either way;
+ * caller releases it with plot_script_cleanup().
+ */
+int plot_script_histogram(const struct plot_run *run, enum plot_format fmt,
+			  struct plot_script *s) __must_check;
+
+/**
+ * plot_data_write() - write @h's non-empty buckets as "lat_us count" lines
+ * to @path.  Return: 0 or a negative errno with @err naming @path.
+ */
+int plot_data_write(const struct hist *h, const char *path,
+		    struct rtlab_err *err) __must_check;
+
+/**
+ * plot_run_histogram() - render @run's per-series latency histogram.
+ * Return: 0 with *@img (malloc'd, caller frees) and *@size set, or a
+ * negative errno with @err saying what failed (gnuplot missing, gnuplot's
+ * own complaint, ...).
+ */
+int plot_run_histogram(const struct plot_run *run, enum plot_format fmt,
+		       void **img, size_t *size,
+		       struct rtlab_err *err) __must_check;
+
+#endif

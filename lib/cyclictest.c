@@ -1,0 +1,553 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Readers for cyclictest's two result formats (rt-tests 2.x): the --json
+ * file, parsed with jansson, and the -h/-H histogram text on stdout.  Each
+ * yields one struct hist per measuring thread, checked with hist_check()
+ * before it is handed back, so nothing inconsistent reaches the database.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cyclictest.h"
+
+#define CT_JSON "cyclictest.json"
+#define CT_HIST "cyclictest histogram"
+
+/* A thread count beyond this is garbage, not a machine. */
+#define CT_MAX_THREADS 4096
+
+void ct_result_cleanup(struct ct_result *res)
+{
+	unsigned int i;
+
+	if (!res)
+		return;
+	free(res->cmdline);
+	free(res->version);
+	if (res->threads) {
+		for (i = 0; i < res->nthreads; i++)
+			hist_cleanup(&res->threads[i]);
+		free(res->threads);
+	}
+	memset(res, 0, sizeof(*res));
+	res->realtime = -1;
+}
+
+static void ct_result_reset(struct ct_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	res->realtime = -1;
+}
+
+/* Parse a whole decimal string into an unsigned 64-bit value. */
+static bool parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return !errno && *end == '\0';
+}
+
+/* ---------------------------------------------------------------- JSON */
+
+/* A non-negative JSON integer at most @max. */
+static int json_uint(json_t *obj, const char *key, const char *path,
+		     uint64_t max, bool required, uint64_t *v,
+		     struct rtlab_err *err)
+{
+	json_t *j = json_object_get(obj, key);
+
+	if (!j) {
+		if (!required)
+			return 1;
+		return rtlab_err_set(err, CT_JSON ": missing key '%s%s'",
+				     path, key);
+	}
+	if (!json_is_integer(j) || json_integer_value(j) < 0 ||
+	    (uint64_t)json_integer_value(j) > max)
+		return rtlab_err_set(err,
+			CT_JSON ": key '%s%s': expected an integer from 0 to %" PRIu64,
+			path, key, max);
+	*v = (uint64_t)json_integer_value(j);
+	return 0;
+}
+
+/* Both spellings: rt-tests 2.x writes "cmdline:" with a stray colon. */
+static json_t *json_get_either(json_t *root, const char *key)
+{
+	char colon[64];
+	json_t *j = json_object_get(root, key);
+
+	if (j)
+		return j;
+	snprintf(colon, sizeof(colon), "%s:", key);
+	return json_object_get(root, colon);
+}
+
+static int json_strdup(json_t *root, const char *key, char **out,
+		       struct rtlab_err *err)
+{
+	json_t *j = json_get_either(root, key);
+
+	if (!j || json_is_null(j))
+		return 0;
+	if (!json_is_string(j))
+		return rtlab_err_set(err, CT_JSON ": key '%s': expected a string",
+				     key);
+	*out = strdup(json_string_value(j));
+	return *out ? 0 : -ENOMEM;
+}
+
+static int json_thread(json_t *t, const char *key, uint32_t range_us,
+		       struct hist *h, struct rtlab_err *err)
+{
+	char path[64];
+	json_t *histo, *v, *avg;
+	const char *bkey;
+	uint64_t cycles, min_us, max_us, cpu, bucket, n, sum = 0;
+	int ret;
+
+	snprintf(path, sizeof(path), "thread.%s.", key);
+	if (!json_is_object(t))
+		return rtlab_err_set(err, CT_JSON ": key 'thread.%s': expected an object",
+				     key);
+	ret = json_uint(t, "cycles", path, INT64_MAX, true, &cycles, err);
+	if (ret)
+		return ret;
+	ret = json_uint(t, "min", path, UINT32_MAX, true, &min_us, err);
+	if (ret)
+		return ret;
+	ret = json_uint(t, "max", path, UINT32_MAX, true, &max_us, err);
+	if (ret)
+		return ret;
+	cpu = (uint64_t)-1;
+	ret = json_uint(t, "cpu", path, INT_MAX, false, &cpu, err);
+	if (ret < 0)
+		return ret;
+	avg = json_object_get(t, "avg");
+	if (avg && !json_is_number(avg))
+		return rtlab_err_set(err, CT_JSON ": key '%savg': expected a number",
+				     path);
+
+	ret = hist_init(h, range_us);
+	if (ret)
+		return ret;
+	h->thread = atoi(key);
+	h->cpu = cpu == (uint64_t)-1 ? -1 : (int)cpu;
+
+	histo = json_object_get(t, "histogram");
+	if (histo && !json_is_object(histo))
+		return rtlab_err_set(err,
+			CT_JSON ": key '%shistogram': expected an object", path);
+	json_object_foreach(histo, bkey, v) {
+		if (!parse_u64(bkey, &bucket))
+			return rtlab_err_set(err,
+				CT_JSON ": key '%shistogram.%s': expected a latency in us as the key",
+				path, bkey);
+		if (bucket >= range_us)
+			return rtlab_err_set(err,
+				CT_JSON ": key '%shistogram.%s': beyond the histogram range of %u us",
+				path, bkey, range_us);
+		if (!json_is_integer(v) || json_integer_value(v) < 0)
+			return rtlab_err_set(err,
+				CT_JSON ": key '%shistogram.%s': expected a non-negative integer count",
+				path, bkey);
+		n = (uint64_t)json_integer_value(v);
+		h->counts[bucket] += n;
+		sum += n;
+		if (sum > cycles)
+			return rtlab_err_set(err,
+				CT_JSON ": key '%shistogram': counts add up to more than %scycles (%" PRIu64 ")",
+				path, path, cycles);
+	}
+	h->samples = cycles;
+	h->overflows = cycles - sum;
+	if (cycles) {
+		h->min_us = (uint32_t)min_us;
+		h->max_us = (uint32_t)max_us;
+		h->avg_us = avg ? json_number_value(avg) : NAN;
+	}
+	ret = hist_check(h, err);
+	if (ret)
+		rtlab_err_prefix(err, CT_JSON ": key 'thread.%s'", key);
+	return ret;
+}
+
+int ct_json_parse(const char *text, size_t len, uint32_t hist_range_us,
+		  struct ct_result *res, struct rtlab_err *err)
+{
+	json_error_t jerr;
+	json_t *root, *threads, *j, *sysinfo;
+	uint64_t num = 0, rc;
+	unsigned int i;
+	size_t n;
+	char key[16];
+	int ret;
+
+	ct_result_reset(res);
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root)
+		return rtlab_err_set(err, CT_JSON ": line %d column %d: %s",
+				     jerr.line, jerr.column, jerr.text);
+	if (!json_is_object(root)) {
+		ret = rtlab_err_set(err, CT_JSON ": expected an object at the top");
+		goto out;
+	}
+	ret = json_strdup(root, "cmdline", &res->cmdline, err);
+	if (ret)
+		goto out;
+	ret = json_strdup(root, "rt_test_version", &res->version, err);
+	if (ret)
+		goto out;
+	ret = json_uint(root, "return_code", "", INT_MAX, false, &rc, err);
+	if (ret < 0)
+		goto out;
+	res->return_code = ret ? 0 : (int)rc;
+	sysinfo = json_object_get(root, "sysinfo");
+	j = sysinfo ? json_object_get(sysinfo, "realtime") : NULL;
+	if (j) {
+		if (json_is_integer(j) && (json_integer_value(j) == 0 ||
+					   json_integer_value(j) == 1))
+			res->realtime = (int)json_integer_value(j);
+		else if (json_is_boolean(j))
+			res->realtime = json_is_true(j);
+		else {
+			ret = rtlab_err_set(err,
+				CT_JSON ": key 'sysinfo.realtime': expected 0 or 1");
+			goto out;
+		}
+	}
+
+	threads = json_object_get(root, "thread");
+	if (!json_is_object(threads)) {
+		ret = rtlab_err_set(err, CT_JSON ": %s key 'thread'",
+				    threads ? "expected an object as" : "missing");
+		goto out;
+	}
+	n = json_object_size(threads);
+	ret = json_uint(root, "num_threads", "", CT_MAX_THREADS, false, &num,
+			err);
+	if (ret < 0)
+		goto out;
+	if (ret == 0 && num != n) {
+		ret = rtlab_err_set(err,
+			CT_JSON ": key 'num_threads' says %" PRIu64 " but 'thread' has %zu",
+			num, n);
+		goto out;
+	}
+	if (n == 0 || n > CT_MAX_THREADS) {
+		ret = rtlab_err_set(err,
+			CT_JSON ": key 'thread': expected 1 to %d threads, got %zu",
+			CT_MAX_THREADS, n);
+		goto out;
+	}
+	res->threads = calloc(n, sizeof(*res->threads));
+	if (!res->threads) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	res->nthreads = (unsigned int)n;
+	for (i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "%u", i);
+		j = json_object_get(threads, key);
+		if (!j) {
+			ret = rtlab_err_set(err,
+				CT_JSON ": missing key 'thread.%s' (threads must be numbered 0 to %zu)",
+				key, n - 1);
+			goto out;
+		}
+		ret = json_thread(j, key, hist_range_us, &res->threads[i], err);
+		if (ret)
+			goto out;
+	}
+	ret = 0;
+out:
+	json_decref(root);
+	if (ret)
+		ct_result_cleanup(res);
+	return ret;
+}
+
+/* ---------------------------------------------------------------- text */
+
+#define CT_MAX_COLS (CT_MAX_THREADS + 1)
+
+/* Split @s into unsigned decimal fields (each all digits).  Return the
+ * count, or -1 with *@bad pointing at the offending field. */
+static int split_u64(char *s, uint64_t *vals, int max, char **bad)
+{
+	char *tok, *save = NULL;
+	int n = 0;
+
+	for (tok = strtok_r(s, " \t", &save); tok;
+	     tok = strtok_r(NULL, " \t", &save)) {
+		if (n == max || !parse_u64(tok, &vals[n])) {
+			*bad = tok;
+			return -1;
+		}
+		n++;
+	}
+	return n;
+}
+
+enum ct_line {
+	CT_TOTAL, CT_MIN, CT_AVG, CT_MAX, CT_OVERFLOWS, CT_NLINES
+};
+
+static const char *const ct_line_name[CT_NLINES] = {
+	"# Total:", "# Min Latencies:", "# Avg Latencies:",
+	"# Max Latencies:", "# Histogram Overflows:",
+};
+
+struct ct_text {
+	uint64_t *rows;		/* nrows * ncols bucket counts */
+	uint64_t *bucket;	/* nrows bucket latencies */
+	size_t nrows, cap;
+	int ncols;
+	uint64_t *sum[CT_NLINES];
+	int nsum[CT_NLINES];
+};
+
+static void ct_text_cleanup(struct ct_text *t)
+{
+	int i;
+
+	free(t->rows);
+	free(t->bucket);
+	for (i = 0; i < CT_NLINES; i++)
+		free(t->sum[i]);
+}
+
+static int ct_text_row(struct ct_text *t, uint64_t *vals, int n,
+		       unsigned int lineno, struct rtlab_err *err)
+{
+	void *p;
+
+	if (n < 2)
+		return rtlab_err_set(err,
+			CT_HIST " line %u: expected a latency and at least one count",
+			lineno);
+	if (t->nrows && n - 1 != t->ncols)
+		return rtlab_err_set(err,
+			CT_HIST " line %u: expected %d counts like the lines before, got %d",
+			lineno, t->ncols, n - 1);
+	if (t->nrows && vals[0] <= t->bucket[t->nrows - 1])
+		return rtlab_err_set(err,
+			CT_HIST " line %u: latency %" PRIu64 " us does not follow %" PRIu64 " us",
+			lineno, vals[0], t->bucket[t->nrows - 1]);
+	if (vals[0] >= UINT32_MAX / 2)
+		return rtlab_err_set(err,
+			CT_HIST " line %u: latency %" PRIu64 " us is absurd",
+			lineno, vals[0]);
+	if (t->nrows == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 256;
+		p = realloc(t->bucket, t->cap * sizeof(*t->bucket));
+		if (!p)
+			return -ENOMEM;
+		t->bucket = p;
+		p = realloc(t->rows, t->cap * (n - 1) * sizeof(*t->rows));
+		if (!p)
+			return -ENOMEM;
+		t->rows = p;
+	}
+	t->ncols = n - 1;
+	t->bucket[t->nrows] = vals[0];
+	memcpy(&t->rows[t->nrows * t->ncols], &vals[1],
+	       (n - 1) * sizeof(*vals));
+	t->nrows++;
+	return 0;
+}
+
+static int ct_text_summary(struct ct_text *t, enum ct_line which, char *rest,
+			   uint64_t *vals, unsigned int lineno,
+			   struct rtlab_err *err)
+{
+	char *bad = NULL;
+	int n;
+
+	if (t->sum[which])
+		return rtlab_err_set(err, CT_HIST " line %u: second '%s' line",
+				     lineno, ct_line_name[which]);
+	n = split_u64(rest, vals, CT_MAX_COLS, &bad);
+	if (n < 0)
+		return rtlab_err_set(err,
+			CT_HIST " line %u: '%s': expected non-negative numbers, got '%s'",
+			lineno, ct_line_name[which], bad);
+	if (n == 0)
+		return rtlab_err_set(err, CT_HIST " line %u: '%s' has no values",
+				     lineno, ct_line_name[which]);
+	t->sum[which] = malloc(n * sizeof(*vals));
+	if (!t->sum[which])
+		return -ENOMEM;
+	memcpy(t->sum[which], vals, n * sizeof(*vals));
+	t->nsum[which] = n;
+	return 0;
+}
+
+static int ct_text_lines(struct ct_text *t, char *buf, struct rtlab_err *err)
+{
+	uint64_t *vals;
+	char *line, *next, *bad = NULL;
+	unsigned int lineno = 0;
+	size_t l;
+	int i, n, ret = 0;
+
+	vals = malloc(CT_MAX_COLS * sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	for (line = buf; line && !ret; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		l = strlen(line);
+		if (l && line[l - 1] == '\r')
+			line[--l] = '\0';
+		if (!l)
+			continue;
+		if (line[0] != '#') {
+			n = split_u64(line, vals, CT_MAX_COLS, &bad);
+			if (n < 0)
+				ret = rtlab_err_set(err,
+					CT_HIST " line %u: expected numbers, got '%s'",
+					lineno, bad);
+			else
+				ret = ct_text_row(t, vals, n, lineno, err);
+			continue;
+		}
+		for (i = 0; i < CT_NLINES; i++) {
+			l = strlen(ct_line_name[i]);
+			if (!strncmp(line, ct_line_name[i], l)) {
+				ret = ct_text_summary(t, i, line + l, vals,
+						      lineno, err);
+				break;
+			}
+		}
+		/* other comments: "# Histogram", "# Thread N: ...",
+		 * "# /dev/cpu_dma_latency set to 0us" */
+	}
+	free(vals);
+	return ret;
+}
+
+int ct_hist_parse(const char *text, size_t len, struct ct_result *res,
+		  struct rtlab_err *err)
+{
+	struct ct_text t = { 0 };
+	uint64_t sum, total, ovf;
+	unsigned int nthreads, i, k;
+	uint32_t nbuckets;
+	struct hist *h;
+	char *buf;
+	size_t r;
+	int ret;
+
+	ct_result_reset(res);
+	if (memchr(text, '\0', len))
+		return rtlab_err_set(err, CT_HIST ": binary data (a NUL byte at offset %zu)",
+				     (size_t)((const char *)memchr(text, '\0', len) - text));
+	buf = strndup(text, len);
+	if (!buf)
+		return -ENOMEM;
+	ret = ct_text_lines(&t, buf, err);
+	if (ret)
+		goto out;
+
+	if (!t.nrows) {
+		ret = rtlab_err_set(err, CT_HIST ": no bucket lines (expected 'LATENCY COUNT...' lines; was cyclictest run with -h?)");
+		goto out;
+	}
+	for (i = 0; i < CT_NLINES; i++) {
+		if (!t.sum[i]) {
+			ret = rtlab_err_set(err,
+				CT_HIST ": missing line '%s' (truncated output?)",
+				ct_line_name[i]);
+			goto out;
+		}
+	}
+	/* -H adds a column summing all threads to the buckets, Total, Max
+	 * and Overflows lines but not to Min and Avg. */
+	nthreads = (unsigned int)t.nsum[CT_MIN];
+	if (t.ncols != (int)nthreads &&
+	    !(nthreads > 1 && t.ncols == (int)nthreads + 1)) {
+		ret = rtlab_err_set(err,
+			CT_HIST ": bucket lines have %d counts but '%s' has %u threads",
+			t.ncols, ct_line_name[CT_MIN], nthreads);
+		goto out;
+	}
+	for (i = 0; i < CT_NLINES; i++) {
+		if (t.nsum[i] != (int)nthreads && t.nsum[i] != t.ncols) {
+			ret = rtlab_err_set(err,
+				CT_HIST ": '%s' has %d values, expected one per thread (%u)",
+				ct_line_name[i], t.nsum[i], nthreads);
+			goto out;
+		}
+	}
+
+	nbuckets = (uint32_t)t.bucket[t.nrows - 1] + 1;
+	res->threads = calloc(nthreads, sizeof(*res->threads));
+	if (!res->threads) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	res->nthreads = nthreads;
+	for (k = 0; k < nthreads; k++) {
+		h = &res->threads[k];
+		ret = hist_init(h, nbuckets);
+		if (ret)
+			goto out;
+		h->thread = (int)k;
+		sum = 0;
+		for (r = 0; r < t.nrows; r++) {
+			h->counts[t.bucket[r]] = t.rows[r * t.ncols + k];
+			sum += t.rows[r * t.ncols + k];
+		}
+		total = t.sum[CT_TOTAL][k];
+		ovf = t.sum[CT_OVERFLOWS][k];
+		if (sum != total) {
+			ret = rtlab_err_set(err,
+				CT_HIST ": thread %u: '# Total:' says %" PRIu64 " but the buckets add up to %" PRIu64,
+				k, total, sum);
+			goto out;
+		}
+		if (t.sum[CT_MIN][k] > UINT32_MAX ||
+		    t.sum[CT_MAX][k] > UINT32_MAX) {
+			ret = rtlab_err_set(err,
+				CT_HIST ": thread %u: min or max latency out of range",
+				k);
+			goto out;
+		}
+		h->overflows = ovf;
+		h->samples = total + ovf;
+		if (h->samples) {
+			h->min_us = (uint32_t)t.sum[CT_MIN][k];
+			h->max_us = (uint32_t)t.sum[CT_MAX][k];
+			/* the text truncates the mean to whole µs */
+			h->avg_us = (double)t.sum[CT_AVG][k];
+		}
+		ret = hist_check(h, err);
+		if (ret) {
+			rtlab_err_prefix(err, CT_HIST);
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	ct_text_cleanup(&t);
+	free(buf);
+	if (ret)
+		ct_result_cleanup(res);
+	return ret;
+}

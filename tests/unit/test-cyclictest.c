@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests for lib/cyclictest.c against real cyclictest output captured
+ * on a test machine (idle, under hackbench, with overflows, with -H) and
+ * hand-garbled copies of it that must be rejected with a useful message.
+ */
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "cyclictest.h"
+
+/* Read tests/fixtures/cyclictest/@name from $RTLAB_TOP or the cwd. */
+static char *fixture(const char *name, size_t *len)
+{
+	const char *top = getenv("RTLAB_TOP");
+	char path[4096];
+	char *buf = NULL;
+	long n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/tests/fixtures/cyclictest/%s",
+		 top && *top ? top : ".", name);
+	f = fopen(path, "rb");
+	if (!f) {
+		printf("# cannot open %s\n", path);
+		return NULL;
+	}
+	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 ||
+	    fseek(f, 0, SEEK_SET))
+		goto out;
+	buf = malloc(n + 1);
+	if (!buf)
+		goto out;
+	if (fread(buf, 1, n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+		goto out;
+	}
+	buf[n] = '\0';
+	*len = n;
+out:
+	fclose(f);
+	return buf;
+}
+
+static int parse_json(const char *name, uint32_t range_us,
+		      struct ct_result *res, struct rtlab_err *err)
+{
+	size_t len = 0;
+	char *text = fixture(name, &len);
+	int ret;
+
+	if (!text)
+		return -ENOENT;
+	ret = ct_json_parse(text, len, range_us, res, err);
+	free(text);
+	return ret;
+}
+
+static int parse_hist(const char *name, struct ct_result *res,
+		      struct rtlab_err *err)
+{
+	size_t len = 0;
+	char *text = fixture(name, &len);
+	int ret;
+
+	if (!text)
+		return -ENOENT;
+	ret = ct_hist_parse(text, len, res, err);
+	free(text);
+	return ret;
+}
+
+/* Both formats of one run must tell the same story. */
+static void test_pair(const char *base, uint32_t range_us)
+{
+	struct rtlab_err err = { "" };
+	struct ct_result js, tx;
+	char name[64];
+	unsigned int i, b, same;
+	int ret;
+
+	snprintf(name, sizeof(name), "%s.json", base);
+	ret = parse_json(name, range_us, &js, &err);
+	CHECK(ret == 0, "%s parses (%s)", name, err.msg);
+	snprintf(name, sizeof(name), "%s.hist", base);
+	ret = parse_hist(name, &tx, &err);
+	CHECK(ret == 0, "%s parses (%s)", name, err.msg);
+	if (!js.threads || !tx.threads)
+		goto out;
+
+	CHECK_INT(js.nthreads, 2, "json: two threads (-t on 2 CPUs)");
+	CHECK_INT(tx.nthreads, js.nthreads, "text: same thread count");
+	CHECK(js.version && !strcmp(js.version, "2.40"),
+	      "%s: rt_test_version: read", base);
+	CHECK(js.cmdline && strstr(js.cmdline, "cyclictest -m"),
+	      "%s: cmdline: read", base);
+	CHECK_INT(js.realtime, 0, "sysinfo.realtime: 0 on this kernel");
+	CHECK_INT(tx.realtime, -1, "text: realtime unknown");
+	for (i = 0; i < js.nthreads && i < tx.nthreads; i++) {
+		const struct hist *a = &js.threads[i], *t = &tx.threads[i];
+
+		CHECK_INT(a->nbuckets, range_us, "json thread range");
+		CHECK_INT(t->nbuckets, range_us, "text thread range");
+		CHECK(a->samples > 0 && a->samples == t->samples,
+		      "%s thread %u: samples json %llu text %llu", base, i,
+		      (unsigned long long)a->samples,
+		      (unsigned long long)t->samples);
+		CHECK_INT(t->overflows, a->overflows, "thread overflows equal");
+		same = a->nbuckets == t->nbuckets;
+		for (b = 0; same && b < a->nbuckets; b++)
+			same = a->counts[b] == t->counts[b];
+		CHECK(same, "%s thread %u: every bucket equal", base, i);
+		CHECK_INT(t->min_us, a->min_us, "thread min equal");
+		CHECK_INT(t->max_us, a->max_us, "thread max equal");
+		CHECK(t->avg_us == floor(a->avg_us),
+		      "%s thread %u: text avg %.0f = floor(json avg %.2f)",
+		      base, i, t->avg_us, a->avg_us);
+		CHECK_INT(a->cpu, i, "json: thread i ran on CPU i");
+		CHECK_INT(a->thread, i, "json: thread number");
+		CHECK_INT(t->thread, i, "text: thread number");
+	}
+out:
+	ct_result_cleanup(&js);
+	ct_result_cleanup(&tx);
+	ct_result_cleanup(&tx);
+}
+
+static void test_overflows(void)
+{
+	struct rtlab_err err = { "" };
+	struct ct_result r;
+	const struct hist *h;
+	int ret;
+
+	ret = parse_json("overflow.json", 20, &r, &err);
+	CHECK(ret == 0, "overflow.json parses (%s)", err.msg);
+	if (ret)
+		return;
+	h = &r.threads[0];
+	CHECK_INT(h->samples, 1999, "overflow thread 0: cycles");
+	CHECK_INT(h->overflows, 183, "overflow thread 0: cycles - sum");
+	CHECK_INT(h->max_us, 1415, "overflow thread 0: true max kept");
+	CHECK_INT(h->counts[13], 787, "overflow thread 0: bucket 13");
+	CHECK_INT(hist_quantile(h, 0.5), 14,
+		  "overflow thread 0: p50 (rank 1000)");
+	CHECK_INT(hist_quantile(h, 0.99), HIST_Q_OVERFLOW,
+		  "overflow thread 0: p99 among the overflows");
+	CHECK_INT(r.threads[1].overflows, 377, "overflow thread 1: overflows");
+	ct_result_cleanup(&r);
+
+	ret = parse_hist("overflow.hist", &r, &err);
+	CHECK(ret == 0, "overflow.hist parses (%s)", err.msg);
+	if (ret)
+		return;
+	CHECK_INT(r.threads[0].overflows, 183, "text overflow thread 0");
+	CHECK_INT(r.threads[1].samples, 1999, "text: total + overflows");
+	ct_result_cleanup(&r);
+
+	/* the -H sum column is not a thread */
+	ret = parse_hist("histofall.hist", &r, &err);
+	CHECK(ret == 0, "histofall.hist parses (%s)", err.msg);
+	CHECK_INT(r.nthreads, 2, "histofall: the sum column is dropped");
+	ct_result_cleanup(&r);
+}
+
+static void test_spellings(void)
+{
+	static const char doc[] =
+		"{\"cmdline\": \"cyclictest -h 5\", \"rt_test_version\": \"2.5\","
+		" \"sysinfo\": {\"realtime\": 1}, \"num_threads\": 1,"
+		" \"thread\": {\"0\": {\"histogram\": {\"3\": 2, \"4\": 1},"
+		" \"cycles\": 4, \"min\": 3, \"max\": 9, \"avg\": 4.75,"
+		" \"cpu\": 1, \"node\": 0}}}";
+	struct rtlab_err err = { "" };
+	struct ct_result r;
+	int ret;
+
+	ret = ct_json_parse(doc, strlen(doc), 5, &r, &err);
+	CHECK(ret == 0, "keys without the stray colon parse (%s)", err.msg);
+	if (ret)
+		return;
+	CHECK_STR(r.cmdline, "cyclictest -h 5", "cmdline without colon");
+	CHECK_STR(r.version, "2.5", "rt_test_version without colon");
+	CHECK_INT(r.realtime, 1, "realtime 1");
+	CHECK_INT(r.threads[0].overflows, 1, "overflow = 4 - 3");
+	CHECK_INT(r.threads[0].cpu, 1, "cpu");
+	ct_result_cleanup(&r);
+
+	ret = ct_json_parse(doc, strlen(doc), 4, &r, &err);
+	CHECK_INT(ret, -EINVAL, "a bucket beyond the given range is refused");
+	CHECK(strstr(err.msg, "thread.0.histogram.4") != NULL,
+	      "range message names the key: %s", err.msg);
+	CHECK(r.threads == NULL, "failed parse leaves nothing to free");
+}
+
+static const struct {
+	const char *file;
+	const char *fragment;
+} garbled[] = {
+	{ "garbled-nonnumeric.json", "'thread.0.cycles'" },
+	{ "garbled-missing-thread.json", "missing key 'thread.1'" },
+	{ "garbled-negative.json", "'thread.0.histogram.13'" },
+	{ "garbled-inconsistent.json", "add up to more than thread.0.cycles" },
+	{ "garbled-truncated.json", "cyclictest.json: line" },
+	{ "garbled-badkey.json", "'thread.0.histogram.1x4'" },
+	{ "garbled-max.json",
+	  "'thread.0': histogram of thread 0: 183 overflows but max 19 us" },
+	{ "garbled-columns.hist", "line 16: expected 2 counts" },
+	{ "garbled-nonnumeric.hist", "line 17: expected numbers, got '0004x5'" },
+	{ "garbled-truncated.hist", "missing line '# Max Latencies:'" },
+	{ "garbled-negative.hist", "got '-0183'" },
+	{ "garbled-total.hist", "thread 0: '# Total:' says 1817" },
+	{ "garbled-missing-thread.hist", "bucket lines have 2 counts" },
+};
+
+static void test_garbled(void)
+{
+	struct rtlab_err err;
+	struct ct_result r;
+	unsigned int i;
+	const char *f;
+	int ret;
+
+	for (i = 0; i < sizeof(garbled) / sizeof(garbled[0]); i++) {
+		f = garbled[i].file;
+		strcpy(err.msg, "(no message)");
+		if (strstr(f, ".json"))
+			ret = parse_json(f, 20, &r, &err);
+		else
+			ret = parse_hist(f, &r, &err);
+		CHECK(ret == -EINVAL, "%s rejected (%d)", f, ret);
+		CHECK(strstr(err.msg, garbled[i].fragment) != NULL,
+		      "%s: message \"%s\" contains \"%s\"", f, err.msg,
+		      garbled[i].fragment);
+		CHECK(r.threads == NULL && r.nthreads == 0,
+		      "%s: nothing left to free", f);
+	}
+
+	ret = ct_hist_parse("", 0, &r, &err);
+	CHECK_INT(ret, -EINVAL, "empty text rejected");
+	ret = ct_hist_parse("abc\0def", 7, &r, &err);
+	CHECK_INT(ret, -EINVAL, "binary text rejected");
+	ret = ct_json_parse("[]", 2, 20, &r, &err);
+	CHECK_INT(ret, -EINVAL, "a JSON array rejected");
+	ret = ct_json_parse("{}", 2, 20, &r, &err);
+	CHECK(ret == -EINVAL && strstr(err.msg, "missing key 'thread'"),
+	      "no 'thread' rejected: %s", err.msg);
+}
+
+int main(void)
+{
+	test_pair("idle", 100);
+	test_pair("hackbench", 200);
+	test_pair("overflow", 20);
+	test_pair("histofall", 40);
+	test_overflows();
+	test_spellings();
+	test_garbled();
+	return check_exit();
+}

@@ -9,6 +9,7 @@
  * clears it.
  */
 
+#include <stdint.h>
 #include <libpq-fe.h>
 #include "error.h"
 
@@ -34,6 +35,14 @@ void db_disconnect(PGconn *conn);
  *  Return: 0 or -EIO with @err holding PostgreSQL's message. */
 int db_exec(PGconn *conn, struct rtlab_err *err, const char *sql, int nparams,
 	    const char *const *params) __must_check;
+
+/** db_query_int64() - run a query whose first row's first column is an
+ *  integer (a count, an id) and store it in *@out.
+ *  Return: 0; -ENODATA when there is no row or the value is NULL; -EIO
+ *  with @err holding PostgreSQL's message. */
+int db_query_int64(PGconn *conn, struct rtlab_err *err, const char *sql,
+		   int nparams, const char *const *params,
+		   int64_t *out) __must_check;
 
 /** db_begin()/db_commit()/db_rollback() - transaction brackets.
  *  db_rollback() is safe to call when no transaction is open. */

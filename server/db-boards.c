@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Boards and their upload tokens in PostgreSQL: registering a board,
+ * rotating its token, telling which board an upload token belongs to, and
+ * listing boards.  Only the token's SHA-256 (PostgreSQL's sha256()) is
+ * stored.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "db-boards.h"
+
+#define TOKEN_HASH "sha256(convert_to($1, 'UTF8'))"
+
+static const char *const kinds[] = { "local", "qemu", "ssh", "lava" };
+
+bool db_board_kind_valid(const char *kind)
+{
+	size_t i;
+
+	for (i = 0; kind && i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(kind, kinds[i]))
+			return true;
+	return false;
+}
+
+/* Same rule as the boards.name CHECK in the schema. */
+static bool name_valid(const char *name)
+{
+	const char *p;
+
+	if (!name || !*name || strlen(name) > 64)
+		return false;
+	for (p = name; *p; p++) {
+		bool alnum = (*p >= 'a' && *p <= 'z') ||
+			     (*p >= 'A' && *p <= 'Z') ||
+			     (*p >= '0' && *p <= '9');
+
+		if (!alnum && (p == name || !strchr("._-", *p)))
+			return false;
+	}
+	return true;
+}
+
+static int token_make(char out[65], struct rtlab_err *err)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char raw[32];
+	size_t got = 0;
+	ssize_t n;
+	int i;
+
+	while (got < sizeof(raw)) {
+		n = getrandom(raw + got, sizeof(raw) - got, 0);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return rtlab_err_seterr(err, errno,
+						"getrandom for a board token: %s",
+						strerror(errno));
+		}
+		got += (size_t)n;
+	}
+	for (i = 0; i < 32; i++) {
+		out[2 * i] = hex[raw[i] >> 4];
+		out[2 * i + 1] = hex[raw[i] & 15];
+	}
+	out[64] = '\0';
+	return 0;
+}
+
+static void msg_trim(char *buf, size_t size, const char *msg)
+{
+	size_t n;
+
+	snprintf(buf, size, "%s", msg ? msg : "");
+	n = strlen(buf);
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+}
+
+int db_board_create(PGconn *conn, const char *name, const char *kind,
+		    const char *definition_json, char token_out[65],
+		    struct rtlab_err *err)
+{
+	const char *params[4];
+	char msg[400];
+	const char *state;
+	PGresult *res;
+	int ret;
+
+	if (!name_valid(name))
+		return rtlab_err_set(err,
+			"board name '%s': expected 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit",
+			name ? name : "");
+	if (!db_board_kind_valid(kind))
+		return rtlab_err_set(err,
+			"board '%s': kind '%s': expected local, qemu, ssh or lava",
+			name, kind ? kind : "");
+	ret = token_make(token_out, err);
+	if (ret)
+		return ret;
+	params[0] = token_out;
+	params[1] = name;
+	params[2] = kind;
+	params[3] = definition_json ? definition_json : "{}";
+	res = PQexecParams(conn,
+		"INSERT INTO boards (token_sha256, name, kind, definition)"
+		" VALUES (" TOKEN_HASH ", $2, $3, $4::jsonb) RETURNING id",
+		4, NULL, params, NULL, NULL, 0);
+	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1) {
+		ret = atoi(PQgetvalue(res, 0, 0));
+		goto out;
+	}
+	state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+	msg_trim(msg, sizeof(msg), PQerrorMessage(conn));
+	if (state && !strcmp(state, "23505"))
+		ret = rtlab_err_seterr(err, EEXIST,
+				       "board '%s' already exists", name);
+	else if (state && !strcmp(state, "22P02"))
+		ret = rtlab_err_set(err,
+				    "board '%s': definition: expected JSON (%s)",
+				    name, msg);
+	else if (state && !strcmp(state, "23514"))
+		ret = rtlab_err_set(err, "board '%s': %s", name, msg);
+	else
+		ret = rtlab_err_seterr(err, EIO, "creating board '%s': %s",
+				       name, msg);
+out:
+	PQclear(res);
+	if (ret < 0)
+		memset(token_out, 0, 65);
+	return ret;
+}
+
+int db_board_rotate_token(PGconn *conn, const char *name, char token_out[65],
+			  struct rtlab_err *err)
+{
+	const char *params[2] = { token_out, name };
+	char msg[400];
+	PGresult *res;
+	int ret;
+
+	ret = token_make(token_out, err);
+	if (ret)
+		return ret;
+	res = PQexecParams(conn,
+		"UPDATE boards SET token_sha256 = " TOKEN_HASH
+		" WHERE name = $2 RETURNING id",
+		2, NULL, params, NULL, NULL, 0);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		msg_trim(msg, sizeof(msg), PQerrorMessage(conn));
+		ret = rtlab_err_seterr(err, EIO,
+				       "new token for board '%s': %s", name,
+				       msg);
+	} else if (PQntuples(res) == 0) {
+		ret = rtlab_err_seterr(err, ENOENT,
+			"no board named '%s' (see 'rtlab board list')", name);
+	}
+	PQclear(res);
+	if (ret)
+		memset(token_out, 0, 65);
+	return ret;
+}
+
+int db_board_auth(PGconn *conn, const char *token, int *board_id,
+		  char **board_name, struct rtlab_err *err)
+{
+	const char *params[1] = { token };
+	char msg[400];
+	PGresult *res;
+	int ret = 0;
+
+	if (board_name)
+		*board_name = NULL;
+	if (!token || strlen(token) != BOARD_TOKEN_LEN)
+		return rtlab_err_seterr(err, EACCES,
+			"upload token: expected the %d hex digits 'rtlab board add' or 'rtlab board token' printed",
+			BOARD_TOKEN_LEN);
+	res = PQexecParams(conn,
+		"SELECT id, name FROM boards WHERE token_sha256 = " TOKEN_HASH,
+		1, NULL, params, NULL, NULL, 0);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		msg_trim(msg, sizeof(msg), PQerrorMessage(conn));
+		ret = rtlab_err_seterr(err, EIO, "checking an upload token: %s",
+				       msg);
+		goto out;
+	}
+	if (PQntuples(res) != 1) {
+		ret = rtlab_err_seterr(err, EACCES,
+			"upload token: no board has this token (rotated? see 'rtlab board token NAME')");
+		goto out;
+	}
+	*board_id = atoi(PQgetvalue(res, 0, 0));
+	if (board_name) {
+		*board_name = strdup(PQgetvalue(res, 0, 1));
+		if (!*board_name)
+			ret = -ENOMEM;
+	}
+out:
+	PQclear(res);
+	return ret;
+}
+
+int db_board_lookup(PGconn *conn, const char *name, int *board_id,
+		    struct rtlab_err *err)
+{
+	const char *params[1] = { name };
+	char msg[400];
+	PGresult *res;
+	int ret = 0;
+
+	res = PQexecParams(conn, "SELECT id FROM boards WHERE name = $1", 1,
+			   NULL, params, NULL, NULL, 0);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		msg_trim(msg, sizeof(msg), PQerrorMessage(conn));
+		ret = rtlab_err_seterr(err, EIO, "looking up board '%s': %s",
+				       name, msg);
+	} else if (PQntuples(res) != 1) {
+		ret = rtlab_err_seterr(err, ENOENT,
+			"no board named '%s' (see 'rtlab board list')", name);
+	} else {
+		*board_id = atoi(PQgetvalue(res, 0, 0));
+	}
+	PQclear(res);
+	return ret;
+}
+
+void db_board_list_free(struct db_board *boards, size_t count)
+{
+	size_t i;
+
+	if (!boards)
+		return;
+	for (i = 0; i < count; i++) {
+		free(boards[i].name);
+		free(boards[i].kind);
+		free(boards[i].definition);
+		free(boards[i].created_at);
+	}
+	free(boards);
+}
+
+int db_board_list(PGconn *conn, struct db_board **boards, size_t *count,
+		  struct rtlab_err *err)
+{
+	struct db_board *b = NULL;
+	char msg[400];
+	PGresult *res;
+	int ret = 0, n, i;
+
+	*boards = NULL;
+	*count = 0;
+	res = PQexec(conn,
+		"SELECT id, name, kind, definition::text,"
+		" token_sha256 IS NOT NULL,"
+		" to_char(created_at AT TIME ZONE 'UTC',"
+		"         'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
+		" FROM boards ORDER BY name");
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		msg_trim(msg, sizeof(msg), PQerrorMessage(conn));
+		ret = rtlab_err_seterr(err, EIO, "listing boards: %s", msg);
+		goto out;
+	}
+	n = PQntuples(res);
+	b = calloc(n ? (size_t)n : 1, sizeof(*b));
+	if (!b) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		b[i].id = atoi(PQgetvalue(res, i, 0));
+		b[i].name = strdup(PQgetvalue(res, i, 1));
+		b[i].kind = strdup(PQgetvalue(res, i, 2));
+		b[i].definition = strdup(PQgetvalue(res, i, 3));
+		b[i].has_token = PQgetvalue(res, i, 4)[0] == 't';
+		b[i].created_at = strdup(PQgetvalue(res, i, 5));
+		if (!b[i].name || !b[i].kind || !b[i].definition ||
+		    !b[i].created_at) {
+			db_board_list_free(b, (size_t)n);
+			b = NULL;
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	*boards = b;
+	*count = (size_t)n;
+out:
+	PQclear(res);
+	return ret;
+}

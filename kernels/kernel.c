@@ -1,0 +1,793 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Kernel definitions and the kernel cache: reads kernels/NAME.yaml, resolves
+ * a Debian kernel package to its versioned image package, downloads and
+ * unpacks it once into STATE_DIR/cache/kernels/<package>_<version>/,
+ * verifies it, and records the kernel's identity (release, version string,
+ * config sha256, PREEMPT_RT or not) in ident.json beside it.
+ */
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../server/config.h"
+#include "fsutil.h"
+#include "kernel.h"
+#include "yamlmap.h"
+
+#define KERNEL_KEYS "name, kind, tree, description, package, version, " \
+		    "image, modules, config, cmdline"
+#define IDENT_FILE "ident.json"
+
+void kernel_def_free(struct kernel_def *k)
+{
+	if (!k)
+		return;
+	free(k->path);
+	free(k->name);
+	free(k->tree);
+	free(k->description);
+	free(k->package);
+	free(k->version);
+	free(k->image);
+	free(k->modules);
+	free(k->config);
+	free(k->cmdline);
+	free(k);
+}
+
+static bool valid_pkg_name(const char *s)
+{
+	if (!isalnum((unsigned char)*s))
+		return false;
+	for (; *s; s++)
+		if (!islower((unsigned char)*s) &&
+		    !isdigit((unsigned char)*s) && !strchr("+-.", *s))
+			return false;
+	return true;
+}
+
+static bool valid_version(const char *s)
+{
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("+-.:~", *s))
+			return false;
+	return true;
+}
+
+/* A relative path in a definition is relative to the definition's folder. */
+static int def_path(const char *yaml_path, char **p)
+{
+	char *dir, *slash, *full;
+
+	if (!*p || (*p)[0] == '/')
+		return 0;
+	dir = strdup(yaml_path);
+	if (!dir)
+		return -ENOMEM;
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	full = slash ? path_join(dir, *p) : strdup(*p);
+	free(dir);
+	if (!full)
+		return -ENOMEM;
+	free(*p);
+	*p = full;
+	return 0;
+}
+
+static char *base_name_noext(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	char *s, *dot;
+
+	s = strdup(b ? b + 1 : path);
+	if (s && (dot = strrchr(s, '.')) && dot != s)
+		*dot = '\0';
+	return s;
+}
+
+struct kernel_def *kernel_def_load(const char *path, struct rtlab_err *err)
+{
+	struct kernel_def *k;
+	struct ymap m;
+	struct ymap_entry *e;
+	char *kind = NULL;
+	int ret;
+
+	if (ymap_load(path, &m, err))
+		return NULL;
+	k = calloc(1, sizeof(*k));
+	if (!k || !(k->path = strdup(path)))
+		goto nomem;
+	if (ymap_str(&m, "name", false, &k->name, err) ||
+	    ymap_str(&m, "kind", true, &kind, err) ||
+	    ymap_str(&m, "tree", false, &k->tree, err) ||
+	    ymap_str(&m, "description", false, &k->description, err) ||
+	    ymap_str(&m, "package", false, &k->package, err) ||
+	    ymap_str(&m, "version", false, &k->version, err) ||
+	    ymap_str(&m, "image", false, &k->image, err) ||
+	    ymap_str(&m, "modules", false, &k->modules, err) ||
+	    ymap_str(&m, "config", false, &k->config, err) ||
+	    ymap_str(&m, "cmdline", false, &k->cmdline, err) ||
+	    ymap_unused(&m, KERNEL_KEYS, err))
+		goto fail;
+	if (!k->name && !(k->name = base_name_noext(path)))
+		goto nomem;
+	if (!strcmp(kind, "debian")) {
+		k->kind = KERNEL_KIND_DEBIAN;
+		if (!k->package) {
+			rtlab_err_set(err, "%s: kind 'debian' needs field "
+				      "'package' (e.g. linux-image-rt-amd64)",
+				      path);
+			goto fail;
+		}
+		e = ymap_get(&m, "package");
+		if (!valid_pkg_name(k->package)) {
+			rtlab_err_set(err, "%s: line %lu: field 'package': "
+				      "'%s' is not a Debian package name",
+				      path, e->line, k->package);
+			goto fail;
+		}
+		e = ymap_get(&m, "version");
+		if (k->version && !valid_version(k->version)) {
+			rtlab_err_set(err, "%s: line %lu: field 'version': "
+				      "'%s' is not a Debian version", path,
+				      e->line, k->version);
+			goto fail;
+		}
+		if (k->image || k->modules || k->config) {
+			rtlab_err_set(err, "%s: fields 'image', 'modules', "
+				      "'config' belong to kind 'local', not "
+				      "'debian'", path);
+			goto fail;
+		}
+	} else if (!strcmp(kind, "local")) {
+		k->kind = KERNEL_KIND_LOCAL;
+		if (!k->image) {
+			rtlab_err_set(err, "%s: kind 'local' needs field "
+				      "'image' (path to a bzImage)", path);
+			goto fail;
+		}
+		if (k->package || k->version) {
+			rtlab_err_set(err, "%s: fields 'package' and "
+				      "'version' belong to kind 'debian', not "
+				      "'local'", path);
+			goto fail;
+		}
+		ret = def_path(path, &k->image) ?: def_path(path, &k->modules)
+			?: def_path(path, &k->config);
+		if (ret)
+			goto nomem;
+	} else {
+		e = ymap_get(&m, "kind");
+		rtlab_err_set(err, "%s: line %lu: field 'kind': expected "
+			      "'debian' or 'local', got '%s'", path, e->line,
+			      kind);
+		goto fail;
+	}
+	free(kind);
+	ymap_cleanup(&m);
+	return k;
+nomem:
+	rtlab_err_set(err, "%s: out of memory", path);
+fail:
+	free(kind);
+	kernel_def_free(k);
+	ymap_cleanup(&m);
+	return NULL;
+}
+
+char *kernel_defs_dir(void)
+{
+	struct stat st;
+	char *d = rtlab_data_path("kernels");
+
+	if (d && !stat(d, &st) && S_ISDIR(st.st_mode))
+		return d;
+	free(d);
+	return NULL;
+}
+
+struct kernel_def *kernel_def_find(const char *name, struct rtlab_err *err)
+{
+	struct kernel_def *k;
+	char *dir, *path;
+	size_t n = strlen(name);
+
+	if (strchr(name, '/') || (n > 5 && !strcmp(name + n - 5, ".yaml")))
+		return kernel_def_load(name, err);
+	dir = kernel_defs_dir();
+	if (!dir) {
+		rtlab_err_set(err, "kernel '%s': no kernels/ directory found "
+			      "(set RTLAB_DATADIR)", name);
+		return NULL;
+	}
+	if (asprintf(&path, "%s/%s.yaml", dir, name) < 0) {
+		free(dir);
+		return NULL;
+	}
+	if (access(path, R_OK) < 0) {
+		rtlab_err_set(err, "kernel '%s': no definition %s ('rtlab "
+			      "kernel list' shows the known ones)", name, path);
+		k = NULL;
+	} else {
+		k = kernel_def_load(path, err);
+	}
+	free(path);
+	free(dir);
+	return k;
+}
+
+char *kernel_cache_root(void)
+{
+	return path_join(rtlab_state_dir(), "cache/kernels");
+}
+
+void kernel_ident_cleanup(struct kernel_ident *id)
+{
+	if (!id)
+		return;
+	free(id->name);
+	free(id->tree);
+	free(id->package);
+	free(id->package_version);
+	free(id->release);
+	free(id->version);
+	free(id->image_path);
+	free(id->modules_dir);
+	free(id->config_path);
+	free(id->cache_dir);
+	memset(id, 0, sizeof(*id));
+	id->realtime = -1;
+}
+
+int kernel_image_check(const char *path, char **release, char **version,
+		       struct rtlab_err *err)
+{
+	unsigned char hdr[0x280];
+	char kv[512], *sp;
+	uint32_t syssize;
+	unsigned int setup_sects, kvoff;
+	size_t need;
+	struct stat st;
+	FILE *f;
+	int ret = -EINVAL;
+
+	if (release)
+		*release = NULL;
+	if (version)
+		*version = NULL;
+	f = fopen(path, "rb");
+	if (!f)
+		return rtlab_err_seterr(err, errno, "%s: cannot open kernel "
+					"image: %s", path, strerror(errno));
+	if (fstat(fileno(f), &st) < 0 || st.st_size == 0) {
+		rtlab_err_set(err, "%s: kernel image is empty", path);
+		goto out;
+	}
+	if (fread(hdr, 1, sizeof(hdr), f) != sizeof(hdr) ||
+	    memcmp(hdr + 0x202, "HdrS", 4)) {
+		rtlab_err_set(err, "%s: not an x86 bzImage (no \"HdrS\" at "
+			      "offset 0x202)", path);
+		goto out;
+	}
+	setup_sects = hdr[0x1f1] ? hdr[0x1f1] : 4;
+	syssize = hdr[0x1f4] | hdr[0x1f5] << 8 | hdr[0x1f6] << 16 |
+		  (uint32_t)hdr[0x1f7] << 24;
+	need = (size_t)(setup_sects + 1) * 512 + (size_t)syssize * 16;
+	if ((size_t)st.st_size < need) {
+		rtlab_err_set(err, "%s: kernel image truncated: %lld bytes, "
+			      "its header announces %zu", path,
+			      (long long)st.st_size, need);
+		goto out;
+	}
+	kvoff = hdr[0x20e] | hdr[0x20f] << 8;
+	kv[0] = '\0';
+	if (kvoff && !fseek(f, kvoff + 0x200, SEEK_SET) &&
+	    fgets(kv, sizeof(kv), f)) {
+		kv[strnlen(kv, sizeof(kv) - 1)] = '\0';
+	}
+	/* "6.1.0-57-rt-amd64 (debian-kernel@...) #1 SMP PREEMPT_RT ..." */
+	sp = strchr(kv, ' ');
+	if (release && kv[0])
+		*release = strndup(kv, sp ? (size_t)(sp - kv) : strlen(kv));
+	if (version && sp && (sp = strstr(sp, " #")))
+		*version = strdup(sp + 1);
+	if (version && *version)
+		(*version)[strcspn(*version, "\n")] = '\0';
+	ret = 0;
+out:
+	fclose(f);
+	return ret;
+}
+
+/* "Key: value" of the first stanza of apt-cache show output; malloc'd. */
+static char *stanza_field(const char *text, const char *key)
+{
+	size_t kl = strlen(key);
+	const char *p = text;
+
+	while (p && *p && *p != '\n') {
+		if (!strncmp(p, key, kl) && p[kl] == ':') {
+			p += kl + 1;
+			while (*p == ' ')
+				p++;
+			return strndup(p, strcspn(p, "\n"));
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return NULL;
+}
+
+struct apt_pkg {
+	char *package, *version, *sha256;
+};
+
+static void apt_pkg_cleanup(struct apt_pkg *a)
+{
+	free(a->package);
+	free(a->version);
+	free(a->sha256);
+	memset(a, 0, sizeof(*a));
+}
+
+static int apt_show(const char *pkg, const char *ver, char **out,
+		    struct rtlab_err *err)
+{
+	char spec[256];
+	char *argv[] = { "apt-cache", "show", "--no-all-versions", spec,
+			 NULL };
+	int rc;
+
+	snprintf(spec, sizeof(spec), ver ? "%s=%s" : "%s", pkg, ver);
+	rc = spawn_capture(argv, NULL, 2, out, err);
+	if (rc < 0)
+		return rc;
+	if (rc || !strstr(*out, "Package:")) {
+		free(*out);
+		*out = NULL;
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* Resolve (metapackage) @k->package to the linux-image-<release> package. */
+static int apt_resolve(const struct kernel_def *k, struct apt_pkg *a,
+		       struct rtlab_err *err)
+{
+	char *text = NULL, *deps = NULL, *p, *name = NULL, *ver = NULL;
+	int ret;
+
+	memset(a, 0, sizeof(*a));
+	ret = apt_show(k->package, k->version, &text, err);
+	if (ret == -ENOENT)
+		return rtlab_err_seterr(err, ENOENT, "%s: field 'package': "
+					"apt knows no package '%s%s%s' (check "
+					"the name, or run apt-get update)",
+					k->path, k->package,
+					k->version ? "=" : "",
+					k->version ? k->version : "");
+	if (ret)
+		return ret;
+	/* A versioned image ships the kernel itself; a metapackage depends
+	 * on one "linux-image-<release> (= version)". */
+	if (!strncmp(k->package, "linux-image-", 12) &&
+	    isdigit((unsigned char)k->package[12])) {
+		name = strdup(k->package);
+		ver = stanza_field(text, "Version");
+	} else {
+		deps = stanza_field(text, "Depends");
+		p = deps ? strstr(deps, "linux-image-") : NULL;
+		while (p && !isdigit((unsigned char)p[12]))
+			p = strstr(p + 12, "linux-image-");
+		if (!p) {
+			ret = rtlab_err_set(err, "%s: field 'package': '%s' "
+					    "neither is a linux-image-<release>"
+					    " package nor depends on one",
+					    k->path, k->package);
+			goto out;
+		}
+		name = strndup(p, strcspn(p, " ,|("));
+		p += strcspn(p, ",|(");
+		if (*p == '(' && (p = strchr(p, '=')))
+			ver = strndup(p + 2, strcspn(p + 2, " )"));
+	}
+	free(text);
+	text = NULL;
+	ret = apt_show(name, ver, &text, err);
+	if (ret == -ENOENT)
+		ret = rtlab_err_seterr(err, ENOENT, "%s: field 'package': '%s' "
+				       "needs %s %s, which apt does not know",
+				       k->path, k->package, name,
+				       ver ? ver : "");
+	if (ret)
+		goto out;
+	a->package = stanza_field(text, "Package");
+	a->version = stanza_field(text, "Version");
+	a->sha256 = stanza_field(text, "SHA256");
+	if (!a->package || !a->version) {
+		ret = rtlab_err_set(err, "%s: apt-cache show %s: no Package/"
+				    "Version field", k->path, name);
+		apt_pkg_cleanup(a);
+	}
+out:
+	free(text);
+	free(deps);
+	free(name);
+	free(ver);
+	return ret;
+}
+
+static int ident_from_json(const char *dir, struct kernel_ident *id,
+			   struct rtlab_err *err)
+{
+	char *path = path_join(dir, IDENT_FILE);
+	json_error_t jerr;
+	json_t *j;
+	int ret = 0;
+
+	if (!path)
+		return -ENOMEM;
+	j = json_load_file(path, 0, &jerr);
+	if (!j) {
+		ret = access(path, F_OK) ? -ENOENT :
+		      rtlab_err_set(err, "%s: %s", path, jerr.text);
+		goto out;
+	}
+#define JS(key) (json_string_value(json_object_get(j, key)) ? \
+		 strdup(json_string_value(json_object_get(j, key))) : NULL)
+	id->release = JS("release");
+	id->version = JS("version");
+	id->image_path = JS("image");
+	id->modules_dir = JS("modules");
+	id->config_path = JS("config");
+#undef JS
+	snprintf(id->config_sha256, sizeof(id->config_sha256), "%s",
+		 json_string_value(json_object_get(j, "config_sha256")) ?: "");
+	id->realtime = json_is_true(json_object_get(j, "realtime")) ? 1 :
+		       json_is_false(json_object_get(j, "realtime")) ? 0 : -1;
+	if (!id->release || !id->image_path)
+		ret = rtlab_err_set(err, "%s: missing 'release' or 'image'",
+				    path);
+	json_decref(j);
+out:
+	free(path);
+	return ret;
+}
+
+static int ident_to_json(const char *dir, const struct kernel_ident *id,
+			 struct rtlab_err *err)
+{
+	char *path = path_join(dir, IDENT_FILE);
+	json_t *j;
+	int ret = 0;
+
+	j = json_pack("{s:s, s:s, s:s, s:s?, s:s, s:s?, s:s?, s:s?, s:o}",
+		      "package", id->package, "package_version",
+		      id->package_version, "release", id->release, "version",
+		      id->version, "image", id->image_path, "modules",
+		      id->modules_dir, "config", id->config_path,
+		      "config_sha256", id->config_sha256[0] ?
+		      id->config_sha256 : NULL, "realtime",
+		      id->realtime < 0 ? json_null() :
+		      json_boolean(id->realtime));
+	if (!path || !j || json_dump_file(j, path, JSON_INDENT(2)))
+		ret = rtlab_err_seterr(err, EIO, "%s: cannot write",
+				       path ? path : dir);
+	json_decref(j);
+	free(path);
+	return ret;
+}
+
+/* Config facts: sha256 and whether CONFIG_PREEMPT_RT=y. */
+static int read_config(const char *path, struct kernel_ident *id,
+		       struct rtlab_err *err)
+{
+	char *text;
+	int ret;
+
+	ret = file_sha256_hex(path, id->config_sha256, err);
+	if (ret)
+		return ret;
+	ret = file_read_all(path, &text, NULL, err);
+	if (ret)
+		return ret;
+	id->realtime = strstr(text, "\nCONFIG_PREEMPT_RT=y\n") ? 1 : 0;
+	free(text);
+	return 0;
+}
+
+static int only_subdir(const char *dir, char **name)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	*name = NULL;
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (!n++)
+			*name = strdup(de->d_name);
+	}
+	closedir(d);
+	if (n != 1) {
+		free(*name);
+		*name = NULL;
+		return -EINVAL;
+	}
+	return *name ? 0 : -ENOMEM;
+}
+
+/* Download and unpack @a into @tmp, fill @id with paths under @final. */
+static int debian_unpack(const struct kernel_def *k, const struct apt_pkg *a,
+			 const char *tmp, const char *final,
+			 struct kernel_ident *id, struct rtlab_err *err)
+{
+	char spec[256], deb[4096], sha[65], *out = NULL, *rel = NULL;
+	char *root = NULL, *p = NULL;
+	char *dl[] = { "apt-get", "download", "-q", spec, NULL };
+	char *info[] = { "dpkg-deb", "--info", deb, NULL };
+	char *x[] = { "dpkg", "-x", deb, NULL, NULL };
+	char *depmod[] = { "depmod", "-b", NULL, NULL, NULL };
+	struct dirent *de;
+	DIR *d;
+	int rc, ret;
+
+	snprintf(spec, sizeof(spec), "%s=%s", a->package, a->version);
+	rc = spawn_capture(dl, tmp, 1, &out, err);
+	if (rc) {
+		ret = rc < 0 ? rc : rtlab_err_seterr(err, EIO, "%s: apt-get "
+						     "download %s failed: %.300s",
+						     k->path, spec, out);
+		goto out;
+	}
+	deb[0] = '\0';
+	d = opendir(tmp);
+	while (d && (de = readdir(d)))
+		if (strstr(de->d_name, ".deb"))
+			snprintf(deb, sizeof(deb), "%s/%s", tmp, de->d_name);
+	if (d)
+		closedir(d);
+	if (!deb[0]) {
+		ret = rtlab_err_seterr(err, EIO, "%s: apt-get download %s left "
+				       "no .deb", k->path, spec);
+		goto out;
+	}
+	ret = file_sha256_hex(deb, sha, err);
+	if (ret)
+		goto out;
+	if (a->sha256 && strcmp(a->sha256, sha)) {
+		ret = rtlab_err_seterr(err, EIO, "%s: sha256 %s, apt says %s",
+				       deb, sha, a->sha256);
+		goto out;
+	}
+	free(out);
+	out = NULL;
+	rc = spawn_capture(info, NULL, 1, &out, err);
+	if (rc) {
+		ret = rtlab_err_seterr(err, EIO, "%s: dpkg-deb --info failed: "
+				       "%.300s", deb, out ? out : "");
+		goto out;
+	}
+	root = path_join(tmp, "root");
+	x[3] = root;
+	free(out);
+	out = NULL;
+	rc = spawn_capture(x, NULL, 1, &out, err);
+	if (rc) {
+		ret = rtlab_err_seterr(err, EIO, "%s: dpkg -x failed: %.300s",
+				       deb, out ? out : "");
+		goto out;
+	}
+	unlink(deb);
+	if (asprintf(&p, "%s/lib/modules", root) < 0 ||
+	    only_subdir(p, &rel)) {
+		ret = rtlab_err_seterr(err, EIO, "%s: package %s has no single "
+				       "lib/modules/<release>", k->path, spec);
+		goto out;
+	}
+	/* Debian generates modules.dep at install time; so do we. */
+	depmod[2] = root;
+	depmod[3] = rel;
+	free(out);
+	out = NULL;
+	rc = spawn_capture(depmod, NULL, 1, &out, err);
+	if (rc) {
+		ret = rtlab_err_seterr(err, EIO, "depmod -b %s %s failed: "
+				       "%.300s", root, rel, out ? out : "");
+		goto out;
+	}
+	free(p);
+	p = NULL;
+	if (asprintf(&p, "%s/root/boot/vmlinuz-%s", tmp, rel) < 0)
+		goto nomem;
+	ret = kernel_image_check(p, NULL, &id->version, err);
+	if (ret)
+		goto out;
+	free(p);
+	p = NULL;
+	if (asprintf(&p, "%s/root/boot/config-%s", tmp, rel) < 0)
+		goto nomem;
+	if (!access(p, R_OK)) {
+		ret = read_config(p, id, err);
+		if (ret)
+			goto out;
+	}
+	id->release = rel;
+	rel = NULL;
+	if (asprintf(&id->image_path, "%s/root/boot/vmlinuz-%s", final,
+		     id->release) < 0 ||
+	    asprintf(&id->modules_dir, "%s/root/lib/modules/%s", final,
+		     id->release) < 0 ||
+	    (id->config_sha256[0] &&
+	     asprintf(&id->config_path, "%s/root/boot/config-%s", final,
+		      id->release) < 0))
+		goto nomem;
+	ret = 0;
+	goto out;
+nomem:
+	ret = -ENOMEM;
+out:
+	free(p);
+	free(rel);
+	free(root);
+	free(out);
+	return ret;
+}
+
+static int debian_fetch(const struct kernel_def *k, const char *cache_root,
+			bool download, struct kernel_ident *id,
+			struct rtlab_err *err)
+{
+	struct apt_pkg a;
+	char *final = NULL, *tmp = NULL;
+	int ret;
+
+	ret = apt_resolve(k, &a, err);
+	if (ret)
+		return ret;
+	id->package = strdup(a.package);
+	id->package_version = strdup(a.version);
+	if (asprintf(&final, "%s/%s_%s", cache_root, a.package, a.version)
+	    < 0) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = ident_from_json(final, id, err);
+	if (!ret) {
+		/* cheap re-check: a damaged cache entry is refetched */
+		ret = kernel_image_check(id->image_path, NULL, NULL, err);
+		if (!ret)
+			goto done;
+		if (!download)
+			goto out;
+		rmtree(final);
+	} else if (ret != -ENOENT || !download) {
+		goto out;
+	}
+	ret = mkdir_p(cache_root, 0755, err);
+	if (ret)
+		goto out;
+	if (asprintf(&tmp, "%s/.%s_%s.tmp.%d", cache_root, a.package,
+		     a.version, (int)getpid()) < 0) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	rmtree(tmp);
+	ret = mkdir_p(tmp, 0755, err);
+	if (ret)
+		goto out;
+	ret = debian_unpack(k, &a, tmp, final, id, err);
+	if (!ret)
+		ret = ident_to_json(tmp, id, err);
+	if (ret)
+		goto out;
+	if (rename(tmp, final) < 0) {
+		/* another fetch finished first: use its copy */
+		if (errno != EEXIST && errno != ENOTEMPTY) {
+			ret = rtlab_err_seterr(err, errno, "rename %s -> %s: "
+					       "%s", tmp, final,
+					       strerror(errno));
+			goto out;
+		}
+	}
+	id->fetched_now = true;
+done:
+	id->cache_dir = final;
+	final = NULL;
+out:
+	if (tmp)
+		rmtree(tmp);
+	free(tmp);
+	free(final);
+	apt_pkg_cleanup(&a);
+	return ret;
+}
+
+static int local_check(const struct kernel_def *k, struct kernel_ident *id,
+		       struct rtlab_err *err)
+{
+	struct stat st;
+	int ret;
+
+	ret = kernel_image_check(k->image, &id->release, &id->version, err);
+	if (ret) {
+		rtlab_err_prefix(err, "%s: field 'image'", k->path);
+		return ret;
+	}
+	if (!id->release)
+		return rtlab_err_set(err, "%s: field 'image': %s names no "
+				     "kernel release in its header", k->path,
+				     k->image);
+	id->image_path = strdup(k->image);
+	if (k->modules) {
+		if (stat(k->modules, &st) < 0 || !S_ISDIR(st.st_mode))
+			return rtlab_err_set(err, "%s: field 'modules': %s is "
+					     "not a directory", k->path,
+					     k->modules);
+		id->modules_dir = strdup(k->modules);
+	}
+	if (k->config) {
+		ret = read_config(k->config, id, err);
+		if (ret) {
+			rtlab_err_prefix(err, "%s: field 'config'", k->path);
+			return ret;
+		}
+		id->config_path = strdup(k->config);
+	} else if (id->version) {
+		id->realtime = strstr(id->version, "PREEMPT_RT") ? 1 : -1;
+	}
+	return 0;
+}
+
+static int fetch(const struct kernel_def *k, const char *cache_root,
+		 bool download, struct kernel_ident *id,
+		 struct rtlab_err *err)
+{
+	char *root = NULL;
+	int ret;
+
+	memset(id, 0, sizeof(*id));
+	id->realtime = -1;
+	id->name = strdup(k->name);
+	id->tree = k->tree ? strdup(k->tree) : NULL;
+	if (k->kind == KERNEL_KIND_LOCAL) {
+		ret = local_check(k, id, err);
+	} else {
+		if (!cache_root)
+			cache_root = root = kernel_cache_root();
+		ret = cache_root ? debian_fetch(k, cache_root, download, id,
+						err) : -ENOMEM;
+	}
+	free(root);
+	if (ret)
+		kernel_ident_cleanup(id);
+	return ret;
+}
+
+int kernel_fetch(const struct kernel_def *k, const char *cache_root,
+		 struct kernel_ident *id, struct rtlab_err *err)
+{
+	return fetch(k, cache_root, true, id, err);
+}
+
+int kernel_cached(const struct kernel_def *k, const char *cache_root,
+		  struct kernel_ident *id, struct rtlab_err *err)
+{
+	return fetch(k, cache_root, false, id, err);
+}

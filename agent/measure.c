@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Running cyclictest: build its command line from the testcase and
+ * supervise the process until it ends, is stopped, or overruns.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "measure.h"
+
+/* cyclictest may take a while to start (mlockall) and to write its JSON. */
+#define MEASURE_MARGIN_S	60
+#define MEASURE_STOP_GRACE_S	10
+
+int measure_build_argv(const struct testcase *tc, unsigned int duration_s,
+		       unsigned int break_us, const char *json_path,
+		       struct argv *a)
+{
+	const struct tc_measurement *m = &tc->measurement;
+	char **x;
+
+	argv_init(a);
+	argv_add(a, "cyclictest");
+	if (m->mlockall)
+		argv_add(a, "-m");
+	argv_add(a, "-p");
+	argv_addf(a, "%u", m->priority);
+	argv_add(a, "-i");
+	argv_addf(a, "%u", m->interval_us);
+	/* -t and -a take optional arguments: attach them with '='. */
+	if (m->threads)
+		argv_addf(a, "--threads=%u", m->threads);
+	else
+		argv_add(a, "-t");
+	if (m->affinity)
+		argv_addf(a, "--affinity=%s", m->affinity);
+	argv_add(a, "-h");
+	argv_addf(a, "%u", m->histogram_us);
+	argv_add(a, "-q");
+	argv_add(a, "-D");
+	argv_addf(a, "%u", duration_s);
+	if (break_us) {
+		argv_add(a, "-b");
+		argv_addf(a, "%u", break_us);
+		argv_add(a, "--tracemark");
+	}
+	argv_addf(a, "--json=%s", json_path);
+	for (x = m->extra_args; x && *x; x++)
+		argv_add(a, *x);
+	return argv_failed(a) ? -ENOMEM : 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int measure_run(const struct argv *a, const char *hist_path,
+		const char *stderr_path, unsigned int duration_s,
+		volatile sig_atomic_t *stop, measure_tick_fn tick, void *ctx,
+		int *status, struct rtlab_err *err)
+{
+	struct timespec pause = { 0, 200 * 1000000L };
+	double start, stop_at = 0, deadline;
+	int out_fd, err_fd, ret = 0, sig_sent = 0;
+	pid_t pid, w;
+
+	out_fd = open(hist_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+		      0644);
+	if (out_fd < 0)
+		return rtlab_err_seterr(err, errno, "%s: cannot create: %s",
+					hist_path, strerror(errno));
+	err_fd = open(stderr_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+		      0644);
+	if (err_fd < 0) {
+		ret = rtlab_err_seterr(err, errno, "%s: cannot create: %s",
+				       stderr_path, strerror(errno));
+		goto out_close;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		ret = rtlab_err_seterr(err, errno, "cyclictest: fork: %s",
+				       strerror(errno));
+		goto out_close2;
+	}
+	if (!pid) {
+		int nul = open("/dev/null", O_RDONLY);
+
+		if (nul >= 0)
+			dup2(nul, 0);
+		dup2(out_fd, 1);
+		dup2(err_fd, 2);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execvp(a->v[0], a->v);
+		fprintf(stderr, "cannot run %s: %s\n", a->v[0],
+			strerror(errno));
+		_exit(127);
+	}
+	start = now_s();
+	deadline = start + duration_s + MEASURE_MARGIN_S;
+	for (;;) {
+		double t;
+
+		w = waitpid(pid, status, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			ret = rtlab_err_seterr(err, errno,
+					       "cyclictest: wait: %s",
+					       strerror(errno));
+			break;
+		}
+		t = now_s();
+		if (*stop && !sig_sent) {
+			kill(pid, SIGINT);
+			sig_sent = SIGINT;
+			stop_at = t;
+		} else if (!sig_sent && t > deadline) {
+			kill(pid, SIGTERM);
+			sig_sent = SIGTERM;
+			stop_at = t;
+		} else if (sig_sent && sig_sent != SIGKILL &&
+			   t > stop_at + MEASURE_STOP_GRACE_S) {
+			kill(pid, SIGKILL);
+			sig_sent = SIGKILL;
+		}
+		if (tick)
+			tick(ctx, t - start);
+		nanosleep(&pause, NULL);
+	}
+	if (!ret && *stop)
+		ret = rtlab_err_seterr(err, EINTR,
+				       "cyclictest: stopped by a signal to the agent");
+	else if (!ret && sig_sent)
+		ret = rtlab_err_seterr(err, ETIMEDOUT,
+				       "cyclictest: still running %d s after its %u s duration; killed",
+				       MEASURE_MARGIN_S, duration_s);
+out_close2:
+	close(err_fd);
+out_close:
+	close(out_fd);
+	return ret;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef RTLAB_AGENT_MEASURE_H
+#define RTLAB_AGENT_MEASURE_H
+
+/*
+ * The measurement: cyclictest's command line from a testcase, and running
+ * it with its histogram text captured, an eye on the clock and on the
+ * agent's stop flag.
+ */
+
+#include <signal.h>
+#include "argv.h"
+#include "testcase.h"
+
+/**
+ * measure_build_argv() - the cyclictest command line:
+ * `cyclictest [-m] -p PRIO -i INTERVAL -t|--threads=N [--affinity=CPUS]
+ * -h RANGE -q -D DURATION [-b BREAK --tracemark] --json=FILE [extra...]`.
+ * @break_us: 0 for none (set only while ftrace captures).
+ * @a is initialised here; caller cleans up with argv_cleanup().
+ * Return: 0 or -ENOMEM.
+ */
+int measure_build_argv(const struct testcase *tc, unsigned int duration_s,
+		       unsigned int break_us, const char *json_path,
+		       struct argv *a) __must_check;
+
+/* Called about every 200 ms while cyclictest runs. */
+typedef void (*measure_tick_fn)(void *ctx, double elapsed_s);
+
+/**
+ * measure_run() - run @a with stdout to @hist_path and stderr to
+ * @stderr_path, and wait.  When *@stop becomes non-zero, cyclictest is
+ * asked to finish (SIGINT, as a user would) and then killed; past
+ * @duration_s plus a margin it is killed too.
+ * @status: its wait status.
+ * Return: 0 when it ran and exited on its own (check @status), -EINTR
+ * when stopped, -ETIMEDOUT, or another negative errno; @err says which.
+ */
+int measure_run(const struct argv *a, const char *hist_path,
+		const char *stderr_path, unsigned int duration_s,
+		volatile sig_atomic_t *stop, measure_tick_fn tick, void *ctx,
+		int *status, struct rtlab_err *err) __must_check;
+
+#endif

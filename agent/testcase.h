@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef RTLAB_AGENT_TESTCASE_H
+#define RTLAB_AGENT_TESTCASE_H
+
+/*
+ * Testcase definitions (the YAML files in testcases/, format in testcases/README.md):
+ * what to measure, under which loads, with which trace settings, for how
+ * long.  Parsed with libyaml; an unknown key or a bad value is an error
+ * naming the file, line and key.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <jansson.h>
+#include "error.h"
+
+enum tc_load_kind {
+	TC_LOAD_HACKBENCH,	/* steady hackbench, restarted when it ends */
+	TC_LOAD_HACKBENCH_CHURN,	/* repeated short hackbench start-ups */
+	TC_LOAD_STRESS_NG,
+	TC_LOAD_NETWORK,	/* loopback traffic: NET_RX/NET_TX softirqs */
+};
+
+enum tc_net_mode {
+	TC_NET_IPERF3,		/* iperf3 server + client on 127.0.0.1 */
+	TC_NET_PING,		/* ping -f -q 127.0.0.1 */
+};
+
+struct tc_load {
+	enum tc_load_kind kind;
+	char **args;		/* NULL-terminated; defaults filled in */
+	size_t nargs;
+	enum tc_net_mode net_mode;	/* TC_LOAD_NETWORK only */
+	unsigned int port;		/* iperf3 port, TC_LOAD_NETWORK */
+	unsigned int loops;		/* hackbench -l, TC_LOAD_HACKBENCH_CHURN */
+};
+
+struct tc_measurement {
+	char *tool;			/* "cyclictest" */
+	unsigned int priority;		/* -p, 1..99 */
+	unsigned int interval_us;	/* -i */
+	unsigned int histogram_us;	/* -h range */
+	unsigned int threads;		/* 0: one per CPU (-t) */
+	char *affinity;			/* -a cpuset, NULL: none */
+	bool mlockall;			/* -m */
+	char **extra_args;		/* NULL-terminated */
+	size_t nextra_args;
+};
+
+struct tc_trace {
+	bool enabled;			/* a trace: section was given */
+	char **events;			/* "subsystem:event" or "subsystem:*" */
+	size_t nevents;
+	unsigned int buffer_kb;		/* per-CPU ring buffer size */
+	unsigned int break_us;		/* cyclictest -b threshold, 0: none */
+};
+
+struct testcase {
+	char *path;			/* the file it came from */
+	char *name;
+	char *description;		/* may be NULL */
+	unsigned int duration_s;
+	struct tc_measurement measurement;
+	size_t nloads;
+	struct tc_load *loads;
+	struct tc_trace trace;
+};
+
+/** tc_load_kind_name() - "hackbench", "stress-ng", ... as in the YAML. */
+const char *tc_load_kind_name(enum tc_load_kind k);
+
+/**
+ * testcase_parse() - parse a testcase from @text (@path names it in
+ * messages).  Return: 0, or -EINVAL with @err saying e.g.
+ * "t.yaml:7: measurement.priority: expected an integer 1..99, got 'x'".
+ * Caller releases @tc with testcase_cleanup() either way.
+ */
+int testcase_parse(const char *path, const char *text, size_t len,
+		   struct testcase *tc, struct rtlab_err *err) __must_check;
+
+/** testcase_load() - testcase_parse() of the file at @path. */
+int testcase_load(const char *path, struct testcase *tc,
+		  struct rtlab_err *err) __must_check;
+
+/** testcase_cleanup() - free what a parse filled; safe twice. */
+void testcase_cleanup(struct testcase *tc);
+
+/**
+ * testcase_to_json() - the parsed testcase, defaults filled in, as the
+ * manifest's testcase.definition.  Return: new reference or NULL (ENOMEM).
+ */
+json_t *testcase_to_json(const struct testcase *tc);
+
+/**
+ * testcase_tools() - the programs the testcase needs, in order, without
+ * duplicates ("cyclictest", "hackbench", ...).  Return: a NULL-terminated
+ * array of static strings (caller frees the array only) or NULL (ENOMEM).
+ */
+const char **testcase_tools(const struct testcase *tc);
+
+#endif

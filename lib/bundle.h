@@ -14,6 +14,12 @@
 
 #define BUNDLE_MANIFEST "manifest.json"
 
+/* Sanity limits of one bundle, checked when adding and when reading, so a
+ * corrupt or hostile upload cannot make a reader allocate without bound. */
+#define BUNDLE_MAX_FILES 256
+#define BUNDLE_MAX_BYTES (512UL << 20)	/* all files, uncompressed */
+#define BUNDLE_MAX_NAME 200
+
 struct bundle_file {
 	char *name;
 	unsigned char *data;
@@ -32,7 +38,8 @@ struct bundle *bundle_alloc(void);
 void bundle_free(struct bundle *b);
 
 /** bundle_add() - copy @size bytes in as @name (replaces a file of that
- *  name).  Return: 0, -EINVAL (bad name: empty, absolute, "..", too long),
+ *  name).  Return: 0, -EINVAL (bad name: empty, absolute, "..", too long,
+ *  not printable ASCII), -EFBIG (beyond BUNDLE_MAX_FILES/BUNDLE_MAX_BYTES),
  *  -ENOMEM. */
 int bundle_add(struct bundle *b, const char *name, const void *data,
 	       size_t size) __must_check;

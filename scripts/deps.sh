@@ -13,7 +13,7 @@ libtracefs-dev libtraceevent-dev libtracecmd-dev
 postgresql-15 postgresql-client-15
 rt-tests stress-ng iperf3 trace-cmd rtla
 gnuplot-nox
-qemu-system-x86 busybox-static cpio kmod dpkg-dev
+qemu-system-x86 busybox-static cpio kmod dpkg-dev iputils-ping
 procps iproute2 curl valgrind
 "
 

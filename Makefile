@@ -43,6 +43,9 @@ endif
 
 LIB_SRCS   := $(wildcard lib/*.c)
 AGENT_SRCS := $(wildcard agent/*.c)
+# The agent's modules (all but its main.c) also form a library, so its
+# unit tests link the same code.
+AGENT_LIB_SRCS := $(filter-out agent/main.c,$(AGENT_SRCS))
 # Everything of the rtlab front end except its main.c lives in a static
 # library, so unit tests and benchmarks link the same code.
 CORE_SRCS  := $(wildcard server/*.c reports/*.c boards/*.c kernels/*.c) \
@@ -54,6 +57,7 @@ obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
 LIBRTLAB  := $(BUILD)/librtlab.a
 LIBCORE   := $(BUILD)/librtlab-core.a
+LIBAGENT  := $(BUILD)/librtlab-agent.a
 AGENT_BIN := $(BUILD)/rtlab-agent
 RTLAB_BIN := $(BUILD)/rtlab
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
@@ -115,7 +119,11 @@ $(LIBCORE): $(call obj,$(CORE_SRCS))
 	$(echo_cmd) AR $@
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(AGENT_BIN): $(call obj,$(AGENT_SRCS)) $(LIBRTLAB)
+$(LIBAGENT): $(call obj,$(AGENT_LIB_SRCS))
+	$(echo_cmd) AR $@
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(AGENT_BIN): $(BUILD)/agent/main.o $(LIBAGENT) $(LIBRTLAB)
 	$(echo_cmd) LD $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_AGENT)
 
@@ -123,7 +131,7 @@ $(RTLAB_BIN): $(BUILD)/cli/main.o $(LIBCORE) $(LIBRTLAB)
 	$(echo_cmd) LD $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_RTLAB)
 
-$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBCORE) $(LIBRTLAB)
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBAGENT) $(LIBCORE) $(LIBRTLAB)
 	@mkdir -p $(dir $@)
 	$(echo_cmd) LD $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_RTLAB) $(LIBS_AGENT)

@@ -4,11 +4,16 @@
 -- `rtlab db migrate` inside one transaction; the version is recorded in
 -- schema_version by the migration runner, not here.
 
+-- A board's upload token is shown once; only sha256() of its text is kept,
+-- and it must find exactly one board.
 CREATE TABLE boards (
 	id		serial PRIMARY KEY,
-	name		text NOT NULL UNIQUE CHECK (name ~ '^[A-Za-z0-9][A-Za-z0-9._-]*$'),
-	kind		text NOT NULL DEFAULT 'local',	-- local, qemu, ssh, lava
-	token_sha256	bytea,				-- upload token, hashed
+	name		text NOT NULL UNIQUE
+			CHECK (name ~ '^[A-Za-z0-9][A-Za-z0-9._-]*$'
+			       AND length(name) <= 64),
+	kind		text NOT NULL DEFAULT 'local'
+			CHECK (kind IN ('local', 'qemu', 'ssh', 'lava')),
+	token_sha256	bytea UNIQUE,			-- upload token, hashed
 	definition	jsonb NOT NULL DEFAULT '{}',
 	calibration	jsonb,				-- rtlab calibrate results
 	created_at	timestamptz NOT NULL DEFAULT now()
@@ -73,6 +78,10 @@ CREATE TABLE runs (
 	created_at	timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX runs_series ON runs (board_id, testcase_id, kernel_id);
+-- Foreign keys PostgreSQL does not index by itself: "runs of this kernel"
+-- (comparisons across boards) and "runs of this job".
+CREATE INDEX runs_kernel ON runs (kernel_id);
+CREATE INDEX runs_job ON runs (job_id) WHERE job_id IS NOT NULL;
 
 -- One histogram per measuring thread (one per CPU with cyclictest -t),
 -- 1 µs buckets stored compactly: the non-empty buckets' latencies and their
@@ -95,7 +104,8 @@ CREATE TABLE histograms (
 	p999_us		integer,
 	p9999_us	integer,
 	PRIMARY KEY (run_id, thread),
-	CHECK (cardinality(bucket_us) = cardinality(counts))
+	CHECK (cardinality(bucket_us) = cardinality(counts)),
+	CHECK (range_us > 0 AND overflows >= 0 AND overflows <= samples)
 );
 
 CREATE TABLE artifacts (

@@ -211,6 +211,30 @@ char *cluster_conninfo_resolve(enum db_origin *origin, struct rtlab_err *err)
 	return s;
 }
 
+void cluster_conninfo_redact(const char *conninfo, char *out, size_t size)
+{
+	PQconninfoOption *opts, *o;
+	size_t len = 0;
+	int n;
+
+	out[0] = '\0';
+	opts = PQconninfoParse(conninfo, NULL);
+	if (!opts) {
+		snprintf(out, size, "'%s'", conninfo);
+		return;
+	}
+	for (o = opts; o->keyword && len < size; o++) {
+		if (!o->val || !*o->val || !strcmp(o->keyword, "password"))
+			continue;
+		n = snprintf(out + len, size - len, "%s%s=%s", len ? " " : "",
+			     o->keyword, o->val);
+		if (n < 0)
+			break;
+		len += (size_t)n;
+	}
+	PQconninfoFree(opts);
+}
+
 int cluster_running(const struct cluster *c)
 {
 	char path[PATH_MAX];

@@ -74,6 +74,12 @@ char *cluster_conninfo(const struct cluster *c, const char *dbname);
 char *cluster_conninfo_resolve(enum db_origin *origin, struct rtlab_err *err);
 
 /**
+ * cluster_conninfo_redact() - @conninfo without its password, as
+ * "key=value ..." for messages; an unparsable one is quoted as it is.
+ */
+void cluster_conninfo_redact(const char *conninfo, char *out, size_t size);
+
+/**
  * cluster_running() - whether the cluster's postmaster is alive (from
  * postmaster.pid).  Return: its pid (> 0), 0 when not running.
  */

@@ -26,40 +26,21 @@ char *db_conninfo(void)
 	return cluster_conninfo_resolve(NULL, NULL);
 }
 
-/* The conninfo without its password, for messages. */
-static void conninfo_describe(const char *conninfo, char *out, size_t size)
-{
-	PQconninfoOption *opts, *o;
-	size_t len = 0;
-	int n;
-
-	out[0] = '\0';
-	opts = PQconninfoParse(conninfo, NULL);
-	if (!opts) {
-		snprintf(out, size, "'%s'", conninfo);
-		return;
-	}
-	for (o = opts; o->keyword && len < size; o++) {
-		if (!o->val || !*o->val || !strcmp(o->keyword, "password"))
-			continue;
-		n = snprintf(out + len, size - len, "%s%s=%s", len ? " " : "",
-			     o->keyword, o->val);
-		if (n < 0)
-			break;
-		len += (size_t)n;
-	}
-	PQconninfoFree(opts);
-}
-
 /* PostgreSQL's messages end in a newline; ours don't. */
 static const char *pg_msg(const char *msg, char *buf, size_t size)
 {
 	size_t n;
+	char *p;
 
 	snprintf(buf, size, "%s", msg && *msg ? msg : "no message");
 	n = strlen(buf);
 	while (n && isspace((unsigned char)buf[n - 1]))
 		buf[--n] = '\0';
+	/* One line: libpq continues its hints on "\n\t" lines. */
+	for (p = buf; (p = strchr(p, '\n'));)
+		*p = ' ';
+	for (p = buf; (p = strchr(p, '\t'));)
+		memmove(p, p + 1, strlen(p));
 	return buf;
 }
 
@@ -84,12 +65,19 @@ PGconn *db_connect(struct rtlab_err *err)
 	}
 	if (PQstatus(conn) != CONNECTION_OK) {
 		pg_msg(PQerrorMessage(conn), msg, sizeof(msg));
-		conninfo_describe(conninfo, where, sizeof(where));
-		if (origin == DB_ORIGIN_EMBEDDED)
+		cluster_conninfo_redact(conninfo, where, sizeof(where));
+		if (origin == DB_ORIGIN_EMBEDDED) {
+			/* libpq: "connection to server on socket "..."
+			 * failed: No such file or directory\n\tIs ..." */
+			char *reason = strstr(msg, " failed: ");
+
+			reason = reason ? reason + 9 : msg;
+			if (strstr(reason, " Is the server"))
+				*strstr(reason, " Is the server") = '\0';
 			rtlab_err_seterr(err, ECONNREFUSED,
-				"cannot connect to the embedded database at %s: is it running? start it with 'rtlab db start' (%s)",
-				where, msg);
-		else
+				"cannot connect to the embedded database (%s): is it running? start it with 'rtlab db start' (%s)",
+				where, reason);
+		} else
 			rtlab_err_seterr(err, ECONNREFUSED,
 				"cannot connect to the database in %s (%s): %s",
 				origin == DB_ORIGIN_ENV ? "RTLAB_DB" :

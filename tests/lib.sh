@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Helpers for the integration tests; source it first:
+#
+#   . "$(dirname "$0")/../lib.sh"
+#
+#   ok NAME / not_ok NAME      print a result line
+#   check NAME CMD...          run CMD; "ok - NAME" if it succeeds
+#   on_exit 'kill $PID'        register a cleanup (run last-in first-out
+#                              when the script exits, also on INT/TERM)
+#   start_db                   a throwaway embedded PostgreSQL: temporary
+#                              RTLAB_STATE_DIR (exported), 'rtlab db start',
+#                              stopped and removed on exit
+#   $RTLAB, $AGENT             the binaries of $RTLAB_BUILD (default build/)
+#   $TOP                       the source tree
+
+TOP=${RTLAB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+RTLAB_BUILD=${RTLAB_BUILD:-$TOP/build}
+case $RTLAB_BUILD in
+/*) ;;
+*) RTLAB_BUILD=$TOP/$RTLAB_BUILD ;;
+esac
+RTLAB=$RTLAB_BUILD/rtlab
+AGENT=$RTLAB_BUILD/rtlab-agent
+export RTLAB_TOP="$TOP" RTLAB_BUILD
+# Tests choose their database themselves.
+unset RTLAB_DB RTLAB_CONFIG
+
+ok() { echo "ok - $*"; }
+not_ok() { echo "not ok - $*"; }
+
+check() {
+	_name=$1
+	shift
+	if "$@"; then
+		ok "$_name"
+	else
+		not_ok "$_name"
+	fi
+}
+
+_rtlab_cleanups=""
+
+on_exit() {
+	_rtlab_cleanups="$1
+$_rtlab_cleanups"
+}
+
+cleanup() {
+	_rc=$?
+	trap - EXIT INT TERM
+	while IFS= read -r _c; do
+		[ -n "$_c" ] && eval "$_c"
+	done <<EOF_CLEANUPS
+$_rtlab_cleanups
+EOF_CLEANUPS
+	_rtlab_cleanups=""
+	exit "$_rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# start_db: prints nothing on success; on failure prints why and returns 1.
+start_db() {
+	RTLAB_STATE_DIR=$(mktemp -d /tmp/rtlab-test.XXXXXX) || return 1
+	# initdb and the server run as 'postgres' when we are root.
+	chmod 755 "$RTLAB_STATE_DIR"
+	export RTLAB_STATE_DIR
+	on_exit "rm -rf '$RTLAB_STATE_DIR'"
+	on_exit "RTLAB_STATE_DIR='$RTLAB_STATE_DIR' '$RTLAB' db stop >/dev/null 2>&1"
+	if ! "$RTLAB" db start >"$RTLAB_STATE_DIR/start.log" 2>&1; then
+		echo "start_db: 'rtlab db start' failed:"
+		cat "$RTLAB_STATE_DIR/start.log"
+		return 1
+	fi
+}

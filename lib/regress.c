@@ -1,0 +1,1000 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The regression engine: baseline runs against candidate runs, metric by
+ * metric, with the run as the unit of replication.  A metric moves only when
+ * its effect clears both practical floors AND run-level evidence (and, where
+ * there is one, the sample-level test) agrees; a metric is unchanged only
+ * when its interval sits inside the floors.  Everything else is
+ * INCONCLUSIVE with an estimate of the runs that would settle it.  The
+ * rules are written out in docs/statistics.md; keep the two in step.
+ */
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "regress.h"
+
+#define POWER_Z 0.8416212335729143	/* 80 % power */
+#define MORE_RUNS_CAP 10000
+
+static const char *const verdict_names[] = {
+	[REGRESS_NO_CHANGE] = "NO_CHANGE",
+	[REGRESS_REGRESSION] = "REGRESSION",
+	[REGRESS_IMPROVEMENT] = "IMPROVEMENT",
+	[REGRESS_INCONCLUSIVE] = "INCONCLUSIVE",
+};
+
+static const char *const metric_names[REGRESS_NMETRICS] = {
+	[REGRESS_M_P99] = "p99",
+	[REGRESS_M_P999] = "p99.9",
+	[REGRESS_M_MAX] = "max",
+	[REGRESS_M_TAIL] = "tail_rate",
+	[REGRESS_M_W1] = "w1",
+};
+
+const char *regress_verdict_name(enum regress_verdict v)
+{
+	if ((unsigned int)v >= sizeof(verdict_names) / sizeof(verdict_names[0]))
+		return "?";
+	return verdict_names[v];
+}
+
+int regress_verdict_parse(const char *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(verdict_names) / sizeof(verdict_names[0]); i++)
+		if (s && !strcmp(s, verdict_names[i]))
+			return (int)i;
+	return -EINVAL;
+}
+
+void regress_params_init(struct regress_params *p)
+{
+	p->floor_abs_us = 5.0;
+	p->floor_rel = 0.10;
+	p->tail_q = 0.999;
+	p->alpha = 0.05;
+	p->min_runs = 5;
+}
+
+/* One side of the comparison: its runs pooled over CPUs, and all pooled. */
+struct side {
+	const char *name;
+	unsigned int nruns;
+	unsigned int empty;
+	struct hist *runs;
+	struct hist pool;
+};
+
+static void side_cleanup(struct side *s)
+{
+	unsigned int i;
+
+	if (s->runs)
+		for (i = 0; i < s->nruns; i++)
+			hist_cleanup(&s->runs[i]);
+	free(s->runs);
+	s->runs = NULL;
+	s->nruns = 0;
+	hist_cleanup(&s->pool);
+}
+
+static int side_init(struct side *s, const char *name,
+		     const struct regress_run *runs, unsigned int n)
+{
+	struct hist h;
+	unsigned int i;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->name = name;
+	ret = hist_init(&s->pool, 0);
+	if (ret)
+		return ret;
+	s->runs = calloc(n ? n : 1, sizeof(*s->runs));
+	if (!s->runs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		ret = stats_pool(runs[i].cpus, runs[i].ncpus, &h);
+		if (ret)
+			return ret;
+		if (!h.samples) {
+			hist_cleanup(&h);
+			s->empty++;
+			continue;
+		}
+		s->runs[s->nruns++] = h;
+		ret = hist_merge(&s->pool, &h);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int same_str(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	return !strcmp(a, b);
+}
+
+static const char *str_or(const char *s)
+{
+	return s ? s : "(unset)";
+}
+
+static int check_run(const struct regress_run *ref, const struct regress_run *r,
+		     const char *side, unsigned int idx, struct rtlab_err *err)
+{
+	struct rtlab_err herr;
+	unsigned int i;
+	char label[96];
+
+	if (r->id)
+		snprintf(label, sizeof(label), "%s run %s", side, r->id);
+	else
+		snprintf(label, sizeof(label), "%s run #%u", side, idx + 1);
+	if (!same_str(ref->board, r->board))
+		return rtlab_err_set(err,
+			"%s: board '%s' differs from '%s'; runs of different boards are never compared",
+			label, str_or(r->board), str_or(ref->board));
+	if (!same_str(ref->testcase, r->testcase))
+		return rtlab_err_set(err,
+			"%s: testcase '%s' differs from '%s'; runs of different testcases are never compared",
+			label, str_or(r->testcase), str_or(ref->testcase));
+	if (!same_str(ref->clock, r->clock))
+		return rtlab_err_set(err,
+			"%s: clock '%s' differs from '%s'; figures from different clocks are never compared",
+			label, str_or(r->clock), str_or(ref->clock));
+	if (r->ncpus && !r->cpus)
+		return rtlab_err_set(err, "%s: %u CPUs but no histograms",
+				     label, r->ncpus);
+	for (i = 0; i < r->ncpus; i++) {
+		if (hist_check(&r->cpus[i], &herr))
+			return rtlab_err_set(err, "%s, CPU histogram %u: %s",
+					     label, i, herr.msg);
+	}
+	return 0;
+}
+
+static int check_params(const struct regress_params *p, struct rtlab_err *err)
+{
+	if (!isfinite(p->floor_abs_us) || p->floor_abs_us < 0)
+		return rtlab_err_set(err,
+			"regress: floor_abs_us is %g; expected a finite number >= 0",
+			p->floor_abs_us);
+	if (!isfinite(p->floor_rel) || p->floor_rel < 0)
+		return rtlab_err_set(err,
+			"regress: floor_rel is %g; expected a finite fraction >= 0 (0.10 = 10%%)",
+			p->floor_rel);
+	if (!(p->tail_q > 0.5 && p->tail_q < 1.0))
+		return rtlab_err_set(err,
+			"regress: tail_q is %g; expected a quantile in (0.5, 1), e.g. 0.999",
+			p->tail_q);
+	if (!(p->alpha > 0.0 && p->alpha <= 0.5))
+		return rtlab_err_set(err,
+			"regress: alpha is %g; expected a level in (0, 0.5], e.g. 0.05",
+			p->alpha);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Helpers on per-run values                                           */
+
+static void minmax(const double *v, unsigned int n, double *lo, double *hi)
+{
+	unsigned int i;
+
+	*lo = INFINITY;
+	*hi = -INFINITY;
+	for (i = 0; i < n; i++) {
+		if (v[i] < *lo)
+			*lo = v[i];
+		if (v[i] > *hi)
+			*hi = v[i];
+	}
+	if (!n)
+		*lo = *hi = NAN;
+}
+
+static int dcmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(const double *v, unsigned int n)
+{
+	double *t, m;
+
+	if (!n)
+		return NAN;
+	t = malloc(n * sizeof(*t));
+	if (!t)
+		return NAN;
+	memcpy(t, v, n * sizeof(*t));
+	qsort(t, n, sizeof(*t), dcmp);
+	m = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2.0;
+	free(t);
+	return m;
+}
+
+/* Pooled standard deviation of the per-run values of both sides; NAN when
+ * neither side has two runs. */
+static double pooled_sd(const double *x, unsigned int m, const double *y,
+			unsigned int n)
+{
+	double sx = 0, sy = 0, mx = 0, my = 0, ss = 0;
+	unsigned int i, df = 0;
+
+	for (i = 0; i < m; i++)
+		sx += x[i];
+	for (i = 0; i < n; i++)
+		sy += y[i];
+	mx = m ? sx / m : 0;
+	my = n ? sy / n : 0;
+	if (m >= 2) {
+		for (i = 0; i < m; i++)
+			ss += (x[i] - mx) * (x[i] - mx);
+		df += m - 1;
+	}
+	if (n >= 2) {
+		for (i = 0; i < n; i++)
+			ss += (y[i] - my) * (y[i] - my);
+		df += n - 1;
+	}
+	return df ? sqrt(ss / df) : NAN;
+}
+
+/*
+ * How many more runs per side would settle an INCONCLUSIVE metric: the
+ * normal-theory sample size for a two-sample shift test at one-sided
+ * alpha and 80 % power, inflated by pi/3 (the Mann-Whitney test's
+ * efficiency against the t-test is 3/pi), from the run-to-run spread seen
+ * so far.  The target is the observed effect when it is beyond the floor
+ * (to show it), else the room left between it and the floor (to show
+ * equivalence).  Return: >= 1, or -1 when no finite number of runs would.
+ */
+static int more_runs_estimate(const double *x, unsigned int m, const double *y,
+			      unsigned int n, double d, double floor,
+			      double alpha, unsigned int min_runs)
+{
+	double s = pooled_sd(x, m, y, n), z, target, need;
+	unsigned int have = m < n ? m : n;
+	int more;
+
+	target = fabs(d) > floor ? fabs(d) : floor - fabs(d);
+	if (isnan(s) || s == 0.0) {
+		more = (int)min_runs - (int)have;
+		return more >= 1 ? more : 1;
+	}
+	if (!(target > 0.0))
+		return -1;
+	z = stats_norm_quantile(1.0 - alpha) + POWER_Z;
+	need = ceil(M_PI / 3.0 * 2.0 * z * z * s * s / (target * target));
+	if (need < min_runs)
+		need = min_runs;
+	if (need > MORE_RUNS_CAP)
+		return -1;
+	more = (int)need - (int)have;
+	return more >= 1 ? more : 1;
+}
+
+static void set_inconclusive_all(struct regress_result *res, const char *why,
+				 int more)
+{
+	unsigned int i;
+
+	for (i = 0; i < REGRESS_NMETRICS; i++) {
+		res->metrics[i].verdict = REGRESS_INCONCLUSIVE;
+		res->metrics[i].more_runs = more;
+		snprintf(res->metrics[i].reason, sizeof(res->metrics[i].reason),
+			 "%s", why);
+	}
+	res->verdict = REGRESS_INCONCLUSIVE;
+	res->more_runs = more;
+	snprintf(res->reason, sizeof(res->reason), "%s", why);
+}
+
+static int enough_runs(struct regress_metric *mt, unsigned int m,
+		       unsigned int n, unsigned int min_runs)
+{
+	unsigned int have = m < n ? m : n;
+
+	if (have >= min_runs)
+		return 1;
+	mt->verdict = REGRESS_INCONCLUSIVE;
+	mt->more_runs = (int)(min_runs - have);
+	snprintf(mt->reason, sizeof(mt->reason),
+		 "%u baseline and %u candidate runs; the run-level test needs %u per side",
+		 m, n, min_runs);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Location metrics: p99, p99.9, per-run maxima                        */
+
+struct loc {
+	const double *xb, *xc;	/* per-run figures */
+	unsigned int m, n;
+	int b_cens, c_cens;	/* figures are lower bounds (overflows) */
+	double sample_lo, sample_hi;	/* pooled-sample interval of d, or NAN */
+	const char *what;	/* "per-run p99.9" */
+};
+
+static int decide_location(struct regress_metric *mt, const struct loc *in,
+			   double alpha, unsigned int min_runs)
+{
+	struct stats_rank rk;
+	double d = mt->candidate - mt->baseline, fl = mt->floor;
+	int ret;
+
+	mt->effect = d;
+	mt->censored = in->b_cens || in->c_cens;
+	minmax(in->xb, in->m, &mt->run_base_lo, &mt->run_base_hi);
+	minmax(in->xc, in->n, &mt->run_cand_lo, &mt->run_cand_hi);
+	mt->interval = "Hodges-Lehmann shift of per-run figures, one-sided bounds at alpha_metric";
+	mt->test = "Mann-Whitney U on per-run figures, one-sided";
+	if (!enough_runs(mt, in->m, in->n, min_runs))
+		return 0;
+
+	ret = stats_rank_test(in->xb, in->m, in->xc, in->n, alpha, &rk);
+	if (ret)
+		return ret;
+	mt->effect_lo = rk.shift_lo;
+	mt->effect_hi = rk.shift_hi;
+	mt->p_value = d >= 0 ? rk.p_greater : rk.p_less;
+
+	if (d > fl && rk.shift > fl && rk.p_greater <= alpha &&
+	    !(in->sample_lo <= 0) && !in->b_cens) {
+		mt->verdict = REGRESS_REGRESSION;
+		snprintf(mt->reason, sizeof(mt->reason),
+			 "+%.1f us (runs +%.1f us) exceeds the %.1f us floor; %s rise (p=%.3g <= %.3g)",
+			 d, rk.shift, fl, in->what, rk.p_greater, alpha);
+	} else if (d < -fl && rk.shift < -fl && rk.p_less <= alpha &&
+		   !(in->sample_hi >= 0) && !in->c_cens) {
+		mt->verdict = REGRESS_IMPROVEMENT;
+		snprintf(mt->reason, sizeof(mt->reason),
+			 "%.1f us (runs %.1f us) beyond the %.1f us floor; %s fall (p=%.3g <= %.3g)",
+			 d, rk.shift, fl, in->what, rk.p_less, alpha);
+	} else if (!mt->censored && fabs(d) <= fl && rk.shift_lo >= -fl &&
+		   rk.shift_hi <= fl) {
+		mt->verdict = REGRESS_NO_CHANGE;
+		mt->test = "equivalence: Hodges-Lehmann bounds of the per-run shift within the floor";
+		snprintf(mt->reason, sizeof(mt->reason),
+			 "%+.1f us; per-run shift in [%.1f, %.1f] us, inside +-%.1f us",
+			 d, rk.shift_lo, rk.shift_hi, fl);
+	} else {
+		mt->verdict = REGRESS_INCONCLUSIVE;
+		if (mt->censored)
+			snprintf(mt->reason, sizeof(mt->reason),
+				 "figures beyond the histogram range (overflows); %+.1f us is a bound, not a value",
+				 d);
+		else
+			snprintf(mt->reason, sizeof(mt->reason),
+				 "%+.1f us (runs %+.1f us, bounds [%.1f, %.1f]) against a %.1f us floor, p=%.3g: neither shown beyond nor inside the floor",
+				 d, rk.shift, rk.shift_lo, rk.shift_hi, fl,
+				 mt->p_value);
+		mt->more_runs = more_runs_estimate(in->xb, in->m, in->xc,
+						   in->n, d, fl, alpha,
+						   min_runs);
+	}
+	return 0;
+}
+
+static double floor_us(const struct regress_params *p, double base)
+{
+	double rel = p->floor_rel * fabs(base);
+
+	return rel > p->floor_abs_us ? rel : p->floor_abs_us;
+}
+
+/* A quantile as a number: among the overflows it is at least the range. */
+static double q_value(const struct hist *h, double q, int *cens)
+{
+	int64_t v = hist_quantile(h, q);
+
+	if (v == HIST_Q_OVERFLOW) {
+		*cens = 1;
+		return (double)h->nbuckets;
+	}
+	return (double)v;
+}
+
+static double bound_lo(int64_t v, const struct hist *h)
+{
+	if (v == HIST_Q_OVERFLOW)
+		return (double)h->nbuckets;
+	return (double)v;
+}
+
+static double bound_hi(int64_t v)
+{
+	if (v == HIST_Q_OVERFLOW || v == STATS_UNBOUNDED_US)
+		return INFINITY;
+	return (double)v;
+}
+
+static int metric_quantile(struct regress_result *res, struct side *b,
+			   struct side *c, int idx, double q, double *xb,
+			   double *xc)
+{
+	struct regress_metric *mt = &res->metrics[idx];
+	const struct stats_qci *qb, *qc;
+	struct loc in = { 0 };
+	unsigned int i;
+	int k = idx == REGRESS_M_P99 ? 0 : 1;
+
+	for (i = 0; i < b->nruns; i++)
+		xb[i] = q_value(&b->runs[i], q, &in.b_cens);
+	for (i = 0; i < c->nruns; i++)
+		xc[i] = q_value(&c->runs[i], q, &in.c_cens);
+	mt->baseline = q_value(&b->pool, q, &in.b_cens);
+	mt->candidate = q_value(&c->pool, q, &in.c_cens);
+	mt->floor = mt->floor_us = floor_us(&res->params, mt->baseline);
+	qb = &res->baseline_q[k];
+	qc = &res->candidate_q[k];
+	in.sample_lo = bound_lo(qc->lo_us, &c->pool) - bound_hi(qb->hi_us);
+	in.sample_hi = bound_hi(qc->hi_us) - bound_lo(qb->lo_us, &b->pool);
+	in.xb = xb;
+	in.xc = xc;
+	in.m = b->nruns;
+	in.n = c->nruns;
+	in.what = idx == REGRESS_M_P99 ? "per-run p99" : "per-run p99.9";
+	return decide_location(mt, &in, res->alpha_metric,
+			       res->params.min_runs);
+}
+
+static int metric_max(struct regress_result *res, struct side *b,
+		      struct side *c, double *xb, double *xc)
+{
+	struct regress_metric *mt = &res->metrics[REGRESS_M_MAX];
+	struct loc in = { 0 };
+	unsigned int i;
+
+	for (i = 0; i < b->nruns; i++)
+		xb[i] = b->runs[i].max_us;
+	for (i = 0; i < c->nruns; i++)
+		xc[i] = c->runs[i].max_us;
+	mt->baseline = median(xb, b->nruns);
+	mt->candidate = median(xc, c->nruns);
+	mt->floor = mt->floor_us = floor_us(&res->params, mt->baseline);
+	in.xb = xb;
+	in.xc = xc;
+	in.m = b->nruns;
+	in.n = c->nruns;
+	in.sample_lo = in.sample_hi = NAN;
+	in.what = "per-run maxima";
+	return decide_location(mt, &in, res->alpha_metric,
+			       res->params.min_runs);
+}
+
+/* ------------------------------------------------------------------ */
+/* Tail exceedance rate                                                */
+
+static int rates(const struct side *s, int64_t thr, double *v)
+{
+	uint64_t k;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < s->nruns; i++) {
+		ret = stats_exceed(&s->runs[i], thr, &k);
+		if (ret)
+			return ret;
+		v[i] = (double)k / (double)s->runs[i].samples;
+	}
+	return 0;
+}
+
+static int metric_tail(struct regress_result *res, struct side *b,
+		       struct side *c, double *xb, double *xc, double *xc2)
+{
+	struct regress_metric *mt = &res->metrics[REGRESS_M_TAIL];
+	const struct regress_params *p = &res->params;
+	double alpha = res->alpha_metric, up = 1.0 + p->floor_rel;
+	struct stats_rate tu, td;
+	struct stats_rank ru, rd;
+	uint64_t k1, k2, k2u, k2d = 0;
+	int64_t t, shift, thr_up, thr_dn;
+	int ret, can_down;
+
+	mt->unit = "ratio";
+	mt->interval = "exact conditional (Clopper-Pearson) bounds of the rate ratio at the threshold, one-sided at alpha_metric";
+	mt->test = "exact Poisson rate-ratio test beyond threshold+floor, and Mann-Whitney U on per-run rates";
+	mt->floor = up;
+	t = hist_quantile(&b->pool, p->tail_q);
+	res->threshold_us = t;
+	if (t == HIST_Q_OVERFLOW) {
+		mt->verdict = REGRESS_INCONCLUSIVE;
+		mt->more_runs = -1;
+		snprintf(mt->reason, sizeof(mt->reason),
+			 "the baseline's q%g lies beyond its %u us histogram range",
+			 p->tail_q, b->pool.nbuckets);
+		return 0;
+	}
+	shift = (int64_t)ceil(floor_us(p, (double)t));
+	mt->floor_us = (double)shift;
+	thr_up = t + shift;
+	thr_dn = t - shift;
+	can_down = thr_dn >= 0;
+	ret = stats_exceed(&b->pool, t, &k1);
+	if (!ret)
+		ret = stats_exceed(&c->pool, t, &k2);
+	if (!ret)
+		ret = stats_exceed(&c->pool, thr_up, &k2u);
+	if (!ret && can_down)
+		ret = stats_exceed(&c->pool, thr_dn, &k2d);
+	if (!ret)
+		ret = rates(b, t, xb);
+	if (!ret)
+		ret = rates(c, thr_up, xc);
+	if (!ret && can_down)
+		ret = rates(c, thr_dn, xc2);
+	if (ret == -ERANGE) {
+		mt->verdict = REGRESS_INCONCLUSIVE;
+		mt->censored = 1;
+		mt->more_runs = -1;
+		snprintf(mt->reason, sizeof(mt->reason),
+			 "threshold %lld us + floor lies beyond the candidate's histogram range, where only overflows are known",
+			 (long long)t);
+		return 0;
+	}
+	if (ret)
+		return ret;
+
+	ret = stats_rate_test(k1, b->pool.samples, k2, c->pool.samples, alpha,
+			      &res->tail);
+	if (!ret)
+		ret = stats_rate_test(k1, b->pool.samples, k2u,
+				      c->pool.samples, alpha, &tu);
+	if (!ret)
+		ret = stats_rate_test(k1, b->pool.samples,
+				      can_down ? k2d : c->pool.samples,
+				      c->pool.samples, alpha, &td);
+	if (ret)
+		return ret;
+	mt->baseline = (double)k1 / (double)b->pool.samples;
+	mt->candidate = (double)k2 / (double)c->pool.samples;
+	mt->effect = res->tail.ratio;
+	mt->effect_lo = res->tail.ratio_lo;
+	mt->effect_hi = res->tail.ratio_hi;
+	minmax(xb, b->nruns, &mt->run_base_lo, &mt->run_base_hi);
+	ret = rates(c, t, xc2);	/* plain per-run rates for the report */
+	if (ret)
+		return ret;
+	minmax(xc2, c->nruns, &mt->run_cand_lo, &mt->run_cand_hi);
+	if (can_down) {
+		ret = rates(c, thr_dn, xc2);
+		if (ret)
+			return ret;
+	}
+	if (!enough_runs(mt, b->nruns, c->nruns, p->min_runs))
+		return 0;
+
+	ret = stats_rank_test(xb, b->nruns, xc, c->nruns, alpha, &ru);
+	if (!ret && can_down)
+		ret = stats_rank_test(xb, b->nruns, xc2, c->nruns, alpha, &rd);
+	if (ret)
+		return ret;
+
+	if (tu.p_greater <= alpha && tu.ratio > up && ru.p_greater <= alpha) {
+		mt->verdict = REGRESS_REGRESSION;
+		mt->p_value = fmax(tu.p_greater, ru.p_greater);
+		snprintf(mt->reason, sizeof(mt->reason),
+			 "%.3g%% of candidate samples beyond %lld us (threshold %lld + %lld us floor) vs %.3g%% of baseline beyond %lld us: ratio %.3g > %.3g (p=%.3g), per-run rates rise (p=%.3g)",
+			 100.0 * (double)k2u / (double)c->pool.samples,
+			 (long long)thr_up, (long long)t, (long long)shift,
+			 100.0 * mt->baseline, (long long)t, tu.ratio, up,
+			 tu.p_greater, ru.p_greater);
+	} else if (can_down && td.p_less <= alpha && td.ratio < 1.0 / up &&
+		   rd.p_less <= alpha) {
+		mt->verdict = REGRESS_IMPROVEMENT;
+		mt->p_value = fmax(td.p_less, rd.p_less);
+		snprintf(mt->reason, sizeof(mt->reason),
+			 "%.3g%% of candidate samples beyond %lld us (threshold %lld - %lld us floor) vs %.3g%% of baseline beyond %lld us: ratio %.3g < %.3g (p=%.3g), per-run rates fall (p=%.3g)",
+			 100.0 * (double)k2d / (double)c->pool.samples,
+			 (long long)thr_dn, (long long)t, (long long)shift,
+			 100.0 * mt->baseline, (long long)t, td.ratio,
+			 1.0 / up, td.p_less, rd.p_less);
+	} else if (tu.ratio_hi <= up && ru.p_greater > alpha &&
+		   (!can_down || (td.ratio_lo >= 1.0 / up &&
+				  rd.p_less > alpha))) {
+		mt->verdict = REGRESS_NO_CHANGE;
+		mt->test = "equivalence: exact rate-ratio bounds beyond threshold -/+ floor within the ratio floor, no per-run trend";
+		mt->p_value = fmin(ru.p_greater, can_down ? rd.p_less : 1.0);
+		snprintf(mt->reason, sizeof(mt->reason),
+			 "beyond %lld+%lld us the rate ratio is <= %.3g, beyond %lld-%lld us >= %.3g: the tail moved less than the floor",
+			 (long long)t, (long long)shift, tu.ratio_hi,
+			 (long long)t, (long long)shift,
+			 can_down ? td.ratio_lo : 0.0);
+	} else {
+		double d = mt->candidate - mt->baseline;
+
+		mt->verdict = REGRESS_INCONCLUSIVE;
+		mt->p_value = fmin(tu.p_greater, ru.p_greater);
+		snprintf(mt->reason, sizeof(mt->reason),
+			 "rate ratio %.3g beyond threshold+floor (bounds %.3g..%.3g, p=%.3g), per-run p=%.3g: neither shown beyond nor inside the floor",
+			 tu.ratio, tu.ratio_lo, tu.ratio_hi, tu.p_greater,
+			 ru.p_greater);
+		mt->more_runs = more_runs_estimate(xb, b->nruns, xc, c->nruns,
+						   d, p->floor_rel *
+						   mt->baseline, alpha,
+						   p->min_runs);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Body: Wasserstein-1 over the tracked range                          */
+
+static int metric_w1(struct regress_result *res, struct side *b,
+		     struct side *c, double *xb, double *xc)
+{
+	struct regress_metric *mt = &res->metrics[REGRESS_M_W1];
+	double alpha = res->alpha_metric, fl, up, down;
+	struct stats_rank rk;
+	unsigned int i;
+	int ret;
+
+	ret = stats_distance(&b->pool, &c->pool, &res->body);
+	if (ret)
+		return ret;
+	for (i = 0; i < b->nruns; i++)
+		xb[i] = stats_mean_us(&b->runs[i]);
+	for (i = 0; i < c->nruns; i++)
+		xc[i] = stats_mean_us(&c->runs[i]);
+	mt->baseline = stats_mean_us(&b->pool);
+	mt->candidate = stats_mean_us(&c->pool);
+	up = res->body.w1_up_us;
+	down = res->body.w1_down_us;
+	mt->effect = up >= down ? res->body.w1_us : -res->body.w1_us;
+	fl = floor_us(&res->params, mt->baseline);
+	mt->floor = mt->floor_us = fl;
+	minmax(xb, b->nruns, &mt->run_base_lo, &mt->run_base_hi);
+	minmax(xc, c->nruns, &mt->run_cand_lo, &mt->run_cand_hi);
+	mt->interval = "Hodges-Lehmann shift of per-run means, one-sided bounds at alpha_metric";
+	mt->test = "Wasserstein-1 against the floor, and Mann-Whitney U on per-run means";
+	if (!enough_runs(mt, b->nruns, c->nruns, res->params.min_runs))
+		return 0;
+	ret = stats_rank_test(xb, b->nruns, xc, c->nruns, alpha, &rk);
+	if (ret)
+		return ret;
+	mt->effect_lo = rk.shift_lo;
+	mt->effect_hi = rk.shift_hi;
+	mt->p_value = up >= down ? rk.p_greater : rk.p_less;
+	if (up > fl && up > down && rk.p_greater <= alpha) {
+		mt->verdict = REGRESS_REGRESSION;
+		snprintf(mt->reason, sizeof(mt->reason),
+			 "W1 %.2f us (%.2f us of it upwards) exceeds the %.1f us floor; per-run means rise (p=%.3g)",
+			 res->body.w1_us, up, fl, rk.p_greater);
+	} else if (down > fl && down > up && rk.p_less <= alpha) {
+		mt->verdict = REGRESS_IMPROVEMENT;
+		snprintf(mt->reason, sizeof(mt->reason),
+			 "W1 %.2f us (%.2f us of it downwards) exceeds the %.1f us floor; per-run means fall (p=%.3g)",
+			 res->body.w1_us, down, fl, rk.p_less);
+	} else if (res->body.w1_us <= fl && rk.shift_lo >= -fl &&
+		   rk.shift_hi <= fl) {
+		mt->verdict = REGRESS_NO_CHANGE;
+		mt->test = "equivalence: W1 and the Hodges-Lehmann bounds of the per-run mean shift within the floor";
+		snprintf(mt->reason, sizeof(mt->reason),
+			 "W1 %.2f us; per-run mean shift in [%.2f, %.2f] us, inside +-%.1f us",
+			 res->body.w1_us, rk.shift_lo, rk.shift_hi, fl);
+	} else {
+		mt->verdict = REGRESS_INCONCLUSIVE;
+		snprintf(mt->reason, sizeof(mt->reason),
+			 "W1 %.2f us (up %.2f, down %.2f) against a %.1f us floor; per-run mean shift %.2f in [%.2f, %.2f], p=%.3g",
+			 res->body.w1_us, up, down, fl, rk.shift, rk.shift_lo,
+			 rk.shift_hi, mt->p_value);
+		mt->more_runs = more_runs_estimate(xb, b->nruns, xc, c->nruns,
+						   mt->effect, fl, alpha,
+						   res->params.min_runs);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+
+static void overall(struct regress_result *res)
+{
+	char *p = res->reason, *end = res->reason + sizeof(res->reason);
+	enum regress_verdict want;
+	unsigned int i;
+	int more = -1, any = 0;
+
+	if (res->verdict == REGRESS_INCONCLUSIVE && res->reason[0])
+		return;	/* set by an input check */
+	want = REGRESS_NO_CHANGE;
+	for (i = 0; i < REGRESS_NMETRICS; i++)
+		if (res->metrics[i].verdict == REGRESS_REGRESSION)
+			want = REGRESS_REGRESSION;
+	if (want == REGRESS_NO_CHANGE)
+		for (i = 0; i < REGRESS_NMETRICS; i++)
+			if (res->metrics[i].verdict == REGRESS_INCONCLUSIVE)
+				want = REGRESS_INCONCLUSIVE;
+	if (want == REGRESS_NO_CHANGE)
+		for (i = 0; i < REGRESS_NMETRICS; i++)
+			if (res->metrics[i].verdict == REGRESS_IMPROVEMENT)
+				want = REGRESS_IMPROVEMENT;
+	res->verdict = want;
+	*p = '\0';
+	for (i = 0; i < REGRESS_NMETRICS; i++) {
+		const struct regress_metric *mt = &res->metrics[i];
+
+		if (mt->verdict != want)
+			continue;
+		if (want == REGRESS_INCONCLUSIVE && mt->more_runs > more)
+			more = mt->more_runs;
+		if (p < end)
+			p += snprintf(p, (size_t)(end - p), "%s%s", any ? ", " : "",
+				      mt->name);
+		any = 1;
+	}
+	if (p < end)
+		snprintf(p, (size_t)(end - p), ": %s", regress_verdict_name(want));
+	res->more_runs = want == REGRESS_INCONCLUSIVE ? more : 0;
+}
+
+int regress_compare(const struct regress_run *base, unsigned int nbase,
+		    const struct regress_run *cand, unsigned int ncand,
+		    const struct regress_params *params,
+		    struct regress_result *res, struct rtlab_err *err)
+{
+	struct side b = { 0 }, c = { 0 };
+	const struct regress_run *ref;
+	double *xb = NULL, *xc = NULL, *xc2 = NULL, level;
+	unsigned int i, nmax, rmin;
+	uint64_t tracked;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	for (i = 0; i < REGRESS_NMETRICS; i++) {
+		res->metrics[i].name = metric_names[i];
+		res->metrics[i].unit = "us";
+		res->metrics[i].verdict = REGRESS_INCONCLUSIVE;
+		res->metrics[i].p_value = NAN;
+		res->metrics[i].baseline = res->metrics[i].candidate = NAN;
+		res->metrics[i].effect = NAN;
+		res->metrics[i].effect_lo = res->metrics[i].effect_hi = NAN;
+		res->metrics[i].run_base_lo = res->metrics[i].run_base_hi = NAN;
+		res->metrics[i].run_cand_lo = res->metrics[i].run_cand_hi = NAN;
+		res->metrics[i].interval = "";
+		res->metrics[i].test = "";
+	}
+	if (!params)
+		return rtlab_err_set(err, "regress: no parameters");
+	ret = check_params(params, err);
+	if (ret)
+		return ret;
+	if ((nbase && !base) || (ncand && !cand))
+		return rtlab_err_set(err, "regress: run count without runs");
+	ref = nbase ? &base[0] : ncand ? &cand[0] : NULL;
+	for (i = 0; i < nbase; i++) {
+		ret = check_run(ref, &base[i], "baseline", i, err);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < ncand; i++) {
+		ret = check_run(ref, &cand[i], "candidate", i, err);
+		if (ret)
+			return ret;
+	}
+
+	res->params = *params;
+	res->alpha_metric = params->alpha / REGRESS_NMETRICS;
+	rmin = stats_rank_min_runs(res->alpha_metric);
+	if (res->params.min_runs < rmin)
+		res->params.min_runs = rmin;
+	res->threshold_us = -ENODATA;
+
+	ret = side_init(&b, "baseline", base, nbase);
+	if (!ret)
+		ret = side_init(&c, "candidate", cand, ncand);
+	if (ret)
+		goto out;
+	res->baseline_runs = b.nruns;
+	res->candidate_runs = c.nruns;
+	res->baseline_empty = b.empty;
+	res->candidate_empty = c.empty;
+	res->baseline_samples = b.pool.samples;
+	res->candidate_samples = c.pool.samples;
+
+	if (!b.nruns || !c.nruns) {
+		char why[160];
+
+		snprintf(why, sizeof(why),
+			 "no %s run with samples (%u given, %u empty)",
+			 !b.nruns ? "baseline" : "candidate",
+			 !b.nruns ? nbase : ncand, !b.nruns ? b.empty : c.empty);
+		set_inconclusive_all(res, why, (int)res->params.min_runs);
+		goto out;
+	}
+	for (i = 0; i < 2; i++) {
+		struct side *s = i ? &c : &b;
+
+		tracked = s->pool.samples - s->pool.overflows;
+		if (!tracked) {
+			char why[160];
+
+			snprintf(why, sizeof(why),
+				 "%s: all %llu samples are overflows beyond the %u us histogram range; rerun with a larger -h",
+				 s->name, (unsigned long long)s->pool.samples,
+				 s->pool.nbuckets);
+			set_inconclusive_all(res, why, -1);
+			goto out;
+		}
+	}
+
+	level = 1.0 - res->alpha_metric;
+	ret = stats_quantile_ci(&b.pool, 0.99, level, &res->baseline_q[0]);
+	if (!ret)
+		ret = stats_quantile_ci(&b.pool, 0.999, level,
+					&res->baseline_q[1]);
+	if (!ret)
+		ret = stats_quantile_ci(&c.pool, 0.99, level,
+					&res->candidate_q[0]);
+	if (!ret)
+		ret = stats_quantile_ci(&c.pool, 0.999, level,
+					&res->candidate_q[1]);
+	if (ret)
+		goto out;
+
+	nmax = b.nruns > c.nruns ? b.nruns : c.nruns;
+	xb = calloc(nmax, sizeof(*xb));
+	xc = calloc(nmax, sizeof(*xc));
+	xc2 = calloc(nmax, sizeof(*xc2));
+	if (!xb || !xc || !xc2) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = metric_quantile(res, &b, &c, REGRESS_M_P99, 0.99, xb, xc);
+	if (!ret)
+		ret = metric_quantile(res, &b, &c, REGRESS_M_P999, 0.999, xb,
+				      xc);
+	if (!ret)
+		ret = metric_max(res, &b, &c, xb, xc);
+	if (!ret)
+		ret = metric_tail(res, &b, &c, xb, xc, xc2);
+	if (!ret)
+		ret = metric_w1(res, &b, &c, xb, xc);
+	if (ret)
+		goto out;
+	overall(res);
+out:
+	if (ret == -ENOMEM)
+		rtlab_err_seterr(err, ENOMEM, "regress: out of memory");
+	else if (ret)
+		rtlab_err_seterr(err, -ret, "regress: internal error %d", ret);
+	free(xc2);
+	free(xc);
+	free(xb);
+	side_cleanup(&c);
+	side_cleanup(&b);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON                                                                */
+
+static json_t *jnum(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *jqci(const struct stats_qci *q)
+{
+	return json_pack("{s:f, s:f, s:I, s:I, s:I, s:f, s:b}",
+			 "q", q->q, "level", q->level,
+			 "est_us", (json_int_t)q->est_us,
+			 "lo_us", (json_int_t)q->lo_us,
+			 "hi_us", q->hi_us == STATS_UNBOUNDED_US ?
+				  (json_int_t)-1 : (json_int_t)q->hi_us,
+			 "coverage", q->coverage, "exact", q->exact);
+}
+
+static json_t *jmetric(const struct regress_metric *m)
+{
+	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:o, s:s, s:[o,o], s:[o,o], s:b, s:o, s:s}",
+			 "verdict", regress_verdict_name(m->verdict),
+			 "unit", m->unit,
+			 "baseline", jnum(m->baseline),
+			 "candidate", jnum(m->candidate),
+			 "effect", jnum(m->effect),
+			 "effect_lo", jnum(m->effect_lo),
+			 "effect_hi", jnum(m->effect_hi),
+			 "interval", m->interval,
+			 "floor", jnum(m->floor),
+			 "floor_us", jnum(m->floor_us),
+			 "p_value", jnum(m->p_value),
+			 "test", m->test,
+			 "runs_baseline", jnum(m->run_base_lo),
+			 jnum(m->run_base_hi),
+			 "runs_candidate", jnum(m->run_cand_lo),
+			 jnum(m->run_cand_hi),
+			 "censored", m->censored,
+			 "more_runs", m->verdict == REGRESS_INCONCLUSIVE &&
+					      m->more_runs > 0 ?
+					      json_integer(m->more_runs) :
+					      json_null(),
+			 "reason", m->reason);
+}
+
+char *regress_result_json(const struct regress_result *r)
+{
+	json_t *root = NULL, *metrics;
+	char *out = NULL;
+	unsigned int i;
+
+	metrics = json_object();
+	if (!metrics)
+		return NULL;
+	for (i = 0; i < REGRESS_NMETRICS; i++) {
+		if (json_object_set_new(metrics, r->metrics[i].name ?
+					r->metrics[i].name : metric_names[i],
+					jmetric(&r->metrics[i])))
+			goto out;
+	}
+	root = json_pack("{s:s, s:s, s:o, s:{s:f, s:f, s:f, s:f, s:i}, s:f, s:{s:i, s:i, s:I, s:o, s:o}, s:{s:i, s:i, s:I, s:o, s:o}, s:{s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o}, s:{s:o, s:o, s:o, s:o, s:b}, s:o}",
+			 "verdict", regress_verdict_name(r->verdict),
+			 "reason", r->reason,
+			 "more_runs", r->verdict == REGRESS_INCONCLUSIVE &&
+					      r->more_runs > 0 ?
+					      json_integer(r->more_runs) :
+					      json_null(),
+			 "params",
+			 "floor_abs_us", r->params.floor_abs_us,
+			 "floor_rel", r->params.floor_rel,
+			 "tail_q", r->params.tail_q,
+			 "alpha", r->params.alpha,
+			 "min_runs", (int)r->params.min_runs,
+			 "alpha_metric", r->alpha_metric,
+			 "baseline",
+			 "runs", (int)r->baseline_runs,
+			 "empty_runs", (int)r->baseline_empty,
+			 "samples", (json_int_t)r->baseline_samples,
+			 "p99", r->baseline_q[0].n ? jqci(&r->baseline_q[0]) :
+						     json_null(),
+			 "p99.9", r->baseline_q[1].n ? jqci(&r->baseline_q[1]) :
+						       json_null(),
+			 "candidate",
+			 "runs", (int)r->candidate_runs,
+			 "empty_runs", (int)r->candidate_empty,
+			 "samples", (json_int_t)r->candidate_samples,
+			 "p99", r->candidate_q[0].n ?
+					jqci(&r->candidate_q[0]) : json_null(),
+			 "p99.9", r->candidate_q[1].n ?
+					  jqci(&r->candidate_q[1]) : json_null(),
+			 "tail",
+			 "threshold_us", (json_int_t)r->threshold_us,
+			 "k1", (json_int_t)r->tail.k1,
+			 "n1", (json_int_t)r->tail.n1,
+			 "k2", (json_int_t)r->tail.k2,
+			 "n2", (json_int_t)r->tail.n2,
+			 "ratio", jnum(r->tail.ratio),
+			 "ratio_lo", jnum(r->tail.ratio_lo),
+			 "ratio_hi", jnum(r->tail.ratio_hi),
+			 "p_greater", jnum(r->tail.p_greater),
+			 "p_less", jnum(r->tail.p_less),
+			 "body",
+			 "w1_us", jnum(r->body.w1_us),
+			 "w1_up_us", jnum(r->body.w1_up_us),
+			 "w1_down_us", jnum(r->body.w1_down_us),
+			 "ks", jnum(r->body.ks),
+			 "partial", r->body.partial,
+			 "metrics", metrics);
+	metrics = NULL;	/* "o" stole it, even on failure */
+	if (!root)
+		goto out;
+	out = json_dumps(root, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+out:
+	json_decref(metrics);
+	json_decref(root);
+	return out;
+}

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef RTLAB_REGRESS_H
+#define RTLAB_REGRESS_H
+
+/*
+ * The regression verdict: baseline runs against candidate runs of one
+ * (board, testcase, clock), metric by metric (p99, p99.9, per-run maxima,
+ * tail exceedance rate, body shift) and overall.  The run is the unit of
+ * replication; the decision rules are in docs/statistics.md.
+ */
+
+#include <stdint.h>
+#include "error.h"
+#include "hist.h"
+#include "stats.h"
+
+enum regress_verdict {
+	REGRESS_NO_CHANGE,
+	REGRESS_REGRESSION,
+	REGRESS_IMPROVEMENT,
+	REGRESS_INCONCLUSIVE,
+};
+
+enum regress_metric_id {
+	REGRESS_M_P99,
+	REGRESS_M_P999,
+	REGRESS_M_MAX,
+	REGRESS_M_TAIL,
+	REGRESS_M_W1,
+	REGRESS_NMETRICS
+};
+
+/* One run: one boot, one measurement; a histogram per CPU. */
+struct regress_run {
+	const char *id;		/* label for messages (run id), may be NULL */
+	const char *board;	/* all three must agree over every run; */
+	const char *testcase;	/* NULL only matches NULL */
+	const char *clock;
+	const struct hist *cpus;
+	unsigned int ncpus;
+};
+
+struct regress_params {
+	double floor_abs_us;	/* practical floor, µs (default 5) */
+	double floor_rel;	/* practical floor, fraction (default 0.10) */
+	double tail_q;		/* baseline quantile = exceedance threshold
+				 * (default 0.999) */
+	double alpha;		/* family-wise over the metrics (default 0.05) */
+	unsigned int min_runs;	/* runs per side (default 5; raised to what
+				 * the rank test needs to reach alpha) */
+};
+
+struct regress_metric {
+	enum regress_verdict verdict;
+	const char *name;	/* "p99", "p99.9", "max", "tail_rate", "w1" */
+	const char *unit;	/* "us" or "ratio" (effect of tail_rate) */
+	double baseline;	/* figure of each side (µs; tail: rate) */
+	double candidate;
+	double effect;		/* candidate - baseline (µs), tail: ratio */
+	double effect_lo;	/* interval of the effect (see interval) */
+	double effect_hi;
+	const char *interval;	/* what the interval is */
+	double floor;		/* practical floor applied (µs; tail: ratio) */
+	double floor_us;	/* the µs floor (tail: threshold shift) */
+	double p_value;		/* of the deciding test; NAN if none ran */
+	const char *test;	/* the test that decided or would decide */
+	double run_base_lo, run_base_hi;	/* range of per-run figures */
+	double run_cand_lo, run_cand_hi;
+	int censored;		/* a figure was beyond the histogram range */
+	int more_runs;		/* INCONCLUSIVE: more runs per side (est.) */
+	char reason[400];
+};
+
+struct regress_result {
+	enum regress_verdict verdict;
+	struct regress_params params;	/* as applied (min_runs raised) */
+	double alpha_metric;		/* alpha / REGRESS_NMETRICS */
+	unsigned int baseline_runs, candidate_runs;	/* with samples */
+	unsigned int baseline_empty, candidate_empty;	/* without */
+	uint64_t baseline_samples, candidate_samples;
+	struct stats_qci baseline_q[2], candidate_q[2];	/* p99, p99.9 */
+	int64_t threshold_us;		/* tail exceedance threshold */
+	struct stats_rate tail;		/* at the threshold, both sides */
+	struct stats_dist body;		/* baseline -> candidate */
+	struct regress_metric metrics[REGRESS_NMETRICS];
+	int more_runs;			/* INCONCLUSIVE: max over metrics */
+	char reason[256];
+};
+
+/** regress_params_init() - the defaults: 5 µs, 10 %, p99.9, alpha 0.05,
+ *  5 runs per side. */
+void regress_params_init(struct regress_params *p);
+
+/**
+ * regress_compare() - verdicts for @ncand candidate runs against @nbase
+ * baseline runs.  Runs without samples are left out (and counted).
+ * Return: 0 with @res filled (its verdict may be INCONCLUSIVE, with a
+ * reason, for empty sides, only overflows or too few runs); -EINVAL with
+ * @err naming the run and field when runs mix boards, testcases or clocks,
+ * or a parameter is negative, NaN or out of range; -ENOMEM.
+ * @res holds no pointers to free.
+ */
+int regress_compare(const struct regress_run *base, unsigned int nbase,
+		    const struct regress_run *cand, unsigned int ncand,
+		    const struct regress_params *params,
+		    struct regress_result *res, struct rtlab_err *err)
+	__must_check;
+
+/** regress_verdict_name() - "REGRESSION", "IMPROVEMENT", "NO_CHANGE",
+ *  "INCONCLUSIVE" (the strings the verdicts table of the schema allows). */
+const char *regress_verdict_name(enum regress_verdict v);
+
+/** regress_verdict_parse() - inverse of regress_verdict_name().
+ *  Return: the verdict (>= 0) or -EINVAL. */
+int regress_verdict_parse(const char *s);
+
+/**
+ * regress_result_json() - @r as a JSON object (for the jsonb details
+ * column): verdict, params, per-metric figures, intervals, tests.
+ * Infinite or NaN figures become null.
+ * Return: malloc'd string, caller frees with free(); NULL on -ENOMEM.
+ */
+char *regress_result_json(const struct regress_result *r);
+
+#endif

@@ -42,8 +42,7 @@ void bundle_free(struct bundle *b)
 	free(b);
 }
 
-/* A relative path of printable ASCII, no empty, "." or ".." component. */
-static int name_check(const char *name)
+int bundle_check_name(const char *name)
 {
 	const char *p, *c;
 	size_t len = strlen(name);
@@ -90,7 +89,7 @@ static int bundle_put(struct bundle *b, const char *name, unsigned char *data,
 	size_t old = f ? f->size : 0;
 	void *p;
 
-	if (name_check(name))
+	if (bundle_check_name(name))
 		return -EINVAL;
 	if (size > BUNDLE_MAX_BYTES ||
 	    bundle_bytes(b) - old + size > BUNDLE_MAX_BYTES)
@@ -492,7 +491,7 @@ static int read_entry(struct archive *a, struct archive_entry *e,
 	la_ssize_t r;
 	int ret;
 
-	if (!name || name_check(name))
+	if (!name || bundle_check_name(name))
 		return rtlab_err_set(err,
 			"bundle: bad file name '%s' (expected a relative path of printable characters without '..', at most %d long)",
 			name ? name : "(none)", BUNDLE_MAX_NAME);

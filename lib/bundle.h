@@ -49,6 +49,11 @@ int bundle_add(struct bundle *b, const char *name, const void *data,
 int bundle_add_path(struct bundle *b, const char *name, const char *path,
 		    struct rtlab_err *err) __must_check;
 
+/** bundle_check_name() - 0 when @name may be a bundle file: a relative
+ *  path of printable ASCII (no spaces or backslashes), no empty, "." or
+ *  ".." component, at most BUNDLE_MAX_NAME long; else -EINVAL. */
+int bundle_check_name(const char *name) __must_check;
+
 /** bundle_get() - the file called @name, or NULL. Owned by the bundle. */
 const struct bundle_file *bundle_get(const struct bundle *b, const char *name);
 

@@ -96,7 +96,16 @@ struct bundle;
 int manifest_verify_files(const struct manifest *m, const struct bundle *b,
 			  struct rtlab_err *err) __must_check;
 
-/** sha256_hex() - @out gets 64 hex digits and a NUL. */
+/**
+ * manifest_files_json() - the "files" object for a manifest describing @b:
+ * {"NAME": {"size": N, "sha256": "hex"}, ...} for every file but
+ * manifest.json itself, compact, keys sorted.  The agent adds its other
+ * files to the bundle, then puts this under "files" and adds manifest.json.
+ * Return: malloc'd JSON text, caller frees with free(); NULL on -ENOMEM.
+ */
+char *manifest_files_json(const struct bundle *b);
+
+/** sha256_hex() - @out gets 64 hex digits and a NUL (lower case). */
 void sha256_hex(const void *data, size_t size, char out[65]);
 
 #endif

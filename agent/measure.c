@@ -64,8 +64,9 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-int measure_run(const struct argv *a, const char *hist_path,
-		const char *stderr_path, unsigned int duration_s,
+int measure_run(const struct argv *a, const char *cwd,
+		const char *hist_path, const char *stderr_path,
+		unsigned int duration_s,
 		volatile sig_atomic_t *stop, measure_tick_fn tick, void *ctx,
 		int *status, struct rtlab_err *err)
 {
@@ -102,6 +103,11 @@ int measure_run(const struct argv *a, const char *hist_path,
 		dup2(err_fd, 2);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		if (cwd && chdir(cwd)) {
+			fprintf(stderr, "cannot enter %s: %s\n", cwd,
+				strerror(errno));
+			_exit(127);
+		}
 		execvp(a->v[0], a->v);
 		fprintf(stderr, "cannot run %s: %s\n", a->v[0],
 			strerror(errno));

@@ -28,16 +28,17 @@ int measure_build_argv(const struct testcase *tc, unsigned int duration_s,
 typedef void (*measure_tick_fn)(void *ctx, double elapsed_s);
 
 /**
- * measure_run() - run @a with stdout to @hist_path and stderr to
- * @stderr_path, and wait.  When *@stop becomes non-zero, cyclictest is
+ * measure_run() - run @a in directory @cwd with stdout to @hist_path and
+ * stderr to @stderr_path, and wait.  When *@stop becomes non-zero, cyclictest is
  * asked to finish (SIGINT, as a user would) and then killed; past
  * @duration_s plus a margin it is killed too.
  * @status: its wait status.
  * Return: 0 when it ran and exited on its own (check @status), -EINTR
  * when stopped, -ETIMEDOUT, or another negative errno; @err says which.
  */
-int measure_run(const struct argv *a, const char *hist_path,
-		const char *stderr_path, unsigned int duration_s,
+int measure_run(const struct argv *a, const char *cwd,
+		const char *hist_path, const char *stderr_path,
+		unsigned int duration_s,
 		volatile sig_atomic_t *stop, measure_tick_fn tick, void *ctx,
 		int *status, struct rtlab_err *err) __must_check;
 

@@ -67,7 +67,7 @@ int upload_post(const char *url, const char *token, const void *data,
 	int ret = 0;
 
 	*result = UPLOAD_RETRY;
-	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
+	if (!upload_url_valid(url))
 		return rtlab_err_set(err, "--upload %s: expected an http:// or https:// URL",
 				     url);
 	if (snprintf(auth, sizeof(auth), "Authorization: Bearer %s",
@@ -124,6 +124,12 @@ out:
 	curl_slist_free_all(hdrs);
 	curl_easy_cleanup(c);
 	return ret;
+}
+
+bool upload_url_valid(const char *url)
+{
+	return url && ((!strncmp(url, "http://", 7) && url[7]) ||
+		       (!strncmp(url, "https://", 8) && url[8]));
 }
 
 const char *upload_spool_dir(const char *opt)

@@ -10,6 +10,7 @@
  * under SPOOL/ for `rtlab-agent flush`.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "error.h"
 
@@ -32,6 +33,9 @@ enum upload_result {
 int upload_post(const char *url, const char *token, const void *data,
 		size_t size, enum upload_result *result,
 		struct rtlab_err *err) __must_check;
+
+/** upload_url_valid() - true for an http:// or https:// URL. */
+bool upload_url_valid(const char *url);
 
 /** upload_spool_dir() - @opt, else $RTLAB_SPOOL, else the default. */
 const char *upload_spool_dir(const char *opt);

@@ -1,0 +1,793 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * `rtlab-agent run`: one measurement on this board, start to finish.
+ * Record the environment, save and set the knobs, start the loads, run
+ * cyclictest, stop the loads and restore the knobs (on every exit path,
+ * SIGINT/SIGTERM included), check what cyclictest wrote, and hand over a
+ * bundle: written to a file, or uploaded (spooled when the server cannot
+ * take it).  A run that fails still yields a bundle with status
+ * agent_error, what was captured, and agent.log.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <uuid/uuid.h>
+#include <jansson.h>
+
+#include "bundle.h"
+#include "cmd.h"
+#include "cyclictest.h"
+#include "env.h"
+#include "ftrace.h"
+#include "knob.h"
+#include "load.h"
+#include "manifest.h"
+#include "measure.h"
+#include "proc.h"
+#include "testcase.h"
+#include "upload.h"
+
+#define RUN_LOAD_SETTLE_MS	1000
+#define RUN_LOAD_GRACE_MS	3000
+#define RUN_FILE_MAX		(64u << 20)
+
+static volatile sig_atomic_t run_stop_signal;
+
+static void run_on_signal(int sig)
+{
+	run_stop_signal = sig;
+}
+
+struct run_opts {
+	const char *testcase, *board, *run_id, *tracefs, *out, *upload;
+	const char *token, *spool, *clock;
+	unsigned int duration_s;	/* 0: the testcase's */
+};
+
+struct run_ctx {
+	struct run_opts o;
+	char run_id[37];
+	char workdir[64];
+	FILE *log;
+	char *error;		/* first error: the run is agent_error */
+	struct testcase tc;
+	bool tc_ok;
+	unsigned int duration_s;
+	json_t *commands, *trace;
+	json_t *kernel, *env;
+	struct bundle *files;	/* everything but the manifest */
+	struct knob_list knobs;
+	struct load_set loads;
+	char *started_at, *finished_at;
+	bool tty;
+	double t0;
+	const char *phase;
+};
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static char *iso_now(void)
+{
+	char buf[32];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return strdup(buf);
+}
+
+static void __printf(3, 4) rlog(struct run_ctx *r, bool to_stderr,
+				const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (r->log)
+		fprintf(r->log, "[%8.3f] %s\n", mono_s() - r->t0, msg);
+	if (to_stderr) {
+		if (r->tty)
+			fputs("\r\033[K", stderr);
+		fprintf(stderr, "rtlab-agent: %s\n", msg);
+	}
+}
+
+/* Remember the first error; the run carries on to clean up. */
+static void __printf(2, 3) run_fail(struct run_ctx *r, const char *fmt, ...)
+{
+	char msg[RTLAB_ERR_LEN + 128];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	rlog(r, true, "error: %s", msg);
+	if (!r->error)
+		r->error = strdup(msg);
+}
+
+static bool run_stopped(struct run_ctx *r)
+{
+	if (run_stop_signal && !r->error)
+		run_fail(r, "interrupted by SIG%s",
+			 sigabbrev_np(run_stop_signal) ?
+			 sigabbrev_np(run_stop_signal) : "?");
+	return run_stop_signal != 0;
+}
+
+static void progress(struct run_ctx *r, const char *phase, double elapsed,
+		     double total)
+{
+	r->phase = phase;
+	if (!r->tty)
+		return;
+	if (total > 0)
+		fprintf(stderr, "\r\033[K[%s] %.0f/%.0f s, %.0f s left", phase,
+			elapsed, total, total > elapsed ? total - elapsed : 0);
+	else
+		fprintf(stderr, "\r\033[K[%s]", phase);
+	fflush(stderr);
+}
+
+static void measure_tick(void *ctx, double elapsed_s)
+{
+	struct run_ctx *r = ctx;
+
+	progress(r, "measure", elapsed_s, r->duration_s);
+}
+
+static void sleep_ms_interruptible(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (!run_stop_signal && nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static void add_command(struct run_ctx *r, const struct argv *a)
+{
+	char *s = argv_join(a);
+
+	rlog(r, false, "command: %s", s ? s : "?");
+	if (!s || json_array_append_new(r->commands, json_string(s)))
+		run_fail(r, "out of memory recording a command line");
+	free(s);
+}
+
+static char *work_path(struct run_ctx *r, const char *name)
+{
+	char *p;
+
+	if (asprintf(&p, "%s/%s", r->workdir, name) < 0)
+		return NULL;
+	return p;
+}
+
+static void add_file(struct run_ctx *r, const char *name, const void *data,
+		     size_t size)
+{
+	int ret = bundle_add(r->files, name, data, size);
+
+	if (ret)
+		run_fail(r, "bundle: cannot add %s: %s", name, strerror(-ret));
+}
+
+/* The environment, the kernel config. */
+static void run_capture_env(struct run_ctx *r)
+{
+	struct rtlab_err err = { "" };
+	char *config = NULL, *source = NULL, sha[65];
+	size_t len = 0;
+
+	progress(r, "environment", 0, 0);
+	r->kernel = env_kernel_json("");
+	r->env = env_environment_json("", r->o.clock);
+	if (!r->kernel || !r->env) {
+		run_fail(r, "out of memory recording the environment");
+		return;
+	}
+	if (env_read_config("", &config, &len, &source, &err)) {
+		/* Not fatal: a kernel without IKCONFIG is still measured. */
+		rlog(r, true, "warning: %s", err.msg);
+		json_object_set_new(r->kernel, "config_sha256", json_null());
+	} else {
+		sha256_hex(config, len, sha);
+		json_object_set_new(r->kernel, "config_sha256",
+				    json_string(sha));
+		json_object_set_new(r->env, "config_source",
+				    json_string(source));
+		add_file(r, "config", config, len);
+		rlog(r, false, "kernel config from %s, sha256 %s", source,
+		     sha);
+	}
+	free(config);
+	free(source);
+}
+
+static void run_check_tools(struct run_ctx *r)
+{
+	const char **tools = testcase_tools(&r->tc);
+	size_t i;
+
+	if (!tools) {
+		run_fail(r, "out of memory");
+		return;
+	}
+	for (i = 0; tools[i]; i++) {
+		char *path = proc_which(tools[i]);
+
+		if (!path)
+			run_fail(r, "testcase %s needs '%s', which is not on PATH",
+				 r->tc.name, tools[i]);
+		free(path);
+	}
+	free(tools);
+}
+
+static void run_prepare_trace(struct run_ctx *r)
+{
+	struct rtlab_err err = { "" };
+	const char *root;
+
+	if (!r->tc.trace.enabled)
+		return;
+	root = ftrace_find_root(r->o.tracefs, &err);
+	if (!root && !r->o.tracefs) {
+		/* Measure anyway; the manifest says the trace is absent. */
+		rlog(r, true, "warning: %s; measuring without ftrace",
+		     err.msg);
+		r->trace = json_pack("{s:s, s:s}", "status", "unavailable",
+				     "reason", err.msg);
+		return;
+	}
+	if (!root || ftrace_prepare(root, &r->tc.trace, &r->knobs, &err)) {
+		run_fail(r, "%s", err.msg);
+		return;
+	}
+	r->trace = json_pack("{s:s, s:s, s:I}", "status", "prepared",
+			     "tracefs", root, "buffer_kb",
+			     (json_int_t)r->tc.trace.buffer_kb);
+	rlog(r, false, "tracefs %s: buffer_size_kb set to %u", root,
+	     r->tc.trace.buffer_kb);
+}
+
+static void run_start_loads(struct run_ctx *r)
+{
+	struct rtlab_err err = { "" };
+	struct argv cmds[LOAD_MAX_CMDS];
+	size_t i, j, n;
+
+	for (i = 0; i < r->tc.nloads && !r->error; i++) {
+		const char *label = tc_load_kind_name(r->tc.loads[i].kind);
+
+		progress(r, "loads", 0, 0);
+		if (load_build_cmds(&r->tc.loads[i], r->duration_s, cmds, &n)) {
+			run_fail(r, "out of memory building load %s", label);
+		} else {
+			for (j = 0; j < n; j++)
+				add_command(r, &cmds[j]);
+			if (load_start(&r->loads, label, cmds, n, &err))
+				run_fail(r, "%s", err.msg);
+			else
+				rlog(r, false, "load %s started (process group %d)",
+				     label, (int)r->loads.v[r->loads.n - 1].pgid);
+		}
+		for (j = 0; j < LOAD_MAX_CMDS; j++)
+			argv_cleanup(&cmds[j]);
+	}
+	/* Let the loads get going before measuring under them. */
+	if (r->tc.nloads && !r->error)
+		sleep_ms_interruptible(RUN_LOAD_SETTLE_MS);
+}
+
+static void append_file_to_log(struct run_ctx *r, const char *path,
+			       const char *what)
+{
+	char line[1024];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		rlog(r, false, "%s: %s", what, strtok(line, "\n") ?: "");
+	fclose(f);
+}
+
+static int slurp(const char *path, char **data, size_t *len)
+{
+	struct bundle *tmp = bundle_alloc();
+	struct rtlab_err err;
+	const struct bundle_file *f;
+	int ret;
+
+	/* bundle_add_path() already reads a file whole, with a limit. */
+	if (!tmp)
+		return -ENOMEM;
+	ret = bundle_add_path(tmp, "f", path, &err);
+	if (!ret) {
+		f = bundle_get(tmp, "f");
+		*data = malloc(f->size + 1);
+		if (*data) {
+			memcpy(*data, f->data, f->size);
+			(*data)[f->size] = '\0';
+			*len = f->size;
+		} else {
+			ret = -ENOMEM;
+		}
+	}
+	bundle_free(tmp);
+	return ret;
+}
+
+/* Check both outputs parse and agree, then bundle them. */
+static void run_collect(struct run_ctx *r, const char *json_path,
+			const char *hist_path)
+{
+	struct ct_result js = { 0 }, hs = { 0 };
+	struct rtlab_err err = { "" };
+	char *jtext = NULL, *htext = NULL;
+	size_t jlen = 0, hlen = 0, i;
+
+	if (slurp(json_path, &jtext, &jlen)) {
+		run_fail(r, "cyclictest wrote no %s", json_path);
+	} else {
+		add_file(r, "cyclictest.json", jtext, jlen);
+		if (ct_json_parse(jtext, jlen, r->tc.measurement.histogram_us,
+				  &js, &err)) {
+			run_fail(r, "cyclictest.json: %s", err.msg);
+		} else {
+			if (js.version)
+				json_object_set_new(r->env, "rt_tests_version",
+						    json_string(js.version));
+			for (i = 0; i < js.nthreads && !r->error; i++)
+				if (hist_check(&js.threads[i], &err))
+					run_fail(r, "cyclictest.json thread %zu: %s",
+						 i, err.msg);
+			if (!js.nthreads)
+				run_fail(r, "cyclictest.json: no thread measured");
+		}
+	}
+	if (slurp(hist_path, &htext, &hlen)) {
+		run_fail(r, "cyclictest's histogram output %s is missing",
+			 hist_path);
+	} else {
+		add_file(r, "cyclictest.hist", htext, hlen);
+		if (ct_hist_parse(htext, hlen, &hs, &err))
+			run_fail(r, "cyclictest.hist: %s", err.msg);
+		else if (js.nthreads && hs.nthreads != js.nthreads)
+			run_fail(r, "cyclictest.hist has %u threads but cyclictest.json %u",
+				 hs.nthreads, js.nthreads);
+	}
+	if (js.nthreads && !r->error)
+		rlog(r, false, "cyclictest measured %u thread(s)", js.nthreads);
+	ct_result_cleanup(&js);
+	ct_result_cleanup(&hs);
+	free(jtext);
+	free(htext);
+}
+
+static void run_measure(struct run_ctx *r)
+{
+	struct rtlab_err err = { "" };
+	char *json_path = work_path(r, "cyclictest.json");
+	char *hist_path = work_path(r, "cyclictest.hist");
+	char *err_path = work_path(r, "cyclictest.stderr");
+	struct argv a;
+	char why[64];
+	int status = 0, ret;
+
+	if (!json_path || !hist_path || !err_path ||
+	    measure_build_argv(&r->tc, r->duration_s, 0, "cyclictest.json",
+			       &a)) {
+		run_fail(r, "out of memory building the cyclictest command");
+		goto out;
+	}
+	add_command(r, &a);
+	rlog(r, false, "measuring for %u s", r->duration_s);
+	/* Run where its output lands, so the recorded command line
+	 * carries no temporary path. */
+	ret = measure_run(&a, r->workdir, hist_path, err_path, r->duration_s,
+			  &run_stop_signal, measure_tick, r, &status, &err);
+	argv_cleanup(&a);
+	append_file_to_log(r, err_path, "cyclictest stderr");
+	if (ret == -EINTR)
+		run_stopped(r);
+	else if (ret)
+		run_fail(r, "%s", err.msg);
+	else if (!WIFEXITED(status) || WEXITSTATUS(status))
+		run_fail(r, "cyclictest failed (%s); its stderr is in agent.log",
+			 proc_status_str(status, why, sizeof(why)));
+	/* Even a failed measurement may have left output worth keeping. */
+	run_collect(r, json_path, hist_path);
+out:
+	free(json_path);
+	free(hist_path);
+	free(err_path);
+}
+
+/* Undo everything the run changed; runs on every path. */
+static void run_restore(struct run_ctx *r)
+{
+	struct rtlab_err err = { "" };
+
+	progress(r, "restore", 0, 0);
+	if (r->loads.n)
+		rlog(r, false, "stopping %zu load(s)", r->loads.n);
+	load_stop_all(&r->loads, RUN_LOAD_GRACE_MS);
+	if (knob_restore_all(&r->knobs, &err))
+		run_fail(r, "restoring the board: %s", err.msg);
+}
+
+static void run_capture_dmesg(struct run_ctx *r)
+{
+	struct rtlab_err err = { "" };
+	char *data = NULL;
+	size_t len = 0;
+
+	if (env_read_dmesg("", &data, &len, &err))
+		rlog(r, true, "warning: no kernel log: %s", err.msg);
+	else
+		add_file(r, "dmesg.txt", data, len);
+	free(data);
+}
+
+static json_t *run_manifest(struct run_ctx *r)
+{
+	json_t *m, *files, *tcj;
+	const char *tcname;
+	char sha[65];
+	size_t i;
+
+	files = json_object();
+	for (i = 0; files && i < r->files->nfiles; i++) {
+		const struct bundle_file *f = &r->files->files[i];
+
+		sha256_hex(f->data, f->size, sha);
+		json_object_set_new(files, f->name, json_pack("{s:I, s:s}",
+				    "size", (json_int_t)f->size,
+				    "sha256", sha));
+	}
+	if (r->tc_ok) {
+		tcname = r->tc.name;
+		tcj = testcase_to_json(&r->tc);
+	} else {
+		/* An unreadable testcase is still a run, named by its file. */
+		const char *base = strrchr(r->o.testcase, '/');
+
+		tcname = base ? base + 1 : r->o.testcase;
+		tcj = json_null();
+	}
+	m = json_pack("{s:s, s:i, s:s, s:s, s:s, s:{s:s, s:I, s:I, s:o}, "
+		      "s:O, s:O, s:O, s:s, s:s, s:o}",
+		      "format", MANIFEST_FORMAT,
+		      "format_version", MANIFEST_FORMAT_VERSION,
+		      "run_id", r->run_id,
+		      "board", r->o.board,
+		      "status", run_status_name(r->error ?
+						RUN_STATUS_AGENT_ERROR :
+						RUN_STATUS_COMPLETE),
+		      "testcase", "name", tcname,
+		      "duration_s", (json_int_t)r->duration_s,
+		      "hist_range_us",
+		      (json_int_t)(r->tc_ok ? r->tc.measurement.histogram_us : 0),
+		      "definition", tcj,
+		      "kernel", r->kernel,
+		      "environment", r->env,
+		      "commands", r->commands,
+		      "started_at", r->started_at,
+		      "finished_at", r->finished_at,
+		      "files", files);
+	if (m && r->error)
+		json_object_set_new(m, "error", json_string(r->error));
+	if (m && r->trace)
+		json_object_set(m, "trace", r->trace);
+	return m;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	return remove(path);
+}
+
+/* Manifest, bundle, hand-over.  Return: the exit status. */
+static int run_finish(struct run_ctx *r)
+{
+	struct rtlab_err err = { "" };
+	struct bundle *b = NULL;
+	json_t *m = NULL;
+	char *text = NULL, *log_path = work_path(r, "agent.log");
+	void *data = NULL;
+	size_t size = 0;
+	int ret, status = r->error ? AGENT_EXIT_FAILURE : AGENT_EXIT_OK;
+
+	free(r->finished_at);
+	r->finished_at = iso_now();
+	if (!r->kernel)
+		r->kernel = env_kernel_json("");
+	if (!r->env)
+		r->env = env_environment_json("", r->o.clock);
+	rlog(r, false, "run %s: %s%s%s", r->run_id,
+	     r->error ? "agent_error" : "complete", r->error ? ": " : "",
+	     r->error ? r->error : "");
+	if (r->log) {
+		fclose(r->log);
+		r->log = NULL;
+		if (log_path && bundle_add_path(r->files, "agent.log", log_path,
+						&err))
+			fprintf(stderr, "rtlab-agent: %s\n", err.msg);
+	}
+	m = run_manifest(r);
+	text = m ? json_dumps(m, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
+	b = bundle_alloc();
+	if (!text || !b) {
+		fprintf(stderr, "rtlab-agent: out of memory writing the manifest\n");
+		status = AGENT_EXIT_FAILURE;
+		goto out;
+	}
+	/* The bundle owns copies; r->files keeps the originals. */
+	ret = bundle_add(b, BUNDLE_MANIFEST, text, strlen(text));
+	for (size_t i = 0; !ret && i < r->files->nfiles; i++)
+		ret = bundle_add(b, r->files->files[i].name,
+				 r->files->files[i].data,
+				 r->files->files[i].size);
+	if (ret) {
+		fprintf(stderr, "rtlab-agent: bundle: %s\n", strerror(-ret));
+		status = AGENT_EXIT_FAILURE;
+		goto out;
+	}
+	if (r->o.out) {
+		if (bundle_write(b, r->o.out, &err)) {
+			fprintf(stderr, "rtlab-agent: %s\n", err.msg);
+			status = AGENT_EXIT_FAILURE;
+			goto out;
+		}
+		printf("rtlab-agent: run %s %s: bundle written to %s\n",
+		       r->run_id, r->error ? "agent_error" : "complete",
+		       r->o.out);
+		goto out;
+	}
+	if (bundle_write_mem(b, &data, &size, &err)) {
+		fprintf(stderr, "rtlab-agent: %s\n", err.msg);
+		status = AGENT_EXIT_FAILURE;
+		goto out;
+	}
+	ret = upload_deliver(r->o.upload, r->o.token,
+			     upload_spool_dir(r->o.spool), r->run_id, data,
+			     size, &err);
+	if (ret && ret != -EBADMSG)
+		fprintf(stderr, "rtlab-agent: %s\n", err.msg);
+	if (ret)
+		status = AGENT_EXIT_FAILURE;
+out:
+	free(data);
+	bundle_free(b);
+	free(text);
+	json_decref(m);
+	free(log_path);
+	return status;
+}
+
+static void run_usage(FILE *f)
+{
+	fprintf(f,
+"usage: rtlab-agent run --testcase FILE [--duration SECONDS] [--board NAME]\n"
+"                       [--run-id UUID] [--tracefs DIR] [--clock CLOCK]\n"
+"                       (--out BUNDLE | --upload URL --token TOKEN)\n"
+"                       [--spool DIR]\n"
+"\n"
+"Run the testcase's loads and cyclictest on this board, restore the board,\n"
+"and write the result bundle to a file or upload it.\n"
+"\n"
+"  --testcase FILE     testcase YAML (see testcases/README.md)\n"
+"  --duration SECONDS  measure this long instead of the testcase's duration_s\n"
+"  --board NAME        board name for the manifest (default: local)\n"
+"  --run-id UUID       the run's id (default: a new random one)\n"
+"  --tracefs DIR       tracefs root (default %s, then %s)\n"
+"  --clock CLOCK       what the board's clock is: host (default), icount:3,\n"
+"                      ...  (runs on different clocks are never compared)\n"
+"  --out BUNDLE        write the bundle to this file\n"
+"  --upload URL        POST the bundle, e.g. http://127.0.0.1:8080/api/v1/runs\n"
+"  --token TOKEN       the board's token (default $RTLAB_TOKEN)\n"
+"  --spool DIR         where undeliverable bundles wait for `flush`\n"
+"                      (default $RTLAB_SPOOL or %s)\n"
+"\n"
+"Exit status: 0 complete and written, stored or spooled; 1 agent_error or\n"
+"rejected (a bundle is still written or kept); 2 usage error.\n",
+		FTRACE_DEFAULT_ROOT, FTRACE_DEBUGFS_ROOT, UPLOAD_DEFAULT_SPOOL);
+}
+
+static int run_parse_opts(int argc, char **argv, struct run_opts *o)
+{
+	static const struct option opts[] = {
+		{ "testcase", required_argument, NULL, 'c' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "board", required_argument, NULL, 'b' },
+		{ "run-id", required_argument, NULL, 'r' },
+		{ "tracefs", required_argument, NULL, 'T' },
+		{ "clock", required_argument, NULL, 'k' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "upload", required_argument, NULL, 'u' },
+		{ "token", required_argument, NULL, 't' },
+		{ "spool", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *why = NULL;
+	unsigned long v;
+	uuid_t uu;
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->board = "local";
+	o->clock = "host";
+	o->token = getenv("RTLAB_TOKEN");
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': o->testcase = optarg; break;
+		case 'd':
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || *optarg == '-' ||
+			    !v || v > 7 * 24 * 3600) {
+				fprintf(stderr, "rtlab-agent run: --duration %s: expected whole seconds, 1..604800\n",
+					optarg);
+				return AGENT_EXIT_USAGE;
+			}
+			o->duration_s = v;
+			break;
+		case 'b': o->board = optarg; break;
+		case 'r': o->run_id = optarg; break;
+		case 'T': o->tracefs = optarg; break;
+		case 'k': o->clock = optarg; break;
+		case 'o': o->out = optarg; break;
+		case 'u': o->upload = optarg; break;
+		case 't': o->token = optarg; break;
+		case 's': o->spool = optarg; break;
+		case 'h': run_usage(stdout); return -1;
+		default: run_usage(stderr); return AGENT_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		why = "unexpected argument";
+	else if (!o->testcase)
+		why = "--testcase FILE is required";
+	else if (!o->out == !o->upload)
+		why = "give either --out BUNDLE or --upload URL";
+	else if (o->upload && (!o->token || !*o->token))
+		why = "--upload needs --token TOKEN (or $RTLAB_TOKEN)";
+	else if (o->upload && !upload_url_valid(o->upload))
+		why = "--upload: expected an http:// or https:// URL";
+	else if (o->run_id && uuid_parse(o->run_id, uu))
+		why = "--run-id: expected a UUID like 123e4567-e89b-12d3-a456-426614174000";
+	else if (!*o->board || !*o->clock)
+		why = "--board and --clock must not be empty";
+	if (why) {
+		fprintf(stderr, "rtlab-agent run: %s\n", why);
+		run_usage(stderr);
+		return AGENT_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static void run_signals(bool install)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = install ? run_on_signal : SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+static void run_ctx_cleanup(struct run_ctx *r)
+{
+	if (r->log)
+		fclose(r->log);
+	testcase_cleanup(&r->tc);
+	json_decref(r->commands);
+	json_decref(r->trace);
+	json_decref(r->kernel);
+	json_decref(r->env);
+	bundle_free(r->files);
+	knob_list_cleanup(&r->knobs);
+	free(r->started_at);
+	free(r->finished_at);
+	free(r->error);
+	if (r->workdir[0])
+		nftw(r->workdir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct rtlab_err err = { "" };
+	struct run_ctx r;
+	char *log_path;
+	uuid_t uu;
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	ret = run_parse_opts(argc, argv, &r.o);
+	if (ret)
+		return ret < 0 ? AGENT_EXIT_OK : ret;
+	r.t0 = mono_s();
+	r.tty = isatty(STDERR_FILENO);
+	knob_list_init(&r.knobs);
+	load_set_init(&r.loads);
+	if (r.o.run_id) {
+		uuid_parse(r.o.run_id, uu);
+	} else {
+		uuid_generate_random(uu);
+	}
+	uuid_unparse_lower(uu, r.run_id);
+	r.started_at = iso_now();
+	r.commands = json_array();
+	r.files = bundle_alloc();
+	snprintf(r.workdir, sizeof(r.workdir), "/tmp/rtlab-agent.XXXXXX");
+	if (!r.started_at || !r.commands || !r.files || !mkdtemp(r.workdir)) {
+		fprintf(stderr, "rtlab-agent: cannot set up a working directory in /tmp: %s\n",
+			strerror(errno));
+		r.workdir[0] = '\0';
+		run_ctx_cleanup(&r);
+		return AGENT_EXIT_FAILURE;
+	}
+	log_path = work_path(&r, "agent.log");
+	r.log = log_path ? fopen(log_path, "w") : NULL;
+	free(log_path);
+	/* Orphaned load processes come back to us to be reaped. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	run_signals(true);
+	rlog(&r, false, "run %s, board %s, testcase %s", r.run_id, r.o.board,
+	     r.o.testcase);
+
+	if (testcase_load(r.o.testcase, &r.tc, &err)) {
+		run_fail(&r, "%s", err.msg);
+	} else {
+		r.tc_ok = true;
+		r.duration_s = r.o.duration_s ? r.o.duration_s :
+			       r.tc.duration_s;
+	}
+	run_capture_env(&r);
+	if (!r.error)
+		run_check_tools(&r);
+	if (!r.error && !run_stopped(&r))
+		run_prepare_trace(&r);
+	if (!r.error && !run_stopped(&r))
+		run_start_loads(&r);
+	if (!r.error && !run_stopped(&r))
+		run_measure(&r);
+	run_restore(&r);
+	run_stopped(&r);
+	run_capture_dmesg(&r);
+	if (r.tty)
+		fputs("\r\033[K", stderr);
+	ret = run_finish(&r);
+	run_signals(false);
+	run_ctx_cleanup(&r);
+	return ret;
+}

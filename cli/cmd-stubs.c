@@ -18,9 +18,5 @@
 		return 1;                                                  \
 	}
 
-STUB(cmd_server, "server")
-STUB(cmd_runs, "runs")
-STUB(cmd_show, "show")
-STUB(cmd_plot, "plot")
 STUB(cmd_kernel, "kernel")
 STUB(cmd_boot, "boot")

@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../server/db-runs.h"
 #include "plot.h"
 
 extern char **environ;
@@ -114,8 +115,9 @@ static void ps_quoted(struct plot_script *s, const char *text)
 	ps_printf(s, "'");
 }
 
-/* Highest latency that must be visible: the true maximum, or the last
- * counted bucket if the maximum is unknown. */
+/* Highest latency to show: the last counted bucket, or the true maximum
+ * when it lies within the tracked range.  A maximum among the overflows
+ * would squash the histogram into the left edge; the legend names it. */
 static uint32_t series_top_us(const struct hist *h)
 {
 	uint32_t top = 0, i;
@@ -125,7 +127,8 @@ static uint32_t series_top_us(const struct hist *h)
 			top = i - 1;
 			break;
 		}
-	if (h->samples && h->max_us != UINT32_MAX && h->max_us > top)
+	if (h->samples && h->max_us != UINT32_MAX && h->max_us > top &&
+	    h->max_us < h->nbuckets)
 		top = h->max_us;
 	return top;
 }
@@ -189,7 +192,8 @@ int plot_script_histogram(const struct plot_run *run, enum plot_format fmt,
 	for (i = 0; i < run->nseries; i++) {
 		const struct hist *hi = run->series[i].hist;
 
-		if (!hi->samples || hi->max_us == UINT32_MAX)
+		if (!hi->samples || hi->max_us == UINT32_MAX ||
+		    hi->max_us > top_us)
 			continue;
 		ps_printf(s, "set arrow %zu from %u, graph 0 to %u, graph 1 "
 			     "nohead dt 2 lw 1.5 lc rgb '%s'\n", i + 1,
@@ -202,12 +206,19 @@ int plot_script_histogram(const struct plot_run *run, enum plot_format fmt,
 		const struct hist *hi = run->series[i].hist;
 		char label[256];
 
-		if (hi->samples && hi->max_us != UINT32_MAX)
-			snprintf(label, sizeof(label), "%s (max %u µs%s)",
+		if (hi->samples && hi->max_us != UINT32_MAX && hi->overflows)
+			snprintf(label, sizeof(label),
+				 "%s (max %u µs, %llu beyond %u µs)",
 				 run->series[i].label ? run->series[i].label :
 							"",
 				 hi->max_us,
-				 hi->overflows ? ", overflows" : "");
+				 (unsigned long long)hi->overflows,
+				 hi->nbuckets);
+		else if (hi->samples && hi->max_us != UINT32_MAX)
+			snprintf(label, sizeof(label), "%s (max %u µs)",
+				 run->series[i].label ? run->series[i].label :
+							"",
+				 hi->max_us);
 		else
 			snprintf(label, sizeof(label), "%s (no samples)",
 				 run->series[i].label ? run->series[i].label :
@@ -440,5 +451,53 @@ out:
 		rmdir(dir);
 	}
 	plot_script_cleanup(&s);
+	return ret;
+}
+
+int plot_stored_run(const struct run_hists *rh, enum plot_format fmt,
+		    void **img, size_t *size, struct rtlab_err *err)
+{
+	struct plot_series *series = NULL;
+	char (*labels)[32] = NULL;
+	char title[512], subtitle[512];
+	struct plot_run pr = { 0 };
+	size_t i;
+	int ret;
+
+	if (!rh->nhists)
+		return rtlab_err_seterr(err, ENODATA,
+					"run %lld has no histograms to plot "
+					"(status %s)", (long long)rh->run_id,
+					rh->status ? rh->status : "?");
+	series = calloc(rh->nhists, sizeof(*series));
+	labels = calloc(rh->nhists, sizeof(*labels));
+	if (!series || !labels) {
+		ret = rtlab_err_seterr(err, ENOMEM, "plot: out of memory");
+		goto out;
+	}
+	for (i = 0; i < rh->nhists; i++) {
+		if (rh->hists[i].cpu >= 0)
+			snprintf(labels[i], sizeof(labels[i]), "CPU %d",
+				 rh->hists[i].cpu);
+		else
+			snprintf(labels[i], sizeof(labels[i]), "thread %d",
+				 rh->hists[i].thread);
+		series[i].label = labels[i];
+		series[i].hist = &rh->hists[i];
+	}
+	snprintf(title, sizeof(title), "%s / %s / %s", rh->board, rh->kernel,
+		 rh->testcase);
+	snprintf(subtitle, sizeof(subtitle), "run %lld (%.8s), clock %s%s%s",
+		 (long long)rh->run_id, rh->uuid, rh->clock,
+		 rh->kernel_version && *rh->kernel_version ? ", " : "",
+		 rh->kernel_version ? rh->kernel_version : "");
+	pr.title = title;
+	pr.subtitle = subtitle;
+	pr.nseries = rh->nhists;
+	pr.series = series;
+	ret = plot_run_histogram(&pr, fmt, img, size, err);
+out:
+	free(series);
+	free(labels);
 	return ret;
 }

@@ -79,4 +79,17 @@ int plot_run_histogram(const struct plot_run *run, enum plot_format fmt,
 		       void **img, size_t *size,
 		       struct rtlab_err *err) __must_check;
 
+struct run_hists;
+
+/**
+ * plot_stored_run() - the OSADL-style plot of a stored run: one series per
+ * CPU (or thread), titled board / kernel / testcase with the run id, uuid,
+ * clock and kernel version beneath.
+ * Return: as plot_run_histogram(); -ENODATA when the run has no
+ * histograms (it did not complete).
+ */
+int plot_stored_run(const struct run_hists *rh, enum plot_format fmt,
+		    void **img, size_t *size,
+		    struct rtlab_err *err) __must_check;
+
 #endif

@@ -41,7 +41,7 @@ int main(void)
 	size_t size = 0;
 	int ret;
 
-	CHECK(!make_hist(&h[0], 0, 10, 94) && !make_hist(&h[1], 1, 12, 250),
+	CHECK(!make_hist(&h[0], 0, 10, 94) && !make_hist(&h[1], 1, 12, 150),
 	      "histograms built");
 	series[0] = (struct plot_series){ "CPU 0", &h[0] };
 	series[1] = (struct plot_series){ "CPU 1", &h[1] };
@@ -67,7 +67,7 @@ int main(void)
 	      "single quote in title doubled");
 	CHECK(s.buf && strstr(s.buf, "'#1 SMP PREEMPT_RT \"x\" \\n'"),
 	      "subtitle stays a literal string");
-	CHECK(s.buf && strstr(s.buf, "from 250, graph 0 to 250, graph 1"),
+	CHECK(s.buf && strstr(s.buf, "from 150, graph 0 to 150, graph 1"),
 	      "maximum of CPU 1 marked");
 	CHECK(s.buf && strstr(s.buf, "CPU 0 (max 94 µs)"),
 	      "legend carries the maximum");
@@ -75,6 +75,18 @@ int main(void)
 		      strstr(s.buf, "set output 'plot.png'"),
 	      "png terminal, pngcairo preferred");
 	plot_script_cleanup(&s);
+	plot_script_cleanup(&s);
+
+	/* A maximum among the overflows is named, not drawn off-range. */
+	hist_add(&h[1], 250, 1);
+	ret = plot_script_histogram(&run, PLOT_SVG, &s);
+	CHECK(!ret && strstr(s.buf, "CPU 1 (max 250 µs, 1 beyond 200 µs)"),
+	      "overflowed maximum in the legend");
+	CHECK(!ret && !strstr(s.buf, "from 250, graph 0"),
+	      "overflowed maximum not marked off-range");
+	CHECK(!ret && strstr(s.buf, "set xrange [0:159]"),
+	      "x range ends past the last counted bucket");
+	CHECK(!ret && strstr(s.buf, "set terminal svg"), "svg terminal");
 	plot_script_cleanup(&s);
 
 	run.nseries = 0;

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * rtlab server: run the HTTP API (server/http.c, server/api.c) until
+ * SIGINT or SIGTERM.  Options override the lab configuration file's
+ * listen and max_upload_mb.
+ */
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../server/config.h"
+#include "../server/db.h"
+#include "../server/http.h"
+#include "commands.h"
+
+static void server_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: rtlab server [--listen HOST:PORT] [--max-upload-mb N]\n"
+		"                    [--threads N] [--quiet]\n\n"
+		"Serve the rtlab HTTP API (docs/api.md) until SIGINT/SIGTERM.\n"
+		"  --listen HOST:PORT  address to bind (default: the configuration\n"
+		"                      file's 'listen', else " RTLAB_DEFAULT_LISTEN
+		");\n"
+		"                      port 0 picks a free port, printed at start\n"
+		"  --max-upload-mb N   largest bundle accepted (default: 'max_upload_mb',\n"
+		"                      else %d); larger uploads get 413\n"
+		"  --threads N         worker threads, each with its own database\n"
+		"                      connection (default 4)\n"
+		"  --quiet             no request log on stderr\n",
+		RTLAB_DEFAULT_MAX_UPLOAD_MB);
+}
+
+static int parse_uint(const char *opt, const char *s, unsigned int min,
+		      unsigned int max, unsigned int *out)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (!*s || *end || v < min || v > max) {
+		fprintf(stderr, "rtlab server: %s '%s': expected a number "
+			"from %u to %u\n", opt, s, min, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int cmd_server(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "listen", required_argument, NULL, 'l' },
+		{ "max-upload-mb", required_argument, NULL, 'm' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rtlab_config cfg = { 0 };
+	struct http_config hc = { 0 };
+	struct rtlab_err err = { "" };
+	const char *listen = NULL;
+	unsigned int max_mb = 0, threads = 4;
+	bool quiet = false;
+	PGconn *conn;
+	int c, ret = 1;
+
+	while ((c = getopt_long(argc, argv, "l:m:t:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			listen = optarg;
+			break;
+		case 'm':
+			if (parse_uint("--max-upload-mb", optarg, 1, 65536,
+				       &max_mb))
+				return EXIT_USAGE;
+			break;
+		case 't':
+			if (parse_uint("--threads", optarg, 1, 256, &threads))
+				return EXIT_USAGE;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			server_usage(stdout);
+			return 0;
+		default:
+			server_usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "rtlab server: unexpected argument '%s'\n",
+			argv[optind]);
+		server_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (rtlab_config_load(&cfg, &err)) {
+		fprintf(stderr, "rtlab server: %s\n", err.msg);
+		goto out;
+	}
+
+	/* Fail at start, not on the first request, when the database is
+	 * not there. */
+	conn = db_connect(&err);
+	if (!conn) {
+		fprintf(stderr, "rtlab server: %s\n", err.msg);
+		goto out;
+	}
+	db_disconnect(conn);
+
+	hc.listen = listen ? listen : cfg.listen;
+	hc.max_upload_mb = max_mb ? max_mb : cfg.max_upload_mb;
+	hc.threads = threads;
+	hc.quiet = quiet;
+	if (http_serve(&hc, &err)) {
+		fprintf(stderr, "rtlab server: %s\n", err.msg);
+		goto out;
+	}
+	ret = 0;
+out:
+	rtlab_config_cleanup(&cfg);
+	return ret;
+}

@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The rtlab HTTP API, version 1: routing by path and method, bearer-token
+ * authentication of uploads, bundle ingest, and the read side (runs,
+ * histograms, plots, artifacts).  Handlers answer through http.c's helpers
+ * and take their data from db-runs.c; errors are {"error": "..."} naming
+ * the request part that was wrong.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../reports/plot.h"
+#include "api.h"
+#include "db-boards.h"
+#include "db-runs.h"
+#include "ingest.h"
+#include "manifest.h"
+
+#define API_RUNS "/api/v1/runs"
+
+enum route {
+	ROUTE_NONE,
+	ROUTE_INDEX,
+	ROUTE_HEALTH,
+	ROUTE_RUNS,
+	ROUTE_RUN,
+	ROUTE_HISTOGRAM,
+	ROUTE_PLOT_PNG,
+	ROUTE_PLOT_SVG,
+	ROUTE_TRACE,
+	ROUTE_ARTIFACT,
+};
+
+struct match {
+	enum route route;
+	char ref[128];		/* run id or uuid */
+	const char *name;	/* artifact name, points into the path */
+};
+
+static bool is_get(const char *m)
+{
+	return !strcmp(m, "GET") || !strcmp(m, "HEAD");
+}
+
+static void route_path(const char *path, struct match *mt)
+{
+	const char *rest, *slash;
+	size_t n;
+
+	memset(mt, 0, sizeof(*mt));
+	if (!strcmp(path, "/")) {
+		mt->route = ROUTE_INDEX;
+		return;
+	}
+	if (!strcmp(path, "/healthz")) {
+		mt->route = ROUTE_HEALTH;
+		return;
+	}
+	if (!strcmp(path, API_RUNS) || !strcmp(path, API_RUNS "/")) {
+		mt->route = ROUTE_RUNS;
+		return;
+	}
+	if (strncmp(path, API_RUNS "/", strlen(API_RUNS) + 1))
+		return;
+	rest = path + strlen(API_RUNS) + 1;
+	slash = strchr(rest, '/');
+	n = slash ? (size_t)(slash - rest) : strlen(rest);
+	if (!n || n >= sizeof(mt->ref))
+		return;
+	memcpy(mt->ref, rest, n);
+	mt->ref[n] = '\0';
+	if (!slash || !slash[1]) {
+		mt->route = ROUTE_RUN;
+		return;
+	}
+	rest = slash + 1;
+	if (!strcmp(rest, "histogram"))
+		mt->route = ROUTE_HISTOGRAM;
+	else if (!strcmp(rest, "plot.png"))
+		mt->route = ROUTE_PLOT_PNG;
+	else if (!strcmp(rest, "plot.svg"))
+		mt->route = ROUTE_PLOT_SVG;
+	else if (!strcmp(rest, "trace.dat"))
+		mt->route = ROUTE_TRACE;
+	else if (!strncmp(rest, "artifacts/", 10) && rest[10]) {
+		mt->route = ROUTE_ARTIFACT;
+		mt->name = rest + 10;
+	}
+}
+
+/* The status for a negative errno from the database or ingest layers. */
+static unsigned int errno_status(int ret)
+{
+	switch (ret) {
+	case -ENOENT:
+		return MHD_HTTP_NOT_FOUND;
+	case -EINVAL:
+		return MHD_HTTP_BAD_REQUEST;
+	case -EACCES:
+		return MHD_HTTP_FORBIDDEN;
+	default:
+		return MHD_HTTP_INTERNAL_SERVER_ERROR;
+	}
+}
+
+static enum MHD_Result no_db(struct http_request *req)
+{
+	return http_respond_error(req, MHD_HTTP_SERVICE_UNAVAILABLE,
+				  "database unavailable: %s", req->db_error);
+}
+
+/* Bearer token → board; answers 401/403/503 itself when it fails. */
+static bool authenticate(struct http_request *req)
+{
+	const char *auth = http_header(req, MHD_HTTP_HEADER_AUTHORIZATION);
+	struct rtlab_err err = { "" };
+	int ret;
+
+	if (!auth || !*auth) {
+		struct MHD_Response *r;
+		static const char body[] =
+			"{\"error\":\"missing 'Authorization: Bearer TOKEN' "
+			"header: uploads need the board's token (rtlab board "
+			"add prints it)\"}";
+
+		r = MHD_create_response_from_buffer(sizeof(body) - 1,
+						    (void *)body,
+						    MHD_RESPMEM_PERSISTENT);
+		if (r) {
+			MHD_add_response_header(r, "Content-Type",
+						"application/json");
+			MHD_add_response_header(r, "WWW-Authenticate",
+						"Bearer realm=\"rtlab\"");
+			MHD_queue_response(req->conn, MHD_HTTP_UNAUTHORIZED,
+					   r);
+			MHD_destroy_response(r);
+		}
+		req->status = MHD_HTTP_UNAUTHORIZED;
+		req->bytes = sizeof(body) - 1;
+		req->responded = true;
+		return false;
+	}
+	if (strncasecmp(auth, "Bearer ", 7)) {
+		http_respond_error(req, MHD_HTTP_UNAUTHORIZED,
+				   "Authorization header: expected 'Bearer "
+				   "TOKEN'");
+		return false;
+	}
+	if (!req->db) {
+		no_db(req);
+		return false;
+	}
+	auth += 7;
+	while (*auth == ' ')
+		auth++;
+	ret = db_board_auth(req->db, auth, &req->board_id, &req->board, &err);
+	if (ret == -EACCES) {
+		http_respond_error(req, MHD_HTTP_FORBIDDEN,
+				   "Authorization header: the bearer token "
+				   "belongs to no board (wrong or rotated "
+				   "token)");
+		return false;
+	}
+	if (ret) {
+		http_respond_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				   "checking the upload token: %s", err.msg);
+		return false;
+	}
+	return true;
+}
+
+static enum MHD_Result method_not_allowed(struct http_request *req,
+					  const char *allow)
+{
+	char msg[RTLAB_ERR_LEN], *text;
+	enum MHD_Result r;
+	json_t *j;
+
+	snprintf(msg, sizeof(msg), "method %s not allowed on %s (allowed: %s)",
+		 req->method, req->path, allow);
+	j = json_pack("{ss}", "error", msg);
+	text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+	json_decref(j);
+	if (!text)
+		return MHD_NO;
+	r = http_respond(req, MHD_HTTP_METHOD_NOT_ALLOWED, "application/json",
+			 text, strlen(text), "Allow", allow);
+	free(text);
+	return r;
+}
+
+enum MHD_Result api_begin(struct http_request *req)
+{
+	struct match mt;
+	const char *cl;
+
+	route_path(req->path, &mt);
+	if (mt.route == ROUTE_NONE)
+		return http_respond_error(req, MHD_HTTP_NOT_FOUND,
+					  "no such path: %s", req->path);
+	if (mt.route == ROUTE_RUNS && !strcmp(req->method, "POST")) {
+		req->want_body = true;
+		cl = http_header(req, MHD_HTTP_HEADER_CONTENT_LENGTH);
+		if (cl && strtoull(cl, NULL, 10) > req->max_body)
+			return http_respond_error(
+				req, MHD_HTTP_CONTENT_TOO_LARGE,
+				"upload of %s bytes is larger than the "
+				"server's limit of %zu MB (max_upload_mb)",
+				cl, req->max_body >> 20);
+		authenticate(req);
+		return MHD_YES;
+	}
+	if (mt.route == ROUTE_RUNS && !is_get(req->method))
+		return method_not_allowed(req, "GET, HEAD, POST");
+	if (!is_get(req->method))
+		return method_not_allowed(req, "GET, HEAD");
+	return MHD_YES;
+}
+
+static enum MHD_Result upload(struct http_request *req)
+{
+	struct rtlab_err err = { "" };
+	struct ingest_result res;
+	char location[64];
+	json_t *j;
+	int ret;
+
+	if (req->too_large && !req->max_body)
+		return http_respond_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR,
+					  "out of memory receiving the upload");
+	if (req->too_large)
+		return http_respond_error(req, MHD_HTTP_CONTENT_TOO_LARGE,
+					  "upload is larger than the server's "
+					  "limit of %zu MB (max_upload_mb)",
+					  req->max_body >> 20);
+	if (!req->body_len)
+		return http_respond_error(req, MHD_HTTP_BAD_REQUEST,
+					  "empty request body: expected a "
+					  "result bundle (gzip'd tar)");
+	ret = ingest_bundle(req->db, req->body, req->body_len, req->board_id,
+			    req->board, &res, &err);
+	/* The body is no longer needed; free it before answering. */
+	free(req->body);
+	req->body = NULL;
+	req->body_len = req->body_cap = 0;
+	if (ret)
+		return http_respond_error(req, errno_status(ret), "%s",
+					  err.msg);
+	req->run_id = res.run_id;
+	snprintf(location, sizeof(location), API_RUNS "/%" PRId64,
+		 res.run_id);
+	j = json_pack("{sIsssbsssiss}", "id", (json_int_t)res.run_id, "uuid",
+		      res.uuid, "duplicate", res.duplicate, "status",
+		      res.status, "histograms", (int)res.nhists, "url",
+		      location);
+	if (!j)
+		return http_respond_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR,
+					  "out of memory");
+	if (res.duplicate) {
+		json_object_del(j, "histograms");
+		return http_respond_json(req, MHD_HTTP_OK, j);
+	}
+	{
+		char *text = json_dumps(j, JSON_COMPACT);
+		enum MHD_Result r;
+
+		json_decref(j);
+		if (!text)
+			return http_respond_error(
+				req, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				"out of memory");
+		r = http_respond(req, MHD_HTTP_CREATED, "application/json",
+				 text, strlen(text), "Location", location);
+		free(text);
+		return r;
+	}
+}
+
+static enum MHD_Result list_runs(struct http_request *req)
+{
+	struct run_filter f = { 0 };
+	struct rtlab_err err = { "" };
+	const char *limit = http_query(req, "limit");
+	enum run_status st;
+	json_t *j = NULL;
+	int ret;
+
+	f.board = http_query(req, "board");
+	f.kernel = http_query(req, "kernel");
+	f.testcase = http_query(req, "testcase");
+	f.status = http_query(req, "status");
+	if (limit) {
+		char *end;
+		unsigned long n = strtoul(limit, &end, 10);
+
+		if (!*limit || *end || n < 1 || n > 1000)
+			return http_respond_error(
+				req, MHD_HTTP_BAD_REQUEST,
+				"query 'limit': expected a number from 1 to "
+				"1000, got '%s'", limit);
+		f.limit = n;
+	}
+	if (f.status && run_status_parse(f.status, &st))
+		return http_respond_error(req, MHD_HTTP_BAD_REQUEST,
+					  "query 'status': expected complete, "
+					  "agent_error, boot_failed, panic or "
+					  "hang, got '%s'", f.status);
+	ret = db_runs_list(req->db, &f, &j, &err);
+	if (ret)
+		return http_respond_error(req, errno_status(ret), "%s",
+					  err.msg);
+	return http_respond_json(req, MHD_HTTP_OK, j);
+}
+
+static enum MHD_Result plot(struct http_request *req, int64_t id,
+			    enum plot_format fmt)
+{
+	struct rtlab_err err = { "" };
+	struct run_hists rh;
+	void *img = NULL;
+	size_t size = 0;
+	enum MHD_Result r;
+	int ret;
+
+	ret = db_run_hists_load(req->db, id, &rh, &err);
+	if (ret) {
+		r = http_respond_error(req, errno_status(ret), "%s", err.msg);
+		goto out;
+	}
+	ret = plot_stored_run(&rh, fmt, &img, &size, &err);
+	if (ret == -ENODATA)
+		r = http_respond_error(req, MHD_HTTP_NOT_FOUND, "%s", err.msg);
+	else if (ret)
+		r = http_respond_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				       "%s", err.msg);
+	else
+		r = http_respond(req, MHD_HTTP_OK,
+				 fmt == PLOT_SVG ? "image/svg+xml" :
+						   "image/png",
+				 img, size, NULL, NULL);
+out:
+	free(img);
+	run_hists_cleanup(&rh);
+	return r;
+}
+
+static enum MHD_Result artifact(struct http_request *req, int64_t id,
+				const char *name, bool trace)
+{
+	struct rtlab_err err = { "" };
+	struct artifact a;
+	char disp[300];
+	enum MHD_Result r;
+	int ret;
+
+	ret = db_artifact_get(req->db, id, name, &a, &err);
+	if (ret == -ENOENT && trace)
+		return http_respond_error(req, MHD_HTTP_NOT_FOUND,
+					  "run %" PRId64 " has no trace "
+					  "(no trace.dat in its bundle)", id);
+	if (ret)
+		return http_respond_error(req, errno_status(ret), "%s",
+					  err.msg);
+	snprintf(disp, sizeof(disp), "attachment; filename=\"%s\"",
+		 strrchr(name, '/') ? strrchr(name, '/') + 1 : name);
+	r = http_respond(req, MHD_HTTP_OK, a.content_type, a.data, a.size,
+			 trace ? "Content-Disposition" : NULL, disp);
+	artifact_cleanup(&a);
+	return r;
+}
+
+enum MHD_Result api_handle(struct http_request *req)
+{
+	struct rtlab_err err = { "" };
+	struct match mt;
+	json_t *j = NULL;
+	int64_t id;
+	int ret;
+
+	route_path(req->path, &mt);
+	if (mt.route == ROUTE_INDEX)
+		return http_respond_json(
+			req, MHD_HTTP_OK,
+			json_pack("{ssss}", "service", "rtlab", "api",
+				  API_RUNS));
+	if (!req->db) {
+		if (mt.route == ROUTE_HEALTH)
+			return http_respond_error(
+				req, MHD_HTTP_SERVICE_UNAVAILABLE,
+				"database unreachable: %s", req->db_error);
+		return no_db(req);
+	}
+	if (mt.route == ROUTE_HEALTH) {
+		ret = db_ping(req->db, &err);
+		if (ret)
+			return http_respond_error(
+				req, MHD_HTTP_SERVICE_UNAVAILABLE,
+				"database unreachable: %s", err.msg);
+		return http_respond_json(req, MHD_HTTP_OK,
+					 json_pack("{ss}", "status", "ok"));
+	}
+	if (mt.route == ROUTE_RUNS)
+		return strcmp(req->method, "POST") ? list_runs(req) :
+						     upload(req);
+
+	ret = db_run_resolve(req->db, mt.ref, &id, &err);
+	if (ret)
+		return http_respond_error(req, errno_status(ret), "%s",
+					  err.msg);
+	req->run_id = id;
+	switch (mt.route) {
+	case ROUTE_RUN:
+		ret = db_run_get(req->db, id, &j, &err);
+		break;
+	case ROUTE_HISTOGRAM:
+		ret = db_run_histograms(req->db, id, &j, &err);
+		if (!ret)
+			j = json_pack("{sIso}", "id", (json_int_t)id,
+				      "threads", j);
+		break;
+	case ROUTE_PLOT_PNG:
+		return plot(req, id, PLOT_PNG);
+	case ROUTE_PLOT_SVG:
+		return plot(req, id, PLOT_SVG);
+	case ROUTE_TRACE:
+		return artifact(req, id, "trace.dat", true);
+	case ROUTE_ARTIFACT:
+		return artifact(req, id, mt.name, false);
+	default:
+		return http_respond_error(req, MHD_HTTP_NOT_FOUND,
+					  "no such path: %s", req->path);
+	}
+	if (ret)
+		return http_respond_error(req, errno_status(ret), "%s",
+					  err.msg);
+	return http_respond_json(req, MHD_HTTP_OK, j);
+}

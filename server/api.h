@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef RTLAB_API_H
+#define RTLAB_API_H
+
+/*
+ * The rtlab HTTP API (version 1): routes and handlers.  JSON everywhere;
+ * errors are {"error": "..."} with the fitting status.  Endpoints are
+ * documented in docs/api.md.
+ */
+
+#include "http.h"
+
+/**
+ * api_begin() - called once the request's headers are in: sets
+ * @req->want_body for requests that carry one, and answers at once when
+ * the headers already decide (unknown path, wrong method, no or wrong
+ * token, declared body over the limit), before any body is read.
+ * Return: what libmicrohttpd expects (MHD_YES to go on).
+ */
+enum MHD_Result api_begin(struct http_request *req);
+
+/**
+ * api_handle() - answer a complete request (body, if any, received).
+ * Return: what libmicrohttpd expects.
+ */
+enum MHD_Result api_handle(struct http_request *req);
+
+#endif

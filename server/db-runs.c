@@ -1,0 +1,805 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The runs domain of the database: the one-transaction store of an ingested
+ * run and the queries behind GET /api/v1/runs..., `rtlab runs`, `rtlab show`
+ * and the plots.  PostgreSQL builds the JSON of query answers itself
+ * (json_build_object), so rows never pass through hand-written formatting;
+ * histograms go in as one INSERT each with their buckets as array literals.
+ */
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bundle.h"
+#include "db-runs.h"
+#include "db.h"
+#include "manifest.h"
+
+/* Timestamps leave the database as ISO 8601 in UTC. */
+#define ISO(col) \
+	"to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
+
+static void trim_nl(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n && (s[n - 1] == '\n' || s[n - 1] == ' '))
+		s[--n] = '\0';
+}
+
+/* Data the client sent that PostgreSQL refused (class 22 data exception,
+ * 23 integrity violation) is the client's fault; anything else is ours. */
+static int pg_fail(PGconn *conn, PGresult *res, struct rtlab_err *err,
+		   const char *what)
+{
+	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) :
+				  NULL;
+	const char *prim = res ? PQresultErrorField(res,
+						    PG_DIAG_MESSAGE_PRIMARY) :
+				 NULL;
+	char msg[RTLAB_ERR_LEN];
+	int e = EIO;
+
+	snprintf(msg, sizeof(msg), "%s",
+		 prim ? prim : PQerrorMessage(conn));
+	trim_nl(msg);
+	if (state && (!strncmp(state, "22", 2) || !strncmp(state, "23", 2)))
+		e = EINVAL;
+	return rtlab_err_seterr(err, e, "%s: %s", what, msg);
+}
+
+static PGresult *q(PGconn *conn, const char *sql, int n,
+		   const char *const *p)
+{
+	return PQexecParams(conn, sql, n, NULL, p, NULL, NULL, 0);
+}
+
+/* Run a query expected to return rows (possibly none). */
+static int q_rows(PGconn *conn, const char *sql, int n, const char *const *p,
+		  PGresult **out, struct rtlab_err *err, const char *what)
+{
+	PGresult *res = q(conn, sql, n, p);
+	int ret;
+
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		ret = pg_fail(conn, res, err, what);
+		PQclear(res);
+		*out = NULL;
+		return ret;
+	}
+	*out = res;
+	return 0;
+}
+
+static int q_id(PGconn *conn, const char *sql, int n, const char *const *p,
+		int64_t *id, struct rtlab_err *err, const char *what)
+{
+	PGresult *res;
+	int ret = q_rows(conn, sql, n, p, &res, err, what);
+
+	if (ret)
+		return ret;
+	if (PQntuples(res) < 1 || PQgetisnull(res, 0, 0))
+		ret = -ENOENT;
+	else
+		*id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+	PQclear(res);
+	return ret;
+}
+
+const char *artifact_content_type(const char *name)
+{
+	static const struct {
+		const char *suffix, *type;
+	} types[] = {
+		{ ".json", "application/json" },
+		{ ".txt", "text/plain; charset=utf-8" },
+		{ ".log", "text/plain; charset=utf-8" },
+		{ ".hist", "text/plain; charset=utf-8" },
+		{ ".yaml", "application/yaml" },
+		{ ".png", "image/png" },
+		{ ".svg", "image/svg+xml" },
+		{ ".gz", "application/gzip" },
+		{ ".html", "text/html; charset=utf-8" },
+	};
+	const char *base = strrchr(name, '/');
+	size_t n = strlen(name), i;
+
+	base = base ? base + 1 : name;
+	if (!strcmp(base, "config") || !strncmp(base, "config-", 7))
+		return "text/plain; charset=utf-8";
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		size_t s = strlen(types[i].suffix);
+
+		if (n > s && !strcasecmp(name + n - s, types[i].suffix))
+			return types[i].type;
+	}
+	return "application/octet-stream";
+}
+
+/* "{v0,v1,...}" of the non-empty buckets (latencies or counts). */
+static char *array_literal(const struct hist *h, bool counts)
+{
+	size_t cap = (size_t)hist_nonempty(h) * 21 + 3, len = 0;
+	char *s = malloc(cap);
+	uint32_t i;
+
+	if (!s)
+		return NULL;
+	s[len++] = '{';
+	for (i = 0; i < h->nbuckets; i++) {
+		if (!h->counts[i])
+			continue;
+		if (len > 1)
+			s[len++] = ',';
+		if (counts)
+			len += snprintf(s + len, cap - len, "%" PRIu64,
+					h->counts[i]);
+		else
+			len += snprintf(s + len, cap - len, "%" PRIu32, i);
+	}
+	s[len++] = '}';
+	s[len] = '\0';
+	return s;
+}
+
+static const char *q_or_null(int64_t v, char *buf, size_t n)
+{
+	if (v < 0)
+		return NULL;
+	snprintf(buf, n, "%" PRId64, v);
+	return buf;
+}
+
+static int store_hist(PGconn *conn, const char *rid, const struct hist *h,
+		      struct rtlab_err *err)
+{
+	static const char sql[] =
+		"INSERT INTO histograms (run_id, thread, cpu, range_us, "
+		"bucket_us, counts, overflows, samples, min_us, avg_us, "
+		"max_us, p50_us, p99_us, p999_us, p9999_us) VALUES ($1, $2, "
+		"$3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)";
+	char thread[16], cpu[16], range[16], ovf[24], samples[24], min[16],
+		avg[40], max[16], p50[24], p99[24], p999[24], p9999[24];
+	struct hist_summary s;
+	char *buckets = array_literal(h, false);
+	char *counts = array_literal(h, true);
+	const char *p[15];
+	PGresult *res = NULL;
+	int ret = 0;
+
+	if (!buckets || !counts) {
+		ret = rtlab_err_seterr(err, ENOMEM, "histogram: out of memory");
+		goto out;
+	}
+	hist_summarize(h, &s);
+	snprintf(thread, sizeof(thread), "%d", h->thread);
+	snprintf(cpu, sizeof(cpu), "%d", h->cpu);
+	snprintf(range, sizeof(range), "%" PRIu32, h->nbuckets);
+	snprintf(ovf, sizeof(ovf), "%" PRIu64, h->overflows);
+	snprintf(samples, sizeof(samples), "%" PRIu64, h->samples);
+	snprintf(min, sizeof(min), "%" PRIu32, s.min_us);
+	snprintf(avg, sizeof(avg), "%.17g", s.avg_us);
+	snprintf(max, sizeof(max), "%" PRIu32, s.max_us);
+	p[0] = rid;
+	p[1] = thread;
+	p[2] = cpu;
+	p[3] = range;
+	p[4] = buckets;
+	p[5] = counts;
+	p[6] = ovf;
+	p[7] = samples;
+	p[8] = s.samples && s.min_us != UINT32_MAX ? min : NULL;
+	p[9] = s.samples && isfinite(s.avg_us) ? avg : NULL;
+	p[10] = s.samples ? max : NULL;
+	p[11] = q_or_null(s.p50_us, p50, sizeof(p50));
+	p[12] = q_or_null(s.p99_us, p99, sizeof(p99));
+	p[13] = q_or_null(s.p999_us, p999, sizeof(p999));
+	p[14] = q_or_null(s.p9999_us, p9999, sizeof(p9999));
+	res = q(conn, sql, 15, p);
+	if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "storing histogram of thread %d",
+			 h->thread);
+		ret = pg_fail(conn, res, err, what);
+	}
+out:
+	PQclear(res);
+	free(buckets);
+	free(counts);
+	return ret;
+}
+
+static int store_artifact(PGconn *conn, const char *rid,
+			  const struct bundle_file *f, struct rtlab_err *err)
+{
+	static const char sql[] =
+		"INSERT INTO artifacts (run_id, name, content_type, size, "
+		"sha256, data) VALUES ($1, $2, $3, $4, $5, $6)";
+	char size[24], sha[65];
+	const char *p[6];
+	int lens[6] = { 0 }, fmts[6] = { 0, 0, 0, 0, 0, 1 };
+	PGresult *res;
+	int ret = 0;
+
+	sha256_hex(f->data, f->size, sha);
+	snprintf(size, sizeof(size), "%zu", f->size);
+	p[0] = rid;
+	p[1] = f->name;
+	p[2] = artifact_content_type(f->name);
+	p[3] = size;
+	p[4] = sha;
+	p[5] = f->size ? (const char *)f->data : "";
+	lens[5] = (int)f->size;
+	res = PQexecParams(conn, sql, 6, NULL, p, lens, fmts, 0);
+	if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+		char what[300];
+
+		snprintf(what, sizeof(what), "storing artifact '%s'", f->name);
+		ret = pg_fail(conn, res, err, what);
+	}
+	PQclear(res);
+	return ret;
+}
+
+static int run_by_uuid(PGconn *conn, const char *uuid, int64_t *id,
+		       struct rtlab_err *err)
+{
+	const char *p[1] = { uuid };
+
+	return q_id(conn, "SELECT id FROM runs WHERE uuid = $1::uuid", 1, p,
+		    id, err, "looking up the run's uuid");
+}
+
+int db_run_store(PGconn *conn, const struct run_record *rec, int64_t *run_id,
+		 bool *duplicate, struct rtlab_err *err)
+{
+	const struct manifest *m = rec->manifest;
+	char bid[16], kid[24], tid[24], rid[24];
+	int64_t board_id = rec->board_id, kernel_id, testcase_id, id = -1;
+	const char *p[10];
+	size_t i;
+	int ret;
+
+	*duplicate = false;
+	/* The common duplicate (an agent retrying) needs no transaction. */
+	ret = run_by_uuid(conn, m->run_id, &id, err);
+	if (!ret) {
+		*run_id = id;
+		*duplicate = true;
+		return 0;
+	}
+	if (ret != -ENOENT)
+		return ret;
+
+	ret = db_begin(conn, err);
+	if (ret)
+		return ret;
+	if (board_id < 0) {
+		p[0] = m->board;
+		ret = q_id(conn, "SELECT id FROM boards WHERE name = $1", 1, p,
+			   &board_id, err, "looking up the board");
+		if (ret == -ENOENT)
+			ret = rtlab_err_set(err,
+					    "manifest.json: board '%s' is not "
+					    "registered (rtlab board add %s)",
+					    m->board, m->board);
+		if (ret)
+			goto fail;
+	}
+	snprintf(bid, sizeof(bid), "%" PRId64, board_id);
+
+	p[0] = m->kernel_release;
+	p[1] = m->kernel_version;
+	p[2] = m->kernel_config_sha256;
+	p[3] = m->kernel_realtime < 0 ? NULL :
+	       m->kernel_realtime ? "true" : "false";
+	p[4] = m->json;
+	ret = q_id(conn,
+		   "INSERT INTO kernels (release, version, config_sha256, "
+		   "realtime, name, tree) "
+		   "SELECT $1, COALESCE($2, ''), COALESCE($3, ''), "
+		   "$4::boolean, m->'kernel'->>'name', "
+		   "COALESCE(m->'kernel'->>'tree', '') "
+		   "FROM (SELECT $5::jsonb AS m) s "
+		   "ON CONFLICT (release, version, config_sha256) DO UPDATE "
+		   "SET realtime = COALESCE(kernels.realtime, "
+		   "EXCLUDED.realtime), "
+		   "name = COALESCE(kernels.name, EXCLUDED.name), "
+		   "tree = CASE WHEN kernels.tree = '' THEN EXCLUDED.tree "
+		   "ELSE kernels.tree END RETURNING id",
+		   5, p, &kernel_id, err, "storing the kernel");
+	if (ret)
+		goto fail;
+	snprintf(kid, sizeof(kid), "%" PRId64, kernel_id);
+
+	p[0] = m->testcase;
+	p[1] = m->json;
+	ret = q_id(conn,
+		   "INSERT INTO testcases (name, definition) "
+		   "SELECT $1, COALESCE(m->'testcase'->'definition', '{}') "
+		   "FROM (SELECT $2::jsonb AS m) s "
+		   "ON CONFLICT (name) DO UPDATE SET definition = "
+		   "CASE WHEN EXCLUDED.definition = '{}'::jsonb "
+		   "THEN testcases.definition ELSE EXCLUDED.definition END "
+		   "RETURNING id",
+		   2, p, &testcase_id, err, "storing the testcase");
+	if (ret)
+		goto fail;
+	snprintf(tid, sizeof(tid), "%" PRId64, testcase_id);
+
+	p[0] = m->run_id;
+	p[1] = bid;
+	p[2] = kid;
+	p[3] = tid;
+	p[4] = run_status_name(m->status);
+	p[5] = m->error;
+	p[6] = m->clock ? m->clock : "host";
+	p[7] = m->json;
+	p[8] = m->started_at;
+	p[9] = m->finished_at;
+	ret = q_id(conn,
+		   "INSERT INTO runs (uuid, board_id, kernel_id, testcase_id, "
+		   "job_id, status, error, clock, environment, commands, "
+		   "manifest, started_at, finished_at) "
+		   "SELECT $1::uuid, $2::integer, $3::integer, $4::integer, "
+		   "CASE WHEN m->>'job_id' ~ '^[0-9]{1,18}$' THEN (SELECT j.id "
+		   "FROM jobs j WHERE j.id = (m->>'job_id')::bigint) END, "
+		   "$5, $6, $7, "
+		   "CASE WHEN jsonb_typeof(m->'environment') = 'object' "
+		   "THEN m->'environment' ELSE '{}' END, "
+		   "CASE WHEN jsonb_typeof(m->'commands') = 'array' "
+		   "THEN m->'commands' ELSE '[]' END, "
+		   "m, $9::timestamptz, $10::timestamptz "
+		   "FROM (SELECT $8::jsonb AS m) s "
+		   "ON CONFLICT (uuid) DO NOTHING RETURNING id",
+		   10, p, &id, err, "storing the run");
+	if (ret == -ENOENT) {
+		/* Stored by a concurrent upload since we looked. */
+		db_rollback(conn);
+		ret = run_by_uuid(conn, m->run_id, &id, err);
+		if (!ret) {
+			*run_id = id;
+			*duplicate = true;
+		}
+		return ret;
+	}
+	if (ret)
+		goto fail;
+	snprintf(rid, sizeof(rid), "%" PRId64, id);
+
+	for (i = 0; i < rec->nhists; i++) {
+		ret = store_hist(conn, rid, &rec->hists[i], err);
+		if (ret)
+			goto fail;
+	}
+	for (i = 0; rec->bundle && i < rec->bundle->nfiles; i++) {
+		const struct bundle_file *f = &rec->bundle->files[i];
+
+		if (!strcmp(f->name, BUNDLE_MANIFEST))
+			continue;
+		ret = store_artifact(conn, rid, f, err);
+		if (ret)
+			goto fail;
+	}
+	ret = db_commit(conn, err);
+	if (ret)
+		goto fail;
+	*run_id = id;
+	return 0;
+fail:
+	db_rollback(conn);
+	return ret;
+}
+
+static bool all_digits(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+
+	return n && n <= max && strspn(s, "0123456789") == n;
+}
+
+int db_run_resolve(PGconn *conn, const char *ref, int64_t *run_id,
+		   struct rtlab_err *err)
+{
+	size_t n = strlen(ref);
+	const char *p[1] = { ref };
+	PGresult *res;
+	int ret;
+
+	if (all_digits(ref, 18))
+		ret = q_id(conn, "SELECT id FROM runs WHERE id = $1::bigint", 1,
+			   p, run_id, err, "looking up the run");
+	else if (n == 36 && strspn(ref, "0123456789abcdefABCDEF-") == n)
+		ret = q_id(conn, "SELECT id FROM runs WHERE uuid = $1::uuid", 1,
+			   p, run_id, err, "looking up the run");
+	else if (n >= 4 && n < 36 &&
+		 strspn(ref, "0123456789abcdefABCDEF-") == n) {
+		/* A uuid prefix, as `rtlab runs` prints it. */
+		ret = q_rows(conn,
+			     "SELECT id FROM runs WHERE uuid::text LIKE "
+			     "lower($1) || '%' LIMIT 2",
+			     1, p, &res, err, "looking up the run");
+		if (ret)
+			return ret;
+		if (PQntuples(res) == 1)
+			*run_id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+		ret = PQntuples(res) == 1 ? 0 :
+		      PQntuples(res) == 0 ? -ENOENT : -EEXIST;
+		PQclear(res);
+		if (ret == -EEXIST)
+			return rtlab_err_seterr(err, EINVAL,
+						"run '%s' is ambiguous: "
+						"several runs' uuids start "
+						"with it", ref);
+	} else {
+		ret = -ENOENT;
+	}
+	if (ret == -ENOENT)
+		rtlab_err_seterr(err, ENOENT, "run '%s' not found", ref);
+	return ret;
+}
+
+/* One row, one column of JSON text into a jansson value. */
+static int json_result(PGresult *res, json_t **out, struct rtlab_err *err,
+		       const char *what)
+{
+	json_error_t jerr;
+
+	if (PQntuples(res) < 1 || PQgetisnull(res, 0, 0))
+		return -ENOENT;
+	*out = json_loads(PQgetvalue(res, 0, 0), JSON_DECODE_ANY, &jerr);
+	if (!*out)
+		return rtlab_err_seterr(err, EIO, "%s: bad JSON from the "
+					"database: %s", what, jerr.text);
+	return 0;
+}
+
+int db_runs_list(PGconn *conn, const struct run_filter *f, json_t **out,
+		 struct rtlab_err *err)
+{
+	static const char sql[] =
+		"SELECT COALESCE(json_agg(x ORDER BY x.id DESC), '[]')::text "
+		"FROM (SELECT r.id, r.uuid, b.name AS board, "
+		"k.release AS kernel, t.name AS testcase, r.status, r.clock, "
+		"h.max_us, h.samples, " ISO("r.created_at") " AS created_at "
+		"FROM runs r JOIN boards b ON b.id = r.board_id "
+		"JOIN kernels k ON k.id = r.kernel_id "
+		"JOIN testcases t ON t.id = r.testcase_id "
+		"LEFT JOIN LATERAL (SELECT max(max_us) AS max_us, "
+		"sum(samples) AS samples FROM histograms "
+		"WHERE run_id = r.id) h ON true "
+		"WHERE ($1::text IS NULL OR b.name = $1) "
+		"AND ($2::text IS NULL OR k.release = $2) "
+		"AND ($3::text IS NULL OR t.name = $3) "
+		"AND ($4::text IS NULL OR r.status = $4) "
+		"ORDER BY r.id DESC LIMIT $5::integer) x";
+	char limit[16];
+	const char *p[5];
+	PGresult *res;
+	int ret;
+
+	snprintf(limit, sizeof(limit), "%u", f->limit ? f->limit : 50);
+	p[0] = f->board;
+	p[1] = f->kernel;
+	p[2] = f->testcase;
+	p[3] = f->status;
+	p[4] = limit;
+	ret = q_rows(conn, sql, 5, p, &res, err, "listing runs");
+	if (ret)
+		return ret;
+	ret = json_result(res, out, err, "listing runs");
+	PQclear(res);
+	return ret;
+}
+
+int db_run_get(PGconn *conn, int64_t run_id, json_t **out,
+	       struct rtlab_err *err)
+{
+	static const char sql[] =
+		"SELECT json_build_object("
+		"'id', r.id, 'uuid', r.uuid, 'board', b.name, "
+		"'status', r.status, 'error', r.error, 'clock', r.clock, "
+		"'kernel', json_build_object('id', k.id, 'release', k.release, "
+		"'version', k.version, 'realtime', k.realtime, "
+		"'config_sha256', k.config_sha256, 'name', k.name, "
+		"'tree', k.tree), "
+		"'testcase', json_build_object('id', t.id, 'name', t.name), "
+		"'job_id', r.job_id, "
+		"'started_at', " ISO("r.started_at") ", "
+		"'finished_at', " ISO("r.finished_at") ", "
+		"'created_at', " ISO("r.created_at") ", "
+		"'environment', r.environment, 'commands', r.commands, "
+		"'max_us', (SELECT max(max_us) FROM histograms "
+		"WHERE run_id = r.id), "
+		"'cpus', COALESCE((SELECT json_agg(json_build_object("
+		"'thread', thread, 'cpu', cpu, 'range_us', range_us, "
+		"'samples', samples, 'overflows', overflows, "
+		"'min_us', min_us, 'avg_us', avg_us, 'p50_us', p50_us, "
+		"'p99_us', p99_us, 'p999_us', p999_us, 'p9999_us', p9999_us, "
+		"'max_us', max_us) ORDER BY thread) FROM histograms "
+		"WHERE run_id = r.id), '[]'), "
+		"'artifacts', COALESCE((SELECT json_agg(json_build_object("
+		"'name', name, 'content_type', content_type, 'size', size, "
+		"'sha256', sha256) ORDER BY name) FROM artifacts "
+		"WHERE run_id = r.id), '[]'))::text "
+		"FROM runs r JOIN boards b ON b.id = r.board_id "
+		"JOIN kernels k ON k.id = r.kernel_id "
+		"JOIN testcases t ON t.id = r.testcase_id "
+		"WHERE r.id = $1::bigint";
+	char id[24];
+	const char *p[1] = { id };
+	PGresult *res;
+	int ret;
+
+	snprintf(id, sizeof(id), "%" PRId64, run_id);
+	ret = q_rows(conn, sql, 1, p, &res, err, "reading the run");
+	if (ret)
+		return ret;
+	ret = json_result(res, out, err, "reading the run");
+	PQclear(res);
+	if (ret == -ENOENT)
+		rtlab_err_seterr(err, ENOENT, "run '%s' not found", id);
+	return ret;
+}
+
+int db_run_histograms(PGconn *conn, int64_t run_id, json_t **out,
+		      struct rtlab_err *err)
+{
+	static const char sql[] =
+		"SELECT COALESCE((SELECT json_agg(json_build_object("
+		"'thread', thread, 'cpu', cpu, 'range_us', range_us, "
+		"'samples', samples, 'overflows', overflows, "
+		"'min_us', min_us, 'avg_us', avg_us, 'max_us', max_us, "
+		"'bucket_us', bucket_us, 'counts', counts) ORDER BY thread) "
+		"FROM histograms WHERE run_id = r.id), '[]')::text "
+		"FROM runs r WHERE r.id = $1::bigint";
+	char id[24];
+	const char *p[1] = { id };
+	PGresult *res;
+	int ret;
+
+	snprintf(id, sizeof(id), "%" PRId64, run_id);
+	ret = q_rows(conn, sql, 1, p, &res, err, "reading histograms");
+	if (ret)
+		return ret;
+	ret = json_result(res, out, err, "reading histograms");
+	PQclear(res);
+	if (ret == -ENOENT)
+		rtlab_err_seterr(err, ENOENT, "run '%s' not found", id);
+	return ret;
+}
+
+void run_hists_cleanup(struct run_hists *rh)
+{
+	size_t i;
+
+	if (!rh)
+		return;
+	for (i = 0; i < rh->nhists; i++)
+		hist_cleanup(&rh->hists[i]);
+	free(rh->hists);
+	free(rh->board);
+	free(rh->kernel);
+	free(rh->kernel_version);
+	free(rh->testcase);
+	free(rh->status);
+	free(rh->clock);
+	memset(rh, 0, sizeof(*rh));
+}
+
+/* Parse the "1,2,3" of array_to_string into @n values. */
+static int parse_list(const char *s, uint64_t *vals, size_t n)
+{
+	size_t i;
+	char *end;
+
+	for (i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)*s))
+			return -EINVAL;
+		vals[i] = strtoull(s, &end, 10);
+		s = end;
+		if (*s == ',')
+			s++;
+	}
+	return *s ? -EINVAL : 0;
+}
+
+static int load_hist(PGresult *res, int row, struct hist *h)
+{
+	uint32_t range = strtoul(PQgetvalue(res, row, 2), NULL, 10);
+	size_t n = strtoull(PQgetvalue(res, row, 5), NULL, 10), i;
+	uint64_t *lat = NULL, *cnt = NULL;
+	int ret;
+
+	ret = hist_init(h, range);
+	if (ret)
+		return ret;
+	h->thread = atoi(PQgetvalue(res, row, 0));
+	h->cpu = atoi(PQgetvalue(res, row, 1));
+	lat = calloc(n ? n : 1, sizeof(*lat));
+	cnt = calloc(n ? n : 1, sizeof(*cnt));
+	if (!lat || !cnt) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (parse_list(PQgetvalue(res, row, 3), lat, n) ||
+	    parse_list(PQgetvalue(res, row, 4), cnt, n)) {
+		ret = -EIO;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (lat[i] >= range) {
+			ret = -EIO;
+			goto out;
+		}
+		h->counts[lat[i]] = cnt[i];
+	}
+	h->overflows = strtoull(PQgetvalue(res, row, 6), NULL, 10);
+	h->samples = strtoull(PQgetvalue(res, row, 7), NULL, 10);
+	if (!PQgetisnull(res, row, 8))
+		h->min_us = strtoul(PQgetvalue(res, row, 8), NULL, 10);
+	if (!PQgetisnull(res, row, 9))
+		h->avg_us = strtod(PQgetvalue(res, row, 9), NULL);
+	if (!PQgetisnull(res, row, 10))
+		h->max_us = strtoul(PQgetvalue(res, row, 10), NULL, 10);
+out:
+	free(lat);
+	free(cnt);
+	return ret;
+}
+
+static int dup_field(PGresult *res, int col, char **out)
+{
+	*out = strdup(PQgetisnull(res, 0, col) ? "" :
+						  PQgetvalue(res, 0, col));
+	return *out ? 0 : -ENOMEM;
+}
+
+int db_run_hists_load(PGconn *conn, int64_t run_id, struct run_hists *rh,
+		      struct rtlab_err *err)
+{
+	char id[24];
+	const char *p[1] = { id };
+	PGresult *res;
+	int ret, i, n;
+
+	memset(rh, 0, sizeof(*rh));
+	rh->run_id = run_id;
+	snprintf(id, sizeof(id), "%" PRId64, run_id);
+	ret = q_rows(conn,
+		     "SELECT r.uuid, b.name, k.release, k.version, t.name, "
+		     "r.status, r.clock FROM runs r "
+		     "JOIN boards b ON b.id = r.board_id "
+		     "JOIN kernels k ON k.id = r.kernel_id "
+		     "JOIN testcases t ON t.id = r.testcase_id "
+		     "WHERE r.id = $1::bigint",
+		     1, p, &res, err, "reading the run");
+	if (ret)
+		return ret;
+	if (PQntuples(res) < 1) {
+		PQclear(res);
+		return rtlab_err_seterr(err, ENOENT, "run '%s' not found", id);
+	}
+	snprintf(rh->uuid, sizeof(rh->uuid), "%s", PQgetvalue(res, 0, 0));
+	ret = dup_field(res, 1, &rh->board);
+	if (!ret)
+		ret = dup_field(res, 2, &rh->kernel);
+	if (!ret)
+		ret = dup_field(res, 3, &rh->kernel_version);
+	if (!ret)
+		ret = dup_field(res, 4, &rh->testcase);
+	if (!ret)
+		ret = dup_field(res, 5, &rh->status);
+	if (!ret)
+		ret = dup_field(res, 6, &rh->clock);
+	PQclear(res);
+	if (ret)
+		return rtlab_err_seterr(err, ENOMEM, "run %s: out of memory",
+					id);
+
+	ret = q_rows(conn,
+		     "SELECT thread, cpu, range_us, "
+		     "array_to_string(bucket_us, ','), "
+		     "array_to_string(counts, ','), cardinality(bucket_us), "
+		     "overflows, samples, min_us, avg_us, max_us "
+		     "FROM histograms WHERE run_id = $1::bigint ORDER BY thread",
+		     1, p, &res, err, "reading histograms");
+	if (ret)
+		return ret;
+	n = PQntuples(res);
+	rh->hists = calloc(n ? n : 1, sizeof(*rh->hists));
+	if (!rh->hists) {
+		ret = rtlab_err_seterr(err, ENOMEM, "run %s: out of memory",
+				       id);
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		ret = load_hist(res, i, &rh->hists[i]);
+		rh->nhists = i + 1;
+		if (ret) {
+			rtlab_err_seterr(err, -ret, "run %s: histogram of "
+					 "thread %s: %s", id,
+					 PQgetvalue(res, i, 0),
+					 ret == -ENOMEM ? "out of memory" :
+					 "inconsistent buckets in the "
+					 "database");
+			goto out;
+		}
+	}
+out:
+	PQclear(res);
+	return ret;
+}
+
+void artifact_cleanup(struct artifact *a)
+{
+	if (!a)
+		return;
+	free(a->name);
+	free(a->content_type);
+	free(a->data);
+	memset(a, 0, sizeof(*a));
+}
+
+int db_artifact_get(PGconn *conn, int64_t run_id, const char *name,
+		    struct artifact *a, struct rtlab_err *err)
+{
+	char id[24];
+	const char *p[2] = { id, name };
+	PGresult *res;
+	int ret = 0, len;
+
+	memset(a, 0, sizeof(*a));
+	snprintf(id, sizeof(id), "%" PRId64, run_id);
+	/* Binary results: the bytes come back as they were stored. */
+	res = PQexecParams(conn,
+			   "SELECT content_type, data FROM artifacts "
+			   "WHERE run_id = $1::bigint AND name = $2",
+			   2, NULL, p, NULL, NULL, 1);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		ret = pg_fail(conn, res, err, "reading the artifact");
+		goto out;
+	}
+	if (PQntuples(res) < 1) {
+		ret = rtlab_err_seterr(err, ENOENT,
+				       "run %s has no artifact '%s'", id,
+				       name);
+		goto out;
+	}
+	len = PQgetlength(res, 0, 1);
+	a->name = strdup(name);
+	a->content_type = strndup(PQgetvalue(res, 0, 0),
+				  PQgetlength(res, 0, 0));
+	a->data = malloc(len ? len : 1);
+	if (!a->name || !a->content_type || !a->data) {
+		artifact_cleanup(a);
+		ret = rtlab_err_seterr(err, ENOMEM,
+				       "artifact '%s': out of memory", name);
+		goto out;
+	}
+	memcpy(a->data, PQgetvalue(res, 0, 1), len);
+	a->size = len;
+out:
+	PQclear(res);
+	return ret;
+}
+
+int db_ping(PGconn *conn, struct rtlab_err *err)
+{
+	PGresult *res = PQexec(conn, "SELECT 1");
+	int ret = 0;
+
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		ret = pg_fail(conn, res, err, "database");
+	if (ret == -EINVAL)
+		ret = -EIO;
+	PQclear(res);
+	return ret;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef RTLAB_HTTP_H
+#define RTLAB_HTTP_H
+
+/*
+ * The HTTP server of `rtlab server`: a libmicrohttpd daemon with a pool of
+ * worker threads, each holding its own PostgreSQL connection (libpq
+ * connections must not be shared between threads).  It receives request
+ * bodies up to a limit, hands complete requests to the API (api.c), and
+ * logs one line per request.  The request and response helpers here are
+ * what api.c uses to answer.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include <jansson.h>
+#include <libpq-fe.h>
+#include <microhttpd.h>
+
+#include "error.h"
+
+struct http_config {
+	const char *listen;		/* "HOST:PORT", port 0: any free one */
+	unsigned int max_upload_mb;	/* largest request body accepted */
+	unsigned int threads;		/* worker threads (0: 4) */
+	bool quiet;			/* no request log */
+};
+
+/* One request, alive from its first header to its log line. */
+struct http_request {
+	struct MHD_Connection *conn;
+	const char *method;		/* owned by libmicrohttpd */
+	char *path;			/* URL path, without the query */
+	struct timespec start;
+	PGconn *db;			/* this thread's connection, may be NULL */
+	char db_error[RTLAB_ERR_LEN];	/* why db is NULL */
+
+	/* Upload */
+	size_t max_body;
+	bool want_body;			/* the handler will read a body */
+	bool too_large;			/* body went past max_body */
+	char *body;
+	size_t body_len, body_cap;
+
+	/* Set by the handler, for the log line */
+	char *board;			/* authenticated board, malloc'd */
+	int board_id;
+	int64_t run_id;			/* -1: none */
+	unsigned int status;
+	size_t bytes;
+	bool responded;
+};
+
+/**
+ * http_serve() - listen on @cfg->listen and answer requests until SIGINT
+ * or SIGTERM arrives, then stop cleanly (in-flight requests finish).
+ * Prints "rtlab server: listening on HOST:PORT" once ready.
+ * Return: 0 after a signal, or a negative errno with @err saying why the
+ * server could not start (bad address, port in use, ...).
+ */
+int http_serve(const struct http_config *cfg,
+	       struct rtlab_err *err) __must_check;
+
+/** http_header() - request header @name or NULL; owned by the request. */
+const char *http_header(struct http_request *req, const char *name);
+
+/** http_query() - query argument @name or NULL; owned by the request. */
+const char *http_query(struct http_request *req, const char *name);
+
+/**
+ * http_respond() - queue a response of @size bytes of @data (copied).
+ * @content_type: MIME type.  @extra_header/@extra_value: one more header,
+ * may be NULL.  Return: MHD_YES, or MHD_NO (libmicrohttpd then closes the
+ * connection).
+ */
+enum MHD_Result http_respond(struct http_request *req, unsigned int status,
+			     const char *content_type, const void *data,
+			     size_t size, const char *extra_header,
+			     const char *extra_value);
+
+/** http_respond_json() - queue @j (reference stolen) as JSON. */
+enum MHD_Result http_respond_json(struct http_request *req,
+				  unsigned int status, json_t *j);
+
+/** http_respond_error() - queue {"error": "MESSAGE"} with @status. */
+enum MHD_Result http_respond_error(struct http_request *req,
+				   unsigned int status, const char *fmt, ...)
+	__printf(3, 4);
+
+#endif

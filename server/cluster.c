@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -658,13 +659,35 @@ out:
 	return ret;
 }
 
+/* An exclusive lock on STATE_DIR/pg.lock; returns the fd to close. */
+static int lock_state(const struct cluster *c, struct rtlab_err *err)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	bprintf(path, sizeof(path), "%s/pg.lock", c->state_dir);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return rtlab_err_seterr(err, errno, "cannot open %s: %s", path,
+					strerror(errno));
+	while (flock(fd, LOCK_EX))
+		if (errno != EINTR) {
+			int e = errno;
+
+			close(fd);
+			return rtlab_err_seterr(err, e, "cannot lock %s: %s",
+						path, strerror(e));
+		}
+	return fd;
+}
+
 int cluster_start(struct cluster *c, int tcp_port, bool *was_running,
 		  struct rtlab_err *err)
 {
 	char prog[PATH_MAX], version[PATH_MAX], tail[1024];
 	char *bindir = NULL;
+	int ret, lock_fd = -1;
 	struct runas ra;
-	int ret;
 
 	*was_running = false;
 	if (cluster_running(c)) {
@@ -680,6 +703,17 @@ int cluster_start(struct cluster *c, int tcp_port, bool *was_running,
 	ret = make_state_dir(c->state_dir, err);
 	if (ret)
 		goto out;
+	/* Two starts at once must not both run initdb. */
+	lock_fd = lock_state(c, err);
+	if (lock_fd < 0) {
+		ret = lock_fd;
+		goto out;
+	}
+	if (cluster_running(c)) {
+		*was_running = true;
+		ret = create_database(c, err);
+		goto out;
+	}
 	ret = make_dir(c->pg_dir, 0700, &ra, err);
 	if (ret)
 		goto out;
@@ -722,6 +756,8 @@ int cluster_start(struct cluster *c, int tcp_port, bool *was_running,
 	}
 	ret = create_database(c, err);
 out:
+	if (lock_fd >= 0)
+		close(lock_fd);
 	free(bindir);
 	return ret;
 }

@@ -173,3 +173,18 @@ if [ "$(id -u)" = 0 ]; then
 	check "... naming the directory in the way" \
 		grep -q "cannot reach .*$priv (mode 0700" "$out/priv"
 fi
+
+# -- two starts at once on a fresh state dir: one initdb, both succeed ------------
+race=$(mktemp -d /tmp/rtlab-race.XXXXXX)
+chmod 755 "$race"
+on_exit "rm -rf '$race'"
+on_exit "RTLAB_STATE_DIR='$race' '$RTLAB' db stop >/dev/null 2>&1"
+RTLAB_STATE_DIR=$race "$RTLAB" db start >"$out/race1" 2>&1 &
+p1=$!
+RTLAB_STATE_DIR=$race "$RTLAB" db start >"$out/race2" 2>&1
+r2=$?
+wait $p1
+r1=$?
+check "two concurrent db starts both succeed" test "$r1$r2" = 00
+check "... one started it, the other found it running" \
+	test "$(cat "$out/race1" "$out/race2" | grep -c 'already running')" = 1

@@ -32,9 +32,11 @@
 #include "ftrace.h"
 #include "knob.h"
 #include "load.h"
+#include "log.h"
 #include "manifest.h"
 #include "measure.h"
 #include "proc.h"
+#include "progress.h"
 #include "testcase.h"
 #include "upload.h"
 
@@ -70,9 +72,8 @@ struct run_ctx {
 	struct knob_list knobs;
 	struct load_set loads;
 	char *started_at, *finished_at;
-	bool tty;
 	double t0;
-	const char *phase;
+	struct progress prog;	/* on a terminal only */
 };
 
 static double mono_s(void)
@@ -94,7 +95,8 @@ static char *iso_now(void)
 	return strdup(buf);
 }
 
-static void __printf(3, 4) rlog(struct run_ctx *r, bool to_stderr,
+/* A line for agent.log; with @level below INFO, for stderr too. */
+static void __printf(3, 4) rlog(struct run_ctx *r, enum log_level level,
 				const char *fmt, ...)
 {
 	char msg[1024];
@@ -103,13 +105,16 @@ static void __printf(3, 4) rlog(struct run_ctx *r, bool to_stderr,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (r->log)
-		fprintf(r->log, "[%8.3f] %s\n", mono_s() - r->t0, msg);
-	if (to_stderr) {
-		if (r->tty)
-			fputs("\r\033[K", stderr);
-		fprintf(stderr, "rtlab-agent: %s\n", msg);
+	if (r->log) {
+		fprintf(r->log, "[%8.3f] %s%s\n", mono_s() - r->t0,
+			level == LOG_LEVEL_ERROR ? "error: " :
+			level == LOG_LEVEL_WARN ? "warning: " : "", msg);
+		fflush(r->log);
 	}
+	if (level == LOG_LEVEL_ERROR)
+		log_error("run %s: %s", r->run_id, msg);
+	else if (level == LOG_LEVEL_WARN)
+		log_warn("run %s: %s", r->run_id, msg);
 }
 
 /* Remember the first error; the run carries on to clean up. */
@@ -121,7 +126,7 @@ static void __printf(2, 3) run_fail(struct run_ctx *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	rlog(r, true, "error: %s", msg);
+	rlog(r, LOG_LEVEL_ERROR, "%s", msg);
 	if (!r->error)
 		r->error = strdup(msg);
 }
@@ -135,25 +140,17 @@ static bool run_stopped(struct run_ctx *r)
 	return run_stop_signal != 0;
 }
 
-static void progress(struct run_ctx *r, const char *phase, double elapsed,
-		     double total)
+static void phase(struct run_ctx *r, const char *name)
 {
-	r->phase = phase;
-	if (!r->tty)
-		return;
-	if (total > 0)
-		fprintf(stderr, "\r\033[K[%s] %.0f/%.0f s, %.0f s left", phase,
-			elapsed, total, total > elapsed ? total - elapsed : 0);
-	else
-		fprintf(stderr, "\r\033[K[%s]", phase);
-	fflush(stderr);
+	rlog(r, LOG_LEVEL_DEBUG, "phase: %s", name);
+	progress_phase(&r->prog, name);
 }
 
 static void measure_tick(void *ctx, double elapsed_s)
 {
 	struct run_ctx *r = ctx;
 
-	progress(r, "measure", elapsed_s, r->duration_s);
+	progress_update(&r->prog);
 }
 
 static void sleep_ms_interruptible(unsigned int ms)
@@ -168,7 +165,7 @@ static void add_command(struct run_ctx *r, const struct argv *a)
 {
 	char *s = argv_join(a);
 
-	rlog(r, false, "command: %s", s ? s : "?");
+	rlog(r, LOG_LEVEL_INFO, "command: %s", s ? s : "?");
 	if (!s || json_array_append_new(r->commands, json_string(s)))
 		run_fail(r, "out of memory recording a command line");
 	free(s);
@@ -199,7 +196,7 @@ static void run_capture_env(struct run_ctx *r)
 	char *config = NULL, *source = NULL, sha[65];
 	size_t len = 0;
 
-	progress(r, "environment", 0, 0);
+	phase(r, "environment");
 	r->kernel = env_kernel_json("");
 	r->env = env_environment_json("", r->o.clock);
 	if (!r->kernel || !r->env) {
@@ -208,7 +205,7 @@ static void run_capture_env(struct run_ctx *r)
 	}
 	if (env_read_config("", &config, &len, &source, &err)) {
 		/* Not fatal: a kernel without IKCONFIG is still measured. */
-		rlog(r, true, "warning: %s", err.msg);
+		rlog(r, LOG_LEVEL_WARN, "%s", err.msg);
 		json_object_set_new(r->kernel, "config_sha256", json_null());
 	} else {
 		sha256_hex(config, len, sha);
@@ -217,7 +214,7 @@ static void run_capture_env(struct run_ctx *r)
 		json_object_set_new(r->env, "config_source",
 				    json_string(source));
 		add_file(r, "config", config, len);
-		rlog(r, false, "kernel config from %s, sha256 %s", source,
+		rlog(r, LOG_LEVEL_INFO, "kernel config from %s, sha256 %s", source,
 		     sha);
 	}
 	free(config);
@@ -254,7 +251,7 @@ static void run_prepare_trace(struct run_ctx *r)
 	root = ftrace_find_root(r->o.tracefs, &err);
 	if (!root && !r->o.tracefs) {
 		/* Measure anyway; the manifest says the trace is absent. */
-		rlog(r, true, "warning: %s; measuring without ftrace",
+		rlog(r, LOG_LEVEL_WARN, "%s; measuring without ftrace",
 		     err.msg);
 		r->trace = json_pack("{s:s, s:s}", "status", "unavailable",
 				     "reason", err.msg);
@@ -267,7 +264,7 @@ static void run_prepare_trace(struct run_ctx *r)
 	r->trace = json_pack("{s:s, s:s, s:I}", "status", "prepared",
 			     "tracefs", root, "buffer_kb",
 			     (json_int_t)r->tc.trace.buffer_kb);
-	rlog(r, false, "tracefs %s: buffer_size_kb set to %u", root,
+	rlog(r, LOG_LEVEL_INFO, "tracefs %s: buffer_size_kb set to %u", root,
 	     r->tc.trace.buffer_kb);
 }
 
@@ -280,7 +277,7 @@ static void run_start_loads(struct run_ctx *r)
 	for (i = 0; i < r->tc.nloads && !r->error; i++) {
 		const char *label = tc_load_kind_name(r->tc.loads[i].kind);
 
-		progress(r, "loads", 0, 0);
+		phase(r, "loads");
 		if (load_build_cmds(&r->tc.loads[i], r->duration_s, cmds, &n)) {
 			run_fail(r, "out of memory building load %s", label);
 		} else {
@@ -289,7 +286,7 @@ static void run_start_loads(struct run_ctx *r)
 			if (load_start(&r->loads, label, cmds, n, &err))
 				run_fail(r, "%s", err.msg);
 			else
-				rlog(r, false, "load %s started (process group %d)",
+				rlog(r, LOG_LEVEL_INFO, "load %s started (process group %d)",
 				     label, (int)r->loads.v[r->loads.n - 1].pgid);
 		}
 		for (j = 0; j < LOAD_MAX_CMDS; j++)
@@ -309,7 +306,7 @@ static void append_file_to_log(struct run_ctx *r, const char *path,
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f))
-		rlog(r, false, "%s: %s", what, strtok(line, "\n") ?: "");
+		rlog(r, LOG_LEVEL_INFO, "%s: %s", what, strtok(line, "\n") ?: "");
 	fclose(f);
 }
 
@@ -379,7 +376,7 @@ static void run_collect(struct run_ctx *r, const char *json_path,
 				 hs.nthreads, js.nthreads);
 	}
 	if (js.nthreads && !r->error)
-		rlog(r, false, "cyclictest measured %u thread(s)", js.nthreads);
+		rlog(r, LOG_LEVEL_INFO, "cyclictest measured %u thread(s)", js.nthreads);
 	ct_result_cleanup(&js);
 	ct_result_cleanup(&hs);
 	free(jtext);
@@ -403,7 +400,8 @@ static void run_measure(struct run_ctx *r)
 		goto out;
 	}
 	add_command(r, &a);
-	rlog(r, false, "measuring for %u s", r->duration_s);
+	rlog(r, LOG_LEVEL_INFO, "measuring for %u s", r->duration_s);
+	phase(r, "measure");
 	/* Run where its output lands, so the recorded command line
 	 * carries no temporary path. */
 	ret = measure_run(&a, r->workdir, hist_path, err_path, r->duration_s,
@@ -430,9 +428,9 @@ static void run_restore(struct run_ctx *r)
 {
 	struct rtlab_err err = { "" };
 
-	progress(r, "restore", 0, 0);
+	phase(r, "restore");
 	if (r->loads.n)
-		rlog(r, false, "stopping %zu load(s)", r->loads.n);
+		rlog(r, LOG_LEVEL_INFO, "stopping %zu load(s)", r->loads.n);
 	load_stop_all(&r->loads, RUN_LOAD_GRACE_MS);
 	if (knob_restore_all(&r->knobs, &err))
 		run_fail(r, "restoring the board: %s", err.msg);
@@ -445,7 +443,7 @@ static void run_capture_dmesg(struct run_ctx *r)
 	size_t len = 0;
 
 	if (env_read_dmesg("", &data, &len, &err))
-		rlog(r, true, "warning: no kernel log: %s", err.msg);
+		rlog(r, LOG_LEVEL_WARN, "no kernel log: %s", err.msg);
 	else
 		add_file(r, "dmesg.txt", data, len);
 	free(data);
@@ -527,7 +525,7 @@ static int run_finish(struct run_ctx *r)
 		r->kernel = env_kernel_json("");
 	if (!r->env)
 		r->env = env_environment_json("", r->o.clock);
-	rlog(r, false, "run %s: %s%s%s", r->run_id,
+	rlog(r, LOG_LEVEL_INFO, "run %s: %s%s%s", r->run_id,
 	     r->error ? "agent_error" : "complete", r->error ? ": " : "",
 	     r->error ? r->error : "");
 	if (r->log) {
@@ -736,7 +734,7 @@ int cmd_run(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? AGENT_EXIT_OK : ret;
 	r.t0 = mono_s();
-	r.tty = isatty(STDERR_FILENO);
+	log_set_prog("rtlab-agent");
 	knob_list_init(&r.knobs);
 	load_set_init(&r.loads);
 	if (r.o.run_id) {
@@ -762,7 +760,7 @@ int cmd_run(int argc, char **argv)
 	/* Orphaned load processes come back to us to be reaped. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	run_signals(true);
-	rlog(&r, false, "run %s, board %s, testcase %s", r.run_id, r.o.board,
+	rlog(&r, LOG_LEVEL_INFO, "run %s, board %s, testcase %s", r.run_id, r.o.board,
 	     r.o.testcase);
 
 	if (testcase_load(r.o.testcase, &r.tc, &err)) {
@@ -772,6 +770,9 @@ int cmd_run(int argc, char **argv)
 		r.duration_s = r.o.duration_s ? r.o.duration_s :
 			       r.tc.duration_s;
 	}
+	progress_init(&r.prog, r.tc_ok ? r.tc.name : NULL,
+		      r.duration_s + (r.tc.nloads ? RUN_LOAD_SETTLE_MS / 1000.0 :
+				      0));
 	run_capture_env(&r);
 	if (!r.error)
 		run_check_tools(&r);
@@ -784,8 +785,7 @@ int cmd_run(int argc, char **argv)
 	run_restore(&r);
 	run_stopped(&r);
 	run_capture_dmesg(&r);
-	if (r.tty)
-		fputs("\r\033[K", stderr);
+	progress_done(&r.prog);
 	ret = run_finish(&r);
 	run_signals(false);
 	run_ctx_cleanup(&r);

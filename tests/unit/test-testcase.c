@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Testcase parsing: defaults, every shipped testcase, and the errors a
+ * user can make (unknown key, bad value, bad YAML, missing tool), each
+ * message naming the file and the key.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../agent/proc.h"
+#include "../../agent/testcase.h"
+#include "check.h"
+
+static int parse(const char *text, struct testcase *tc, struct rtlab_err *e)
+{
+	memset(e, 0, sizeof(*e));
+	return testcase_parse("t.yaml", text, strlen(text), tc, e);
+}
+
+/* Parse must fail with a message containing every one of @want. */
+static void expect_error(const char *what, const char *text,
+			 const char *want1, const char *want2)
+{
+	struct testcase tc;
+	struct rtlab_err e;
+	int ret = parse(text, &tc, &e);
+
+	CHECK(ret < 0, "%s: rejected (ret %d)", what, ret);
+	CHECK(strstr(e.msg, "t.yaml") && strstr(e.msg, want1) &&
+	      (!want2 || strstr(e.msg, want2)),
+	      "%s: message names file and '%s' (%s)", what, want1, e.msg);
+	testcase_cleanup(&tc);
+}
+
+static void test_defaults(void)
+{
+	struct testcase tc;
+	struct rtlab_err e;
+
+	CHECK_INT(parse("name: t1\n", &tc, &e), 0, "minimal testcase parses");
+	CHECK_STR(tc.name, "t1", "name");
+	CHECK_INT(tc.duration_s, 60, "default duration_s");
+	CHECK_INT(tc.measurement.priority, 95, "default priority");
+	CHECK_INT(tc.measurement.interval_us, 1000, "default interval_us");
+	CHECK_INT(tc.measurement.histogram_us, 1000, "default histogram_us");
+	CHECK_INT(tc.measurement.threads, 0, "default threads: all");
+	CHECK(tc.measurement.mlockall, "default mlockall");
+	CHECK(!tc.measurement.affinity, "no default affinity");
+	CHECK_INT(tc.nloads, 0, "no loads");
+	CHECK(!tc.trace.enabled, "no trace section, no trace");
+	testcase_cleanup(&tc);
+	testcase_cleanup(&tc);
+	CHECK(1, "testcase_cleanup twice is harmless");
+}
+
+static void test_full(void)
+{
+	static const char text[] =
+		"name: full\n"
+		"description: all keys\n"
+		"duration_s: 5\n"
+		"measurement:\n"
+		"  tool: cyclictest\n"
+		"  priority: 80\n"
+		"  interval_us: 500\n"
+		"  histogram_us: 2000\n"
+		"  threads: 2\n"
+		"  affinity: 0,1\n"
+		"  mlockall: false\n"
+		"  extra_args: [--smp]\n"
+		"loads:\n"
+		"  - name: hackbench\n"
+		"  - name: hackbench-churn\n"
+		"    loops: 50\n"
+		"  - name: stress-ng\n"
+		"    args: [--cpu, '1']\n"
+		"  - name: network\n"
+		"    mode: ping\n"
+		"trace:\n"
+		"  events: [sched:sched_switch, 'irq:*']\n"
+		"  buffer_kb: 1024\n"
+		"  break_us: 500\n";
+	struct testcase tc;
+	struct rtlab_err e;
+	const char **tools;
+	json_t *j;
+
+	CHECK_INT(parse(text, &tc, &e), 0, "full testcase parses");
+	CHECK_INT(tc.duration_s, 5, "duration_s");
+	CHECK_INT(tc.measurement.priority, 80, "priority");
+	CHECK_INT(tc.measurement.threads, 2, "threads");
+	CHECK_STR(tc.measurement.affinity, "0,1", "affinity");
+	CHECK(!tc.measurement.mlockall, "mlockall false");
+	CHECK_INT(tc.measurement.nextra_args, 1, "extra_args");
+	CHECK_INT(tc.nloads, 4, "four loads");
+	CHECK_INT(tc.loads[0].kind, TC_LOAD_HACKBENCH, "load 0 is hackbench");
+	CHECK(tc.loads[0].nargs > 0, "hackbench gets default args");
+	CHECK_INT(tc.loads[1].loops, 50, "churn loops");
+	CHECK_STR(tc.loads[2].args[1], "1", "stress-ng args kept");
+	CHECK_INT(tc.loads[3].net_mode, TC_NET_PING, "network mode ping");
+	CHECK(tc.trace.enabled, "trace enabled");
+	CHECK_INT(tc.trace.nevents, 2, "two events");
+	CHECK_INT(tc.trace.buffer_kb, 1024, "buffer_kb");
+	CHECK_INT(tc.trace.break_us, 500, "break_us");
+
+	tools = testcase_tools(&tc);
+	CHECK(tools && !strcmp(tools[0], "cyclictest") &&
+	      !strcmp(tools[1], "hackbench") &&
+	      !strcmp(tools[2], "stress-ng") && !strcmp(tools[3], "ping") &&
+	      !tools[4], "tools: cyclictest hackbench stress-ng ping, once each");
+	free(tools);
+
+	j = testcase_to_json(&tc);
+	CHECK(j && json_integer_value(json_object_get(
+			   json_object_get(j, "measurement"), "priority")) == 80,
+	      "definition JSON carries measurement.priority");
+	CHECK(j && json_array_size(json_object_get(j, "loads")) == 4,
+	      "definition JSON lists the loads");
+	CHECK(j && json_is_object(json_object_get(j, "trace")),
+	      "definition JSON has the trace");
+	json_decref(j);
+	testcase_cleanup(&tc);
+}
+
+static void test_shipped(void)
+{
+	static const char *const names[] = { "cyclictest-idle",
+		"cyclictest-hackbench", "cyclictest-network",
+		"cyclictest-stress" };
+	const char *top = getenv("RTLAB_TOP");
+	char path[4096];
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct testcase tc;
+		struct rtlab_err e = { "" };
+		int ret;
+
+		snprintf(path, sizeof(path), "%s/testcases/%s.yaml",
+			 top ? top : ".", names[i]);
+		ret = testcase_load(path, &tc, &e);
+		CHECK(ret == 0, "shipped %s parses (%s)", names[i], e.msg);
+		CHECK_STR(tc.name, names[i], "shipped testcase's name matches its file");
+		CHECK_INT(tc.duration_s, 60, "shipped testcases default to 60 s");
+		testcase_cleanup(&tc);
+	}
+}
+
+static void test_errors(void)
+{
+	struct testcase tc;
+	struct rtlab_err e;
+
+	expect_error("unknown top-level key", "name: x\nfoo: 1\n", "foo",
+		     "unknown key");
+	expect_error("unknown measurement key",
+		     "name: x\nmeasurement:\n  prio: 3\n", "measurement.prio",
+		     "unknown key");
+	expect_error("unknown trace key", "name: x\ntrace:\n  size: 3\n",
+		     "trace.size", NULL);
+	expect_error("key not allowed for this load",
+		     "name: x\nloads:\n  - name: hackbench\n    port: 1\n",
+		     "loads[0].port", "hackbench");
+	expect_error("unknown load", "name: x\nloads:\n  - name: fio\n",
+		     "loads[0].name", "fio");
+	expect_error("load without name", "name: x\nloads:\n  - args: []\n",
+		     "loads[0]", "name");
+	expect_error("priority 0", "name: x\nmeasurement:\n  priority: 0\n",
+		     "measurement.priority", "1..99");
+	expect_error("priority not a number",
+		     "name: x\nmeasurement:\n  priority: high\n",
+		     "measurement.priority", "high");
+	expect_error("negative duration", "name: x\nduration_s: -5\n",
+		     "duration_s", "-5");
+	expect_error("threads neither all nor a number",
+		     "name: x\nmeasurement:\n  threads: many\n",
+		     "measurement.threads", "all");
+	expect_error("bad affinity", "name: x\nmeasurement:\n  affinity: 3-1\n",
+		     "measurement.affinity", "cpuset");
+	expect_error("tool other than cyclictest",
+		     "name: x\nmeasurement:\n  tool: oslat\n",
+		     "measurement.tool", "oslat");
+	expect_error("mlockall not a boolean",
+		     "name: x\nmeasurement:\n  mlockall: maybe\n",
+		     "measurement.mlockall", "true or false");
+	expect_error("extra_args not a list",
+		     "name: x\nmeasurement:\n  extra_args: --smp\n",
+		     "measurement.extra_args", "list");
+	expect_error("bad trace event", "name: x\ntrace:\n  events: [sched]\n",
+		     "trace.events", "subsystem:event");
+	expect_error("network mode", "name: x\nloads:\n  - name: network\n"
+		     "    mode: udp\n", "loads[0].mode", "iperf3 or ping");
+	expect_error("missing name", "duration_s: 3\n", "name", "missing");
+	expect_error("not a mapping", "- a\n- b\n", "top level", NULL);
+	expect_error("invalid YAML", "name: [x\n", "not valid YAML", NULL);
+	expect_error("line number", "name: x\n\n\nduration_s: soon\n",
+		     "t.yaml:4", "duration_s");
+
+	memset(&e, 0, sizeof(e));
+	CHECK(testcase_load("/nonexistent/t.yaml", &tc, &e) == -ENOENT &&
+	      strstr(e.msg, "/nonexistent/t.yaml"),
+	      "missing file: -ENOENT naming it (%s)", e.msg);
+	testcase_cleanup(&tc);
+}
+
+static void test_missing_tool(void)
+{
+	char dir[] = "/tmp/test-testcase.XXXXXX", *old, *p;
+	struct testcase tc;
+	struct rtlab_err e;
+	const char **tools;
+
+	CHECK_INT(parse("name: x\nloads:\n  - name: network\n", &tc, &e), 0,
+		  "network testcase parses");
+	tools = testcase_tools(&tc);
+	CHECK(tools && !strcmp(tools[1], "iperf3"), "network needs iperf3");
+	CHECK(mkdtemp(dir) != NULL, "temporary PATH directory");
+	old = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+	setenv("PATH", dir, 1);
+	p = proc_which(tools ? tools[0] : "cyclictest");
+	CHECK(!p, "cyclictest not found on a PATH without it");
+	free(p);
+	p = proc_which("/bin/sh");
+	CHECK(p && !strcmp(p, "/bin/sh"), "an absolute path is found as is");
+	free(p);
+	if (old)
+		setenv("PATH", old, 1);
+	free(old);
+	rmdir(dir);
+	p = proc_which("sh");
+	CHECK(p != NULL, "sh found on the real PATH");
+	free(p);
+	free(tools);
+	testcase_cleanup(&tc);
+}
+
+int main(void)
+{
+	test_defaults();
+	test_full();
+	test_shipped();
+	test_errors();
+	test_missing_tool();
+	return check_exit();
+}

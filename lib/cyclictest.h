@@ -24,7 +24,10 @@ struct ct_result {
 /**
  * ct_json_parse() - parse cyclictest's --json output.
  * @hist_range_us: the -h value the run used (the JSON does not say it);
- *	overflows are cycles minus the histogram's sum.
+ *	overflows are cycles minus the histogram's sum.  A bucket at or
+ *	beyond it is an error; 0 (no -h) makes every sample an overflow.
+ * Threads must be numbered "0".."n-1" and agree with "num_threads"; each
+ * is checked with hist_check(), and "max" may lie beyond the range.
  * Return: 0, or a negative errno with @err naming the key that was wrong.
  * Caller releases @res with ct_result_cleanup().
  */
@@ -33,7 +36,11 @@ int ct_json_parse(const char *text, size_t len, uint32_t hist_range_us,
 
 /**
  * ct_hist_parse() - parse the -h text (bucket lines, "# Total:",
- * "# Min/Avg/Max Latencies:", "# Histogram Overflows:").
+ * "# Min/Avg/Max Latencies:", "# Histogram Overflows:").  The range is the
+ * last bucket line + 1; samples are Total + Overflows; avg_us is the
+ * text's whole-µs mean; cpu is -1 (the text does not say).  The extra
+ * all-threads column of -H is dropped.  Caller releases @res with
+ * ct_result_cleanup().
  * Return: 0, or a negative errno with @err naming the line.
  */
 int ct_hist_parse(const char *text, size_t len, struct ct_result *res,

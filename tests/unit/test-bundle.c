@@ -386,9 +386,12 @@ static void test_hostile(void)
 		{ "trace.dat", "/etc/shadow", 1 },
 	};
 	struct rtlab_err err = { "" };
+	struct entry *many;
 	struct bundle *c;
+	char *names;
 	size_t size = 0;
 	void *data;
+	int i;
 
 	data = make_tar(good, 3, 1, -1, &size);
 	c = data ? bundle_read_mem(data, size, &err) : NULL;
@@ -407,6 +410,21 @@ static void test_hostile(void)
 		       "absolute name");
 	expect_refused(link, 2, 1, -1, "'trace.dat' is not a regular file",
 		       "symlink entry");
+	many = calloc(BUNDLE_MAX_FILES + 2, sizeof(*many));
+	names = calloc(BUNDLE_MAX_FILES + 2, 16);
+	if (many && names) {
+		many[0] = good[0];
+		for (i = 1; i < BUNDLE_MAX_FILES + 2; i++) {
+			snprintf(names + 16 * i, 16, "f%d", i);
+			many[i].name = names + 16 * i;
+			many[i].data = "x";
+		}
+		expect_refused(many, BUNDLE_MAX_FILES + 2, 1, -1,
+			       "bundle: more than 256 files",
+			       "too many files");
+	}
+	free(many);
+	free(names);
 	expect_refused(good, 3, 0, -1, "not a gzip'd tar",
 		       "plain tar without gzip");
 	expect_refused(good, 3, 1, 2, "truncated tar archive",

@@ -15,14 +15,12 @@ static int check_failures;
 
 #define CHECK(cond, ...)                                                   \
 	do {                                                               \
-		if (cond) {                                                \
-			printf("ok - ");                                   \
-		} else {                                                   \
-			printf("not ok - ");                               \
+		int ok_ = !!(cond);                                        \
+		printf(ok_ ? "ok - " : "not ok - ");                       \
+		if (!ok_)                                                  \
 			check_failures++;                                  \
-		}                                                          \
 		printf(__VA_ARGS__);                                       \
-		if (!(cond))                                               \
+		if (!ok_)                                                  \
 			printf("  [%s:%d: %s]", __FILE__, __LINE__, #cond); \
 		printf("\n");                                              \
 	} while (0)

@@ -16,5 +16,7 @@ int cmd_board(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_kernel(int argc, char **argv);
+int cmd_boot(int argc, char **argv);
 
 #endif

@@ -1,0 +1,117 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# /init of the virtual board's initramfs.  Mounts what the agent and
+# cyclictest need, runs the agent on the job in /job, and sends the result
+# bundle to the host over the virtio-serial port "rtlab.0", framed as
+#
+#   RTLAB-BUNDLE v1 <size> <sha256>\n  <size bytes>  RTLAB-END v1\n
+#
+# then powers off.  Progress markers on the console (RTLAB-...) tell the
+# host where the board got to; the host turns silence, panics and missing
+# markers into boot_failed / panic / hang results.
+
+/bin/busybox --install -s
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mkdir -p /dev/shm /dev/pts
+mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+mount -t tmpfs tmpfs /tmp
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
+
+. /job/params
+echo "RTLAB-BOARD-UP release=$(uname -r) run=$RTLAB_RUN_ID"
+
+# The channel: virtio_console may be a module (shipped in the kernel archive).
+modprobe virtio_pci 2>/dev/null
+modprobe virtio_console 2>/dev/null
+port=""
+i=0
+while [ $i -lt 50 ]; do
+	for p in /sys/class/virtio-ports/*; do
+		[ -e "$p/name" ] || continue
+		if [ "$(cat "$p/name")" = rtlab.0 ]; then
+			port=/dev/${p##*/}
+		fi
+	done
+	[ -n "$port" ] && [ -e "$port" ] && break
+	sleep 0.1
+	i=$((i + 1))
+done
+[ -n "$port" ] || echo "RTLAB-NO-CHANNEL (no virtio port named rtlab.0)"
+
+fault=""
+[ -f /job/fault ] && fault=$(cat /job/fault)
+
+echo "RTLAB-AGENT-START run=$RTLAB_RUN_ID"
+# Test-only faults, asked for by the test suite through /job/fault; a
+# normal job never carries that file.
+case "$fault" in
+panic)
+	echo 1 >/proc/sys/kernel/sysrq
+	echo c >/proc/sysrq-trigger
+	;;
+hang)
+	while :; do sleep 3600; done
+	;;
+esac
+
+out=/tmp/bundle.tar.gz
+if [ -x /usr/bin/rtlab-agent ]; then
+	rtlab-agent run --testcase /job/testcase.yaml \
+		--duration "$RTLAB_DURATION" --board "$RTLAB_BOARD" \
+		--run-id "$RTLAB_RUN_ID" --clock "$RTLAB_CLOCK" --out "$out"
+	rc=$?
+else
+	# No agent in this initramfs: measure with cyclictest alone so the
+	# boot and the channel can still be proven.
+	d=/tmp/bundle
+	mkdir -p $d
+	start=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+	cyclictest -m -p95 -i1000 -h 1000 -q -D "${RTLAB_DURATION}s" \
+		--json=$d/cyclictest.json >$d/cyclictest.hist 2>$d/stderr.txt
+	rc=$?
+	rt=false
+	[ "$(cat /sys/kernel/realtime 2>/dev/null)" = 1 ] && rt=true
+	status=complete
+	[ $rc = 0 ] || status=agent_error
+	dmesg >$d/dmesg.txt
+	cat >$d/manifest.json <<EOF
+{"format":"rtlab-bundle","format_version":1,"run_id":"$RTLAB_RUN_ID",
+"board":"$RTLAB_BOARD","status":"$status",
+"testcase":{"name":"cyclictest-only","duration_s":$RTLAB_DURATION,"hist_range_us":1000},
+"kernel":{"release":"$(uname -r)","version":"$(uname -v)","realtime":$rt},
+"environment":{"clock":"$RTLAB_CLOCK","cmdline":"$(cat /proc/cmdline)"},
+"commands":["cyclictest -m -p95 -i1000 -h 1000 -q -D ${RTLAB_DURATION}s --json=cyclictest.json"],
+"started_at":"$start","finished_at":"$(date -u +%Y-%m-%dT%H:%M:%SZ)"}
+EOF
+	tar -czf $out -C $d manifest.json cyclictest.json cyclictest.hist \
+		dmesg.txt stderr.txt
+fi
+echo "RTLAB-AGENT-END rc=$rc"
+
+if [ -n "$port" ] && [ -s "$out" ]; then
+	size=$(wc -c <"$out")
+	sum=$(sha256sum "$out")
+	sum=${sum%% *}
+	if [ "$fault" = corrupt ]; then
+		# damage one byte after the checksum was taken
+		printf 'X' | dd of="$out" bs=1 seek=$((size / 2)) conv=notrunc \
+			2>/dev/null
+	fi
+	{
+		printf 'RTLAB-BUNDLE v1 %s %s\n' "$size" "$sum"
+		cat "$out"
+		printf 'RTLAB-END v1\n'
+	} >"$port"
+	echo "RTLAB-SENT size=$size"
+else
+	echo "RTLAB-NOT-SENT (no bundle or no channel)"
+fi
+sync
+poweroff -f

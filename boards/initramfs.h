@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef RTLAB_INITRAMFS_H
+#define RTLAB_INITRAMFS_H
+
+/*
+ * The virtual board's initramfs: gzip'd newc cpio archives, concatenated
+ * into one initrd (the kernel unpacks them in turn):
+ *
+ *   base     busybox, /init, the measurement tools and the agent, with
+ *            every shared library they need (found through ldd), cached
+ *            under a key that hashes all of its inputs' contents
+ *   kernel   the modules the board needs for the channel (virtio_pci,
+ *            virtio_console and their dependencies, with a modules.dep from
+ *            depmod -b) and /boot/config-<release>; cached per kernel
+ *   job      /job/params, /job/testcase.yaml, and for tests /job/fault
+ */
+
+#include <stdbool.h>
+#include "../kernels/kernel.h"
+#include "error.h"
+
+struct initramfs_job {
+	const char *run_id;
+	const char *board;
+	const char *clock;		/* "icount:3", "realtime", "kvm" */
+	unsigned int duration_s;
+	const char *testcase_path;	/* copied to /job/testcase.yaml */
+	const char *fault;		/* tests only: "panic", ...; or NULL */
+};
+
+/**
+ * initramfs_base() - the base archive, built or taken from @cache_dir.
+ * @init_path: the guest's /init script.
+ * @agent_path: rtlab-agent to include, NULL when there is none yet.
+ * @path: malloc'd path of the archive (caller frees).
+ * @built: set to whether it was built now.
+ * Return: 0 or a negative errno with @err naming the tool or file.
+ */
+int initramfs_base(const char *cache_dir, const char *init_path,
+		   const char *agent_path, char **path, bool *built,
+		   struct rtlab_err *err) __must_check;
+
+/**
+ * initramfs_kernel() - the per-kernel archive for @id (modules + config),
+ * built or taken from @cache_dir.  @path: malloc'd, caller frees.
+ * Return: 0 or a negative errno with @err set.
+ */
+int initramfs_kernel(const char *cache_dir, const struct kernel_ident *id,
+		     char **path, struct rtlab_err *err) __must_check;
+
+/**
+ * initramfs_job() - write the per-job archive to @path.
+ * Return: 0 or a negative errno with @err set.
+ */
+int initramfs_job(const char *path, const struct initramfs_job *j,
+		  struct rtlab_err *err) __must_check;
+
+/**
+ * initramfs_concat() - @out = the @n archives one after the other.
+ * Return: 0 or a negative errno with @err set.
+ */
+int initramfs_concat(const char *out, const char *const *parts, size_t n,
+		     struct rtlab_err *err) __must_check;
+
+#endif

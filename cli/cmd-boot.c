@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * rtlab boot: boot a kernel on a virtual board, run one testcase, and
+ * leave the result bundle in a file (for people and tests; the job queue's
+ * worker drives the same board_run()).
+ */
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../boards/board.h"
+#include "../kernels/kernel.h"
+#include "commands.h"
+
+#define EXIT_FAULT 3
+
+static void boot_usage(FILE *out)
+{
+	fprintf(out,
+"usage: rtlab boot --testcase FILE --out BUNDLE [OPTIONS]\n\n"
+"Boot KERNEL on BOARD, run the testcase for DURATION seconds and write the\n"
+"result bundle.  A board that fails to boot, panics or hangs still yields a\n"
+"bundle, with status boot_failed, panic or hang and console.log.\n\n"
+"  -b, --board NAME|FILE    board definition (default qemu-icount)\n"
+"  -k, --kernel NAME|FILE   kernel definition (default debian-rt)\n"
+"  -t, --testcase FILE      testcase definition (required)\n"
+"  -d, --duration S         measurement seconds (default 5)\n"
+"  -o, --out FILE           bundle to write (required)\n"
+"      --run-id UUID        default: a new one\n"
+"      --agent PATH         rtlab-agent for the board (default: beside rtlab)\n"
+"      --append ARGS        extra kernel command line\n"
+"      --boot-timeout S     QEMU start to agent start (default: board's)\n"
+"      --hang-timeout S     agent start to bundle (default: from the board)\n"
+"      --keep               keep the work directory (console.log, initrd)\n"
+"  -q, --quiet              no progress lines\n"
+"      --inject-fault F     TESTS ONLY: panic, hang or corrupt the board\n\n"
+"Exit status: 0 complete, 3 bundle written with another status, 1 no\n"
+"bundle (bad definition, kernel not fetchable, ...), 2 usage.\n");
+}
+
+static int parse_uint(const char *s, const char *opt, unsigned int *out)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (!*s || *end || s[0] == '-' || v > 1000000) {
+		fprintf(stderr, "rtlab boot: %s: expected a whole number of "
+			"seconds, got '%s'\n", opt, s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int cmd_boot(int argc, char **argv)
+{
+	enum { O_RUNID = 256, O_AGENT, O_APPEND, O_BOOTTO, O_HANGTO, O_KEEP,
+	       O_FAULT };
+	static const struct option opts[] = {
+		{ "board", required_argument, NULL, 'b' },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "testcase", required_argument, NULL, 't' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "run-id", required_argument, NULL, O_RUNID },
+		{ "agent", required_argument, NULL, O_AGENT },
+		{ "append", required_argument, NULL, O_APPEND },
+		{ "boot-timeout", required_argument, NULL, O_BOOTTO },
+		{ "hang-timeout", required_argument, NULL, O_HANGTO },
+		{ "keep", no_argument, NULL, O_KEEP },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "inject-fault", required_argument, NULL, O_FAULT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct board_run_opts o = { .duration_s = 5, .progress = true };
+	const char *board = "qemu-icount", *kernel = "debian-rt";
+	const char *testcase = NULL, *out = NULL;
+	struct rtlab_err err = { "" };
+	struct board_run_info info;
+	struct board_def *b = NULL;
+	struct kernel_def *k = NULL;
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, "b:k:t:d:o:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			board = optarg;
+			break;
+		case 'k':
+			kernel = optarg;
+			break;
+		case 't':
+			testcase = optarg;
+			break;
+		case 'd':
+			if (parse_uint(optarg, "--duration", &o.duration_s))
+				return EXIT_USAGE;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case O_RUNID:
+			o.run_id = optarg;
+			break;
+		case O_AGENT:
+			o.agent_path = optarg;
+			break;
+		case O_APPEND:
+			o.extra_cmdline = optarg;
+			break;
+		case O_BOOTTO:
+			if (parse_uint(optarg, "--boot-timeout",
+				       &o.boot_timeout_s))
+				return EXIT_USAGE;
+			break;
+		case O_HANGTO:
+			if (parse_uint(optarg, "--hang-timeout",
+				       &o.hang_timeout_s))
+				return EXIT_USAGE;
+			break;
+		case O_KEEP:
+			o.keep = true;
+			break;
+		case 'q':
+			o.progress = false;
+			break;
+		case O_FAULT:
+			if (!strcmp(optarg, "panic"))
+				o.fault = BOARD_FAULT_PANIC;
+			else if (!strcmp(optarg, "hang"))
+				o.fault = BOARD_FAULT_HANG;
+			else if (!strcmp(optarg, "corrupt"))
+				o.fault = BOARD_FAULT_CORRUPT;
+			else {
+				fprintf(stderr, "rtlab boot: --inject-fault: "
+					"expected panic, hang or corrupt, got "
+					"'%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			boot_usage(stdout);
+			return 0;
+		default:
+			boot_usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc || !testcase || !out) {
+		fprintf(stderr, "rtlab boot: %s\n", optind != argc ?
+			"unexpected argument" : "--testcase and --out are "
+			"required");
+		boot_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (o.duration_s == 0) {
+		fprintf(stderr, "rtlab boot: --duration: at least 1 s\n");
+		return EXIT_USAGE;
+	}
+	b = board_def_find(board, &err);
+	if (!b)
+		goto fail;
+	k = kernel_def_find(kernel, &err);
+	if (!k)
+		goto fail;
+	ret = board_run(b, k, testcase, &o, out, &info, &err);
+	if (ret)
+		goto fail;
+	printf("status:   %s\n", info.status);
+	printf("bundle:   %s\n", out);
+	if (info.boot_s >= 0)
+		printf("boot:     %.1f s (QEMU start to agent start)\n",
+		       info.boot_s);
+	if (info.channel_bytes && info.channel_s > 0)
+		printf("channel:  %llu bytes in %.4f s (%.1f MiB/s)\n",
+		       info.channel_bytes, info.channel_s,
+		       info.channel_bytes / info.channel_s / 1048576.0);
+	else if (info.channel_bytes)
+		printf("channel:  %llu bytes\n", info.channel_bytes);
+	printf("total:    %.1f s\n", info.total_s);
+	if (info.work_dir)
+		printf("work dir: %s\n", info.work_dir);
+	ret = strcmp(info.status, "complete") ? EXIT_FAULT : 0;
+	board_run_info_cleanup(&info);
+	board_def_free(b);
+	kernel_def_free(k);
+	return ret;
+fail:
+	fprintf(stderr, "rtlab boot: %s\n", err.msg);
+	board_def_free(b);
+	kernel_def_free(k);
+	return 1;
+}

@@ -81,7 +81,7 @@ int ftrace_prepare(const char *root, const struct tc_trace *t,
 		   struct knob_list *knobs, struct rtlab_err *err)
 {
 	char path[4096], value[32], orig[32];
-	char *cur;
+	char *cur, *exp;
 	int ret;
 
 	ret = ftrace_check(root, t, err);
@@ -92,9 +92,12 @@ int ftrace_prepare(const char *root, const struct tc_trace *t,
 	if (!cur)
 		return rtlab_err_seterr(err, errno, "%s: cannot read: %s",
 					path, strerror(errno));
-	/* It reads "7 (expanded: 1408)" before first use: restore the
-	 * number, which is what the file accepts. */
-	snprintf(orig, sizeof(orig), "%lu", strtoul(cur, NULL, 10));
+	/* Before first use it reads "7 (expanded: 1408)": the buffer is
+	 * kept tiny until tracing starts.  Restore the size it would expand
+	 * to -- a number, which is all the file accepts. */
+	exp = strstr(cur, "expanded:");
+	snprintf(orig, sizeof(orig), "%lu",
+		 strtoul(exp ? exp + strlen("expanded:") : cur, NULL, 10));
 	free(cur);
 	snprintf(value, sizeof(value), "%u", t->buffer_kb);
 	return knob_set(knobs, path, value, orig, err);

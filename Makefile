@@ -66,6 +66,8 @@ BENCH_BINS:= $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 LIBS_AGENT := $(call pkg_libs,$(PKGS_AGENT)) -lm
 LIBS_RTLAB := $(call pkg_libs,$(PKGS_RTLAB)) -lm -lpthread
 
+.SECONDARY:
+
 .PHONY: all deps demo check check-unit check-integration memcheck bench \
 	install clean help format
 

@@ -83,11 +83,10 @@ static int read_hists(const struct bundle *b, const struct manifest *m,
 				     CT_JSON " or " CT_HIST
 				     ", found neither");
 	if (fh) {
+		/* The readers name their file in their messages. */
 		ret = ct_hist_parse((const char *)fh->data, fh->size, hs, err);
-		if (ret) {
-			rtlab_err_prefix(err, CT_HIST);
+		if (ret)
 			return ret;
-		}
 		if (!range_us && hs->nthreads)
 			range_us = hs->threads[0].nbuckets;
 	}
@@ -98,10 +97,8 @@ static int read_hists(const struct bundle *b, const struct manifest *m,
 					     "to read " CT_JSON ")");
 		ret = ct_json_parse((const char *)fj->data, fj->size, range_us,
 				    js, err);
-		if (ret) {
-			rtlab_err_prefix(err, CT_JSON);
+		if (ret)
 			return ret;
-		}
 	}
 	if (fj && fh) {
 		ret = cross_check(js, hs, err);

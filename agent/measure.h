@@ -29,9 +29,9 @@ typedef void (*measure_tick_fn)(void *ctx, double elapsed_s);
 
 /**
  * measure_run() - run @a in directory @cwd with stdout to @hist_path and
- * stderr to @stderr_path, and wait.  When *@stop becomes non-zero, cyclictest is
- * asked to finish (SIGINT, as a user would) and then killed; past
- * @duration_s plus a margin it is killed too.
+ * stderr to @stderr_path, and wait.  When *@stop becomes non-zero,
+ * cyclictest is asked to finish (SIGINT, as a user would) and then killed;
+ * past @duration_s plus a margin it is killed too.
  * @status: its wait status.
  * Return: 0 when it ran and exited on its own (check @status), -EINTR
  * when stopped, -ETIMEDOUT, or another negative errno; @err says which.

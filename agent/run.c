@@ -453,6 +453,7 @@ static json_t *run_manifest(struct run_ctx *r)
 {
 	json_t *m, *files, *tcj;
 	const char *tcname;
+	char tcbuf[256];
 	char sha[65];
 	size_t i;
 
@@ -471,8 +472,14 @@ static json_t *run_manifest(struct run_ctx *r)
 	} else {
 		/* An unreadable testcase is still a run, named by its file. */
 		const char *base = strrchr(r->o.testcase, '/');
+		size_t n;
 
-		tcname = base ? base + 1 : r->o.testcase;
+		base = base ? base + 1 : r->o.testcase;
+		n = strlen(base);
+		if (n > 5 && !strcmp(base + n - 5, ".yaml"))
+			n -= 5;
+		snprintf(tcbuf, sizeof(tcbuf), "%.*s", (int)n, base);
+		tcname = tcbuf;
 		tcj = json_null();
 	}
 	m = json_pack("{s:s, s:i, s:s, s:s, s:s, s:{s:s, s:I, s:I, s:o}, "

@@ -3,9 +3,9 @@
 #define RTLAB_AGENT_TESTCASE_H
 
 /*
- * Testcase definitions (the YAML files in testcases/, format in testcases/README.md):
- * what to measure, under which loads, with which trace settings, for how
- * long.  Parsed with libyaml; an unknown key or a bad value is an error
+ * Testcase definitions (the YAML files in testcases/, format in
+ * testcases/README.md): what to measure, under which loads, with which
+ * trace settings, for how long.  Parsed with libyaml; an unknown key or a bad value is an error
  * naming the file, line and key.
  */
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../server/config.h"
+#include "../server/db-runs.h"
 #include "../server/db.h"
 #include "../server/http.h"
 #include "commands.h"
@@ -108,6 +109,11 @@ int cmd_server(int argc, char **argv)
 	conn = db_connect(&err);
 	if (!conn) {
 		fprintf(stderr, "rtlab server: %s\n", err.msg);
+		goto out;
+	}
+	if (db_runs_schema_check(conn, &err)) {
+		fprintf(stderr, "rtlab server: %s\n", err.msg);
+		db_disconnect(conn);
 		goto out;
 	}
 	db_disconnect(conn);

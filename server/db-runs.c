@@ -803,3 +803,24 @@ int db_ping(PGconn *conn, struct rtlab_err *err)
 	PQclear(res);
 	return ret;
 }
+
+int db_runs_schema_check(PGconn *conn, struct rtlab_err *err)
+{
+	PGresult *res;
+	int ret;
+
+	ret = q_rows(conn,
+		     "SELECT to_regclass('runs') IS NOT NULL AND "
+		     "to_regclass('histograms') IS NOT NULL AND "
+		     "to_regclass('artifacts') IS NOT NULL",
+		     0, NULL, &res, err, "checking the schema");
+	if (ret)
+		return ret == -EINVAL ? -EIO : ret;
+	if (strcmp(PQgetvalue(res, 0, 0), "t"))
+		ret = rtlab_err_seterr(err, ENOENT,
+				       "the database has no rtlab schema "
+				       "(tables runs, histograms, artifacts); "
+				       "run 'rtlab db migrate'");
+	PQclear(res);
+	return ret;
+}

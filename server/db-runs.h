@@ -132,6 +132,10 @@ void artifact_cleanup(struct artifact *a);
 /** db_ping() - SELECT 1.  Return: 0 or -EIO with @err set. */
 int db_ping(PGconn *conn, struct rtlab_err *err) __must_check;
 
+/** db_runs_schema_check() - whether the tables this module uses exist.
+ *  Return: 0, -ENOENT with @err saying to run `rtlab db migrate`, -EIO. */
+int db_runs_schema_check(PGconn *conn, struct rtlab_err *err) __must_check;
+
 /** artifact_content_type() - a MIME type from a bundle file's name. */
 const char *artifact_content_type(const char *name);
 

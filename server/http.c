@@ -348,7 +348,12 @@ int http_serve(const struct http_config *cfg, struct rtlab_err *err)
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
 
-	d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, &srv,
+	/* The port argument only feeds libmicrohttpd's own messages. */
+	d = MHD_start_daemon(flags,
+			     ntohs(ss.ss_family == AF_INET6 ?
+				   ((struct sockaddr_in6 *)&ss)->sin6_port :
+				   ((struct sockaddr_in *)&ss)->sin_port),
+			     NULL, NULL, on_request, &srv,
 			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 			     MHD_OPTION_THREAD_POOL_SIZE, threads,
 			     MHD_OPTION_NOTIFY_COMPLETED, on_completed, &srv,

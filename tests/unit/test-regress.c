@@ -1,0 +1,507 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests of lib/regress.c: the verdict cases of tests/stats/verdicts.table
+ * (synthetic and real cyclictest histograms; adding a case needs no C), the
+ * false-alarm and detection rates measured over many simulated comparisons,
+ * refusal of mixed or bad input, and the JSON form of a result.
+ */
+
+#include <errno.h>
+#include <glob.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "check.h"
+#include "cyclictest.h"
+#include "regress.h"
+
+#define MAX_RUNS 64
+
+/* ------------------------------------------------------------------ */
+/* The table                                                           */
+
+struct side_files {
+	struct ct_result res[MAX_RUNS];
+	struct regress_run runs[MAX_RUNS];
+	char *names[MAX_RUNS];
+	unsigned int n;
+};
+
+static void side_files_cleanup(struct side_files *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->n; i++) {
+		ct_result_cleanup(&s->res[i]);
+		free(s->names[i]);
+	}
+	s->n = 0;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long sz;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (sz = ftell(f)) >= 0 &&
+	    fseek(f, 0, SEEK_SET) == 0) {
+		buf = malloc((size_t)sz + 1);
+		if (buf && fread(buf, 1, (size_t)sz, f) != (size_t)sz) {
+			free(buf);
+			buf = NULL;
+		}
+		if (buf) {
+			buf[sz] = '\0';
+			*len = (size_t)sz;
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
+static int load_file(struct side_files *s, const char *path, char *why,
+		     size_t whylen)
+{
+	struct rtlab_err err = { "" };
+	unsigned int k = s->n;
+	size_t len;
+	char *text;
+	int ret;
+
+	if (k >= MAX_RUNS) {
+		snprintf(why, whylen, "more than %d runs", MAX_RUNS);
+		return -E2BIG;
+	}
+	text = slurp(path, &len);
+	if (!text) {
+		snprintf(why, whylen, "%s: cannot read", path);
+		return -ENOENT;
+	}
+	ret = ct_hist_parse(text, len, &s->res[k], &err);
+	free(text);
+	if (ret) {
+		snprintf(why, whylen, "%s: %s", path, err.msg);
+		return ret;
+	}
+	s->names[k] = strdup(path);
+	s->runs[k] = (struct regress_run){
+		.id = s->names[k],
+		.cpus = s->res[k].threads,
+		.ncpus = s->res[k].nthreads,
+	};
+	s->n++;
+	return 0;
+}
+
+/* "a.hist,b-*.hist" relative to @dir */
+static int load_list(struct side_files *s, const char *dir, char *list,
+		     char *why, size_t whylen)
+{
+	char *item, *save = NULL, pat[1024];
+	glob_t g;
+	size_t i;
+	int ret = 0;
+
+	for (item = strtok_r(list, ",", &save); item && !ret;
+	     item = strtok_r(NULL, ",", &save)) {
+		snprintf(pat, sizeof(pat), "%s/%s", dir, item);
+		if (glob(pat, 0, NULL, &g)) {
+			snprintf(why, whylen, "no file matches %s", pat);
+			return -ENOENT;
+		}
+		for (i = 0; i < g.gl_pathc && !ret; i++)
+			ret = load_file(s, g.gl_pathv[i], why, whylen);
+		globfree(&g);
+	}
+	return ret;
+}
+
+static int metric_index(const char *name)
+{
+	static const char *const names[] = { "p99", "p99.9", "max",
+					     "tail_rate", "w1" };
+	unsigned int i;
+
+	for (i = 0; i < REGRESS_NMETRICS; i++)
+		if (!strcmp(name, names[i]))
+			return (int)i;
+	return -1;
+}
+
+static void show_result(const struct regress_result *r)
+{
+	unsigned int i;
+
+	printf("#   overall %s: %s (more runs: %d)\n",
+	       regress_verdict_name(r->verdict), r->reason, r->more_runs);
+	for (i = 0; i < REGRESS_NMETRICS; i++) {
+		const struct regress_metric *m = &r->metrics[i];
+
+		printf("#   %-9s %-12s base %.4g cand %.4g effect %.4g [%.4g, %.4g] p=%.3g: %s\n",
+		       m->name, regress_verdict_name(m->verdict), m->baseline,
+		       m->candidate, m->effect, m->effect_lo, m->effect_hi,
+		       m->p_value, m->reason);
+	}
+}
+
+static void table_line(const char *dir, char *line, unsigned int lineno)
+{
+	struct side_files *b = calloc(1, sizeof(*b)), *c = calloc(1, sizeof(*c));
+	int want_metric[REGRESS_NMETRICS];
+	struct regress_params p;
+	struct regress_result r;
+	struct rtlab_err err = { "" };
+	char *tok, *save = NULL, *blist = NULL, *clist = NULL, *expect;
+	char why[1200] = "", label[160];
+	int want, negate = 0, ret = 0, ok, mi;
+	unsigned int i;
+
+	if (!b || !c)
+		abort();
+	for (i = 0; i < REGRESS_NMETRICS; i++)
+		want_metric[i] = -1;
+	regress_params_init(&p);
+	expect = strtok_r(line, " \t", &save);
+	if (*expect == '!') {
+		negate = 1;
+		expect++;
+	}
+	want = regress_verdict_parse(expect);
+	if (want < 0) {
+		snprintf(why, sizeof(why), "unknown verdict '%s'", expect);
+		ret = -EINVAL;
+	}
+	while (!ret && (tok = strtok_r(NULL, " \t", &save))) {
+		char *eq = strchr(tok, '=');
+
+		if (tok[0] == '#')
+			break;
+		if (!eq) {
+			snprintf(why, sizeof(why), "expected KEY=VALUE, got '%s'",
+				 tok);
+			ret = -EINVAL;
+			break;
+		}
+		*eq++ = '\0';
+		if (!strcmp(tok, "baseline"))
+			blist = eq;
+		else if (!strcmp(tok, "candidate"))
+			clist = eq;
+		else if (!strcmp(tok, "floor_us"))
+			p.floor_abs_us = atof(eq);
+		else if (!strcmp(tok, "floor_rel"))
+			p.floor_rel = atof(eq);
+		else if (!strcmp(tok, "tail_q"))
+			p.tail_q = atof(eq);
+		else if (!strcmp(tok, "alpha"))
+			p.alpha = atof(eq);
+		else if (!strcmp(tok, "min_runs"))
+			p.min_runs = (unsigned int)atoi(eq);
+		else if (!strncmp(tok, "metric.", 7) &&
+			 (mi = metric_index(tok + 7)) >= 0 &&
+			 (want_metric[mi] = regress_verdict_parse(eq)) >= 0)
+			;
+		else {
+			snprintf(why, sizeof(why), "unknown key or value '%s=%s'",
+				 tok, eq);
+			ret = -EINVAL;
+		}
+	}
+	if (!ret && (!blist || !clist)) {
+		snprintf(why, sizeof(why), "needs baseline= and candidate=");
+		ret = -EINVAL;
+	}
+	snprintf(label, sizeof(label), "verdicts.table:%u %s%s", lineno,
+		 negate ? "not " : "", want >= 0 ? regress_verdict_name(want) : "?");
+	if (!ret)
+		ret = load_list(b, dir, blist, why, sizeof(why));
+	if (!ret)
+		ret = load_list(c, dir, clist, why, sizeof(why));
+	if (ret) {
+		CHECK(0, "%s: %s", label, why);
+		goto out;
+	}
+	ret = regress_compare(b->runs, b->n, c->runs, c->n, &p, &r, &err);
+	if (ret) {
+		CHECK(0, "%s: regress_compare failed %d: %s", label, ret,
+		      err.msg);
+		goto out;
+	}
+	ok = negate ? (int)r.verdict != want : (int)r.verdict == want;
+	CHECK(ok, "%s (%u vs %u runs): got %s", label, b->n, c->n,
+	      regress_verdict_name(r.verdict));
+	for (i = 0; i < REGRESS_NMETRICS; i++) {
+		if (want_metric[i] < 0)
+			continue;
+		CHECK((int)r.metrics[i].verdict == want_metric[i],
+		      "%s: metric %s is %s (got %s)", label,
+		      r.metrics[i].name, regress_verdict_name(want_metric[i]),
+		      regress_verdict_name(r.metrics[i].verdict));
+		if ((int)r.metrics[i].verdict != want_metric[i])
+			ok = 0;
+	}
+	if (!ok || getenv("RTLAB_VERBOSE"))
+		show_result(&r);
+	if (r.verdict == REGRESS_INCONCLUSIVE)
+		CHECK(r.more_runs != 0 && r.reason[0],
+		      "%s: INCONCLUSIVE says why and how many more runs (%d)",
+		      label, r.more_runs);
+out:
+	side_files_cleanup(b);
+	side_files_cleanup(c);
+	free(b);
+	free(c);
+}
+
+static void test_table(void)
+{
+	const char *top = getenv("RTLAB_TOP");
+	char dir[900], path[1000], line[4096];
+	unsigned int lineno = 0, cases = 0;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s/tests/stats", top ? top : ".");
+	snprintf(path, sizeof(path), "%s/verdicts.table", dir);
+	f = fopen(path, "r");
+	CHECK(f != NULL, "open %s", path);
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *s = line + strspn(line, " \t");
+
+		lineno++;
+		s[strcspn(s, "\r\n")] = '\0';
+		if (!*s || *s == '#')
+			continue;
+		cases++;
+		table_line(dir, s, lineno);
+	}
+	fclose(f);
+	CHECK(cases >= 10, "verdicts.table has %u cases", cases);
+}
+
+/* ------------------------------------------------------------------ */
+/* Simulated reruns: false alarms and detection                        */
+
+static uint64_t rng_state;
+
+static uint64_t rng_next(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static double rng_uniform(void)
+{
+	return ((double)(rng_next() >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double rng_normal(void)
+{
+	return sqrt(-2.0 * log(rng_uniform())) * cos(2.0 * M_PI * rng_uniform());
+}
+
+#define SIM_CPUS 2
+#define SIM_SAMPLES 10000
+
+/*
+ * One run: per CPU, a lognormal body that wanders by run and an
+ * exponential (unbounded) tail whose weight varies by run, like reruns of
+ * one kernel; @spike_frac adds injected 60-100 µs latencies.
+ */
+static void sim_run(struct hist *cpus, double spike_frac)
+{
+	double shift = rng_normal() * 0.3;
+	double frac = 0.005 * fmax(0.2, 1.0 + 0.2 * rng_normal());
+	double v;
+	int c, i;
+
+	for (c = 0; c < SIM_CPUS; c++) {
+		if (hist_init(&cpus[c], 400))
+			abort();
+		cpus[c].cpu = c;
+		for (i = 0; i < SIM_SAMPLES; i++) {
+			double u = rng_uniform();
+
+			if (u < spike_frac)
+				v = 60.0 + 40.0 * rng_uniform();
+			else if (u < spike_frac + frac)
+				v = 25.0 - 6.0 * log(rng_uniform());
+			else
+				v = 10.0 + shift +
+				    exp(log(4.0) + 0.35 * rng_normal());
+			hist_add(&cpus[c], (uint32_t)v, 1);
+		}
+	}
+}
+
+static int sim_compare(unsigned int runs, double spike_frac,
+		       enum regress_verdict *v)
+{
+	struct hist h[2][MAX_RUNS][SIM_CPUS];
+	struct regress_run r[2][MAX_RUNS];
+	struct regress_params p;
+	struct regress_result res;
+	unsigned int s, i, c;
+	int ret;
+
+	for (s = 0; s < 2; s++)
+		for (i = 0; i < runs; i++) {
+			sim_run(h[s][i], s ? spike_frac : 0.0);
+			r[s][i] = (struct regress_run){ .clock = "realtime",
+							.cpus = h[s][i],
+							.ncpus = SIM_CPUS };
+		}
+	regress_params_init(&p);
+	ret = regress_compare(r[0], runs, r[1], runs, &p, &res, NULL);
+	*v = res.verdict;
+	for (s = 0; s < 2; s++)
+		for (i = 0; i < runs; i++)
+			for (c = 0; c < SIM_CPUS; c++)
+				hist_cleanup(&h[s][i][c]);
+	return ret;
+}
+
+static void test_rates(void)
+{
+	const int naa = 200, ninj = 100;
+	int i, fa = 0, nc = 0, det = 0, err = 0;
+	enum regress_verdict v;
+
+	rng_state = 424242;
+	for (i = 0; i < naa; i++) {
+		err |= sim_compare(5, 0.0, &v);
+		fa += v == REGRESS_REGRESSION;
+		nc += v == REGRESS_NO_CHANGE;
+	}
+	CHECK(!err && fa <= naa * 5 / 100,
+	      "A/A false alarms: %d of %d comparisons called REGRESSION (%.1f%%; NO_CHANGE %d)",
+	      fa, naa, 100.0 * fa / naa, nc);
+	for (i = 0; i < ninj; i++) {
+		err |= sim_compare(5, 0.003, &v);
+		det += v == REGRESS_REGRESSION;
+	}
+	CHECK(!err && det >= ninj * 90 / 100,
+	      "injected 0.3%% spikes of 60-100 us: detected in %d of %d (%.0f%%)",
+	      det, ninj, 100.0 * det / ninj);
+}
+
+/* ------------------------------------------------------------------ */
+/* Bad input                                                           */
+
+static void test_input(void)
+{
+	struct hist h[6][1];
+	struct regress_run b[3], c[3];
+	struct regress_params p;
+	struct regress_result r;
+	struct rtlab_err err = { "" };
+	unsigned int i;
+	char *js;
+	json_t *root, *m;
+	json_error_t jerr;
+
+	rng_state = 1;
+	for (i = 0; i < 6; i++)
+		sim_run(h[i], 0.0);
+	for (i = 0; i < 3; i++) {
+		b[i] = (struct regress_run){ .board = "qemu-icount",
+					     .testcase = "idle",
+					     .clock = "icount3",
+					     .cpus = h[i], .ncpus = 1 };
+		c[i] = b[i];
+		c[i].cpus = h[3 + i];
+	}
+	regress_params_init(&p);
+	c[1].clock = "realtime";
+	c[1].id = "42";
+	CHECK_INT(regress_compare(b, 3, c, 3, &p, &r, &err), -EINVAL,
+		  "different clocks refused");
+	CHECK(strstr(err.msg, "candidate run 42") && strstr(err.msg, "clock"),
+	      "message names the run and the clock: %s", err.msg);
+	c[1].clock = "icount3";
+	c[2].board = "other";
+	CHECK_INT(regress_compare(b, 3, c, 3, &p, &r, &err), -EINVAL,
+		  "different boards refused");
+	CHECK(strstr(err.msg, "board") != NULL, "message: %s", err.msg);
+	c[2].board = "qemu-icount";
+	b[0].testcase = NULL;
+	CHECK_INT(regress_compare(b, 3, c, 3, &p, &r, &err), -EINVAL,
+		  "unset testcase against a set one refused");
+	b[0].testcase = "idle";
+
+	p.floor_abs_us = NAN;
+	CHECK_INT(regress_compare(b, 3, c, 3, &p, &r, &err), -EINVAL,
+		  "NaN floor refused");
+	CHECK(strstr(err.msg, "floor_abs_us") != NULL, "message: %s", err.msg);
+	regress_params_init(&p);
+	p.floor_rel = -0.1;
+	CHECK_INT(regress_compare(b, 3, c, 3, &p, &r, &err), -EINVAL,
+		  "negative relative floor refused");
+	regress_params_init(&p);
+	p.alpha = 0;
+	CHECK_INT(regress_compare(b, 3, c, 3, &p, &r, &err), -EINVAL,
+		  "alpha 0 refused");
+	regress_params_init(&p);
+	h[4][0].samples++;	/* counts no longer add up */
+	CHECK_INT(regress_compare(b, 3, c, 3, &p, &r, &err), -EINVAL,
+		  "inconsistent histogram refused");
+	CHECK(strstr(err.msg, "candidate run 42, CPU histogram 0") != NULL, "message: %s",
+	      err.msg);
+	h[4][0].samples--;
+
+	CHECK_INT(regress_compare(b, 0, c, 3, &p, &r, &err), 0,
+		  "no baseline runs is not an error");
+	CHECK(r.verdict == REGRESS_INCONCLUSIVE && strstr(r.reason, "baseline"),
+	      "no baseline runs: INCONCLUSIVE (%s)", r.reason);
+
+	CHECK_INT(regress_compare(b, 3, c, 3, &p, &r, &err), 0,
+		  "three runs per side");
+	CHECK(r.verdict == REGRESS_INCONCLUSIVE && r.more_runs >= 2,
+	      "three runs per side: INCONCLUSIVE, %d more runs", r.more_runs);
+	CHECK_INT(r.params.min_runs, 5, "min_runs as applied");
+
+	js = regress_result_json(&r);
+	CHECK(js != NULL, "result as JSON");
+	root = js ? json_loads(js, 0, &jerr) : NULL;
+	CHECK(root != NULL, "JSON parses back");
+	CHECK_STR(json_string_value(json_object_get(root, "verdict")),
+		  "INCONCLUSIVE", "JSON verdict");
+	m = json_object_get(json_object_get(root, "metrics"), "p99.9");
+	CHECK(m && json_is_string(json_object_get(m, "test")) &&
+	      json_is_integer(json_object_get(m, "more_runs")) &&
+	      json_is_real(json_object_get(m, "baseline")),
+	      "JSON metric p99.9 carries figures, test and more_runs");
+	CHECK(json_is_null(json_object_get(m, "p_value")),
+	      "NaN p-value (no test ran) is null");
+	json_decref(root);
+	free(js);
+
+	for (i = 0; i < 6; i++)
+		hist_cleanup(&h[i][0]);
+	CHECK_STR(regress_verdict_name(REGRESS_NO_CHANGE), "NO_CHANGE",
+		  "verdict names match the schema");
+	CHECK_INT(regress_verdict_parse("IMPROVEMENT"), REGRESS_IMPROVEMENT,
+		  "verdict parse");
+	CHECK_INT(regress_verdict_parse("better"), -EINVAL,
+		  "unknown verdict refused");
+}
+
+int main(void)
+{
+	test_input();
+	test_table();
+	test_rates();
+	return check_exit();
+}

@@ -278,8 +278,9 @@ static int write_src(struct archive *a, const char *src,
 	return ret;
 }
 
-/* Write @l as a gzip'd newc cpio to @path (temporary file + rename). */
-static int ents_write(const struct ents *l, const char *path,
+/* Write @l as a newc cpio, gzip'd when @gz, to @path (temporary file +
+ * rename). */
+static int ents_write(const struct ents *l, const char *path, bool gz,
 		      struct rtlab_err *err)
 {
 	struct archive_entry *ae = NULL;
@@ -292,7 +293,7 @@ static int ents_write(const struct ents *l, const char *path,
 	if (asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0)
 		return -ENOMEM;
 	a = archive_write_new();
-	if (!a || archive_write_add_filter_gzip(a) != ARCHIVE_OK ||
+	if (!a || (gz && archive_write_add_filter_gzip(a) != ARCHIVE_OK) ||
 	    archive_write_set_format_cpio_newc(a) != ARCHIVE_OK ||
 	    archive_write_open_filename(a, tmp) != ARCHIVE_OK) {
 		ret = rtlab_err_seterr(err, EIO, "%s: %s", tmp,
@@ -465,13 +466,15 @@ int initramfs_base(const char *cache_dir, const char *init_path,
 	ret = ents_hash(&l, BASE_FORMAT, hash, err);
 	if (ret)
 		goto out;
-	if (asprintf(path, "%s/base-%.16s.cpio.gz", cache_dir, hash) < 0) {
+	if (asprintf(path, "%s/base-%.16s.cpio", cache_dir, hash) < 0) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	if (!access(*path, R_OK))
 		goto out;
-	ret = ents_write(&l, *path, err);
+	/* Uncompressed: QEMU loads it without guest instructions, while
+	 * gunzip in an icount guest costs seconds of boot. */
+	ret = ents_write(&l, *path, false, err);
 	*built = !ret;
 out:
 	if (ret) {
@@ -633,7 +636,7 @@ int initramfs_kernel(const char *cache_dir, const struct kernel_ident *id,
 		goto out;
 	}
 	if (access(*path, R_OK))
-		ret = ents_write(&l, *path, err);
+		ret = ents_write(&l, *path, true, err);
 out:
 	if (mem)
 		fclose(mem);
@@ -673,7 +676,7 @@ int initramfs_job(const char *path, const struct initramfs_job *j,
 		ret = rtlab_err_seterr(err, errno, "%s: testcase: %s",
 				       j->testcase_path, strerror(errno));
 	if (!ret)
-		ret = ents_write(&l, path, err);
+		ret = ents_write(&l, path, true, err);
 	free(params);
 	ents_cleanup(&l);
 	return ret;

@@ -3,8 +3,11 @@
 #define RTLAB_INITRAMFS_H
 
 /*
- * The virtual board's initramfs: gzip'd newc cpio archives, concatenated
- * into one initrd (the kernel unpacks them in turn):
+ * The virtual board's initramfs: newc cpio archives concatenated into one
+ * initrd (the kernel unpacks them in turn).  The base is left uncompressed:
+ * under icount every guest instruction is board time, and gunzipping ~30
+ * MB of tools and libraries cost ~3-5 s of boot; QEMU loads a plain archive
+ * for free.  The small ones are gzip'd.
  *
  *   base     busybox, /init, the measurement tools and the agent, with
  *            every shared library they need (found through ldd), cached

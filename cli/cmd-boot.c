@@ -13,7 +13,10 @@
 
 #include "../boards/board.h"
 #include "../kernels/kernel.h"
+#include "bundle.h"
 #include "commands.h"
+#include "cyclictest.h"
+#include "manifest.h"
 
 #define EXIT_FAULT 3
 
@@ -37,8 +40,72 @@ static void boot_usage(FILE *out)
 "      --keep               keep the work directory (console.log, initrd)\n"
 "  -q, --quiet              no progress lines\n"
 "      --inject-fault F     TESTS ONLY: panic, hang or corrupt the board\n\n"
+"       rtlab boot --inspect BUNDLE\n"
+"  checks a bundle (manifest, listed files, cyclictest.json) and prints\n"
+"  what it says as key=value lines.\n\n"
 "Exit status: 0 complete, 3 bundle written with another status, 1 no\n"
 "bundle (bad definition, kernel not fetchable, ...), 2 usage.\n");
+}
+
+/*
+ * --inspect: what a bundle says, one "key=value" a line, after checking the
+ * manifest, the files it lists and cyclictest.json.  Return: exit status.
+ */
+static int boot_inspect(const char *path)
+{
+	struct rtlab_err err = { "" };
+	const struct bundle_file *f;
+	struct ct_result ct = { 0 };
+	struct manifest m = { 0 };
+	struct bundle *b;
+	unsigned int i;
+	int ret = 1;
+
+	b = bundle_read(path, &err);
+	if (!b) {
+		fprintf(stderr, "rtlab boot --inspect: %s\n", err.msg);
+		return 1;
+	}
+	f = bundle_get(b, BUNDLE_MANIFEST);
+	if (!f || manifest_parse((const char *)f->data, f->size, &m, &err)) {
+		fprintf(stderr, "rtlab boot --inspect: %s: %s\n", path,
+			f ? err.msg : "no manifest.json");
+		goto out;
+	}
+	printf("status=%s\n", run_status_name(m.status));
+	if (m.error)
+		printf("error=%s\n", m.error);
+	printf("run_id=%s\nboard=%s\nkernel_release=%s\n"
+	       "kernel_realtime=%d\nclock=%s\n", m.run_id, m.board,
+	       m.kernel_release, m.kernel_realtime, m.clock);
+	for (i = 0; i < b->nfiles; i++)
+		printf("file=%s %zu\n", b->files[i].name, b->files[i].size);
+	if (manifest_verify_files(&m, b, &err)) {
+		printf("files_verified=no %s\n", err.msg);
+		goto out;
+	}
+	printf("files_verified=yes\n");
+	f = bundle_get(b, "cyclictest.json");
+	if (f) {
+		if (ct_json_parse((const char *)f->data, f->size,
+				  m.hist_range_us ? m.hist_range_us : 1000,
+				  &ct, &err)) {
+			printf("cyclictest=invalid %s\n", err.msg);
+			goto out;
+		}
+		printf("cyclictest=valid threads=%u realtime=%d\n",
+		       ct.nthreads, ct.realtime);
+		for (i = 0; i < ct.nthreads; i++)
+			printf("cyclictest_thread=%u samples=%llu max_us=%u\n",
+			       i, (unsigned long long)ct.threads[i].samples,
+			       ct.threads[i].max_us);
+	}
+	ret = 0;
+out:
+	ct_result_cleanup(&ct);
+	manifest_cleanup(&m);
+	bundle_free(b);
+	return ret;
 }
 
 static int parse_uint(const char *s, const char *opt, unsigned int *out)
@@ -58,7 +125,7 @@ static int parse_uint(const char *s, const char *opt, unsigned int *out)
 int cmd_boot(int argc, char **argv)
 {
 	enum { O_RUNID = 256, O_AGENT, O_APPEND, O_BOOTTO, O_HANGTO, O_KEEP,
-	       O_FAULT };
+	       O_FAULT, O_INSPECT };
 	static const struct option opts[] = {
 		{ "board", required_argument, NULL, 'b' },
 		{ "kernel", required_argument, NULL, 'k' },
@@ -73,6 +140,7 @@ int cmd_boot(int argc, char **argv)
 		{ "keep", no_argument, NULL, O_KEEP },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "inject-fault", required_argument, NULL, O_FAULT },
+		{ "inspect", required_argument, NULL, O_INSPECT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -142,6 +210,8 @@ int cmd_boot(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
+		case O_INSPECT:
+			return boot_inspect(optarg);
 		case 'h':
 			boot_usage(stdout);
 			return 0;

@@ -133,6 +133,14 @@ int rtlab_config_init(struct rtlab_config *cfg)
 	if (!cfg->listen)
 		return -ENOMEM;
 	cfg->max_upload_mb = RTLAB_DEFAULT_MAX_UPLOAD_MB;
+	cfg->bugzilla_product = strdup(RTLAB_DEFAULT_BZ_PRODUCT);
+	cfg->bugzilla_component = strdup(RTLAB_DEFAULT_BZ_COMPONENT);
+	cfg->bugzilla_version = strdup(RTLAB_DEFAULT_BZ_VERSION);
+	if (!cfg->bugzilla_product || !cfg->bugzilla_component ||
+	    !cfg->bugzilla_version) {
+		rtlab_config_cleanup(cfg);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -143,6 +151,11 @@ void rtlab_config_cleanup(struct rtlab_config *cfg)
 	free(cfg->path);
 	free(cfg->db);
 	free(cfg->listen);
+	free(cfg->bugzilla_url);
+	free(cfg->bugzilla_product);
+	free(cfg->bugzilla_component);
+	free(cfg->bugzilla_version);
+	free(cfg->bugzilla_api_key);
 	memset(cfg, 0, sizeof(*cfg));
 }
 
@@ -194,9 +207,24 @@ static int parse_line(struct rtlab_config *cfg, char *line, const char *name,
 				name, lineno, val);
 		cfg->max_upload_mb = (unsigned int)mb;
 		return 0;
+	} else if (!strcmp(key, "bugzilla_url")) {
+		slot = &cfg->bugzilla_url;
+		if (*val && strncmp(val, "http://", 7) &&
+		    strncmp(val, "https://", 8))
+			return rtlab_err_set(err,
+				"%s line %u: bugzilla_url: expected an http:// or https:// URL, got '%s'",
+				name, lineno, val);
+	} else if (!strcmp(key, "bugzilla_product")) {
+		slot = &cfg->bugzilla_product;
+	} else if (!strcmp(key, "bugzilla_component")) {
+		slot = &cfg->bugzilla_component;
+	} else if (!strcmp(key, "bugzilla_version")) {
+		slot = &cfg->bugzilla_version;
+	} else if (!strcmp(key, "bugzilla_api_key")) {
+		slot = &cfg->bugzilla_api_key;
 	} else {
 		return rtlab_err_set(err,
-			"%s line %u: unknown key '%s' (expected db, listen or max_upload_mb)",
+			"%s line %u: unknown key '%s' (expected db, listen, max_upload_mb or bugzilla_url, bugzilla_product, bugzilla_component, bugzilla_version, bugzilla_api_key)",
 			name, lineno, key);
 	}
 	free(*slot);

@@ -13,8 +13,14 @@
  *   db = host=db.lab.example dbname=rtlab user=rtlab   # libpq conninfo
  *   listen = 127.0.0.1:8470                           # server address
  *   max_upload_mb = 64                                # largest bundle
+ *   bugzilla_url = https://bugzilla.example.org       # where reports go
+ *   bugzilla_product = Linux                          # bug fields of
+ *   bugzilla_component = Realtime                     # filed reports
+ *   bugzilla_version = unspecified
+ *   bugzilla_api_key = ...                  # or RTLAB_BUGZILLA_API_KEY
  *
- * The environment wins over the file (RTLAB_DB over `db`).
+ * The environment wins over the file (RTLAB_DB over `db`,
+ * RTLAB_BUGZILLA_API_KEY over `bugzilla_api_key`).
  */
 
 #include <stdbool.h>
@@ -22,6 +28,9 @@
 
 #define RTLAB_DEFAULT_LISTEN "127.0.0.1:8470"
 #define RTLAB_DEFAULT_MAX_UPLOAD_MB 64
+#define RTLAB_DEFAULT_BZ_PRODUCT "Linux"
+#define RTLAB_DEFAULT_BZ_COMPONENT "Realtime"
+#define RTLAB_DEFAULT_BZ_VERSION "unspecified"
 
 /**
  * rtlab_state_dir() - the directory of rtlab's mutable state (the embedded
@@ -55,6 +64,11 @@ struct rtlab_config {
 	char *db;			/* libpq conninfo, NULL: embedded */
 	char *listen;			/* host:port the server binds */
 	unsigned int max_upload_mb;	/* largest accepted upload */
+	char *bugzilla_url;		/* base URL, NULL: none configured */
+	char *bugzilla_product;		/* bug fields of filed reports */
+	char *bugzilla_component;
+	char *bugzilla_version;
+	char *bugzilla_api_key;		/* NULL: none in the file */
 };
 
 /**
@@ -76,7 +90,8 @@ int rtlab_config_parse(struct rtlab_config *cfg, const char *text,
 
 /**
  * rtlab_config_init() - the defaults: no db, RTLAB_DEFAULT_LISTEN,
- * RTLAB_DEFAULT_MAX_UPLOAD_MB.  Return: 0 or -ENOMEM.
+ * RTLAB_DEFAULT_MAX_UPLOAD_MB, no Bugzilla URL or key, and the
+ * RTLAB_DEFAULT_BZ_* product, component and version.  Return: 0 or -ENOMEM.
  * Caller releases with rtlab_config_cleanup().
  */
 int rtlab_config_init(struct rtlab_config *cfg) __must_check;

@@ -890,18 +890,19 @@ static json_t *jnum(double v)
 
 static json_t *jqci(const struct stats_qci *q)
 {
-	return json_pack("{s:f, s:f, s:I, s:I, s:I, s:f, s:b}",
+	/* -1 (HIST_Q_OVERFLOW): among the overflows; null: unbounded */
+	return json_pack("{s:f, s:f, s:I, s:I, s:o, s:f, s:b}",
 			 "q", q->q, "level", q->level,
 			 "est_us", (json_int_t)q->est_us,
 			 "lo_us", (json_int_t)q->lo_us,
 			 "hi_us", q->hi_us == STATS_UNBOUNDED_US ?
-				  (json_int_t)-1 : (json_int_t)q->hi_us,
+				  json_null() : json_integer(q->hi_us),
 			 "coverage", q->coverage, "exact", q->exact);
 }
 
 static json_t *jmetric(const struct regress_metric *m)
 {
-	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:o, s:s, s:[o,o], s:[o,o], s:b, s:o, s:s}",
+	return json_pack("{s:s, s:s?, s:o, s:o, s:o, s:o, s:o, s:s?, s:o, s:o, s:o, s:s?, s:[o,o], s:[o,o], s:b, s:o, s:s}",
 			 "verdict", regress_verdict_name(m->verdict),
 			 "unit", m->unit,
 			 "baseline", jnum(m->baseline),

@@ -498,9 +498,57 @@ static void test_input(void)
 		  "unknown verdict refused");
 }
 
+/* A decided result survives the trip through JSON metric by metric. */
+static void test_json(void)
+{
+	struct hist h[2][5][SIM_CPUS];
+	struct regress_run r[2][5];
+	struct regress_params p;
+	struct regress_result res;
+	unsigned int s, i, c, same = 0;
+	json_t *root, *m;
+	char *js;
+
+	rng_state = 5;
+	for (s = 0; s < 2; s++)
+		for (i = 0; i < 5; i++) {
+			sim_run(h[s][i], s ? 0.003 : 0.0);
+			r[s][i] = (struct regress_run){ .cpus = h[s][i],
+							.ncpus = SIM_CPUS };
+		}
+	regress_params_init(&p);
+	CHECK_INT(regress_compare(r[0], 5, r[1], 5, &p, &res, NULL), 0,
+		  "compare with injected spikes");
+	CHECK(res.verdict == REGRESS_REGRESSION, "injected spikes: %s (%s)",
+	      regress_verdict_name(res.verdict), res.reason);
+	js = regress_result_json(&res);
+	root = js ? json_loads(js, 0, NULL) : NULL;
+	CHECK(root != NULL, "REGRESSION result as JSON parses back");
+	for (i = 0; i < REGRESS_NMETRICS; i++) {
+		m = json_object_get(json_object_get(root, "metrics"),
+				    res.metrics[i].name);
+		same += m && !strcmp(json_string_value(json_object_get(m,
+					"verdict")) ?: "",
+				     regress_verdict_name(res.metrics[i].verdict));
+	}
+	CHECK_INT(same, REGRESS_NMETRICS, "every metric's verdict in JSON");
+	CHECK(json_integer_value(json_object_get(json_object_get(root, "tail"),
+						 "threshold_us")) ==
+	      res.threshold_us, "tail threshold in JSON");
+	CHECK(json_is_null(json_object_get(root, "more_runs")),
+	      "a decided result has no more_runs");
+	json_decref(root);
+	free(js);
+	for (s = 0; s < 2; s++)
+		for (i = 0; i < 5; i++)
+			for (c = 0; c < SIM_CPUS; c++)
+				hist_cleanup(&h[s][i][c]);
+}
+
 int main(void)
 {
 	test_input();
+	test_json();
 	test_table();
 	test_rates();
 	return check_exit();

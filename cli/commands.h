@@ -18,5 +18,8 @@ int cmd_show(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_kernel(int argc, char **argv);
 int cmd_boot(int argc, char **argv);
+int cmd_job(int argc, char **argv);
+int cmd_jobs(int argc, char **argv);
+int cmd_worker(int argc, char **argv);
 
 #endif

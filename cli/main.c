@@ -24,6 +24,9 @@ static const struct command commands[] = {
 	{ "plot", cmd_plot, "plot a run's latency histogram" },
 	{ "kernel", cmd_kernel, "list kernels, fetch one into the cache" },
 	{ "boot", cmd_boot, "boot a virtual board, run a testcase" },
+	{ "job", cmd_job, "queue jobs (kernel, board, testcase)" },
+	{ "jobs", cmd_jobs, "list queued, running and finished jobs" },
+	{ "worker", cmd_worker, "claim and run queued jobs" },
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef RTLAB_DB_JOBS_H
+#define RTLAB_DB_JOBS_H
+
+/*
+ * The job queue in PostgreSQL.  A job is one run of a testcase with a
+ * kernel on a board.  Its life:
+ *
+ *   queued --claim--> running --done/failed--> done | failed
+ *                        |  \--requeue (no bundle, abandoned)--> queued
+ *                        \--lease expired: claimable again by any worker;
+ *                           after max_attempts claims: failed
+ *
+ * Workers claim with UPDATE ... WHERE id = (SELECT ... FOR UPDATE SKIP
+ * LOCKED LIMIT 1), so two workers never get the same job, and hold it by a
+ * lease they renew; a worker that dies stops renewing and the job goes
+ * back to whoever claims next.  Errors: -EIO (database), -ENOMEM, -EINVAL
+ * (PostgreSQL refused a value); @err says which.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <libpq-fe.h>
+
+#include "error.h"
+
+#define JOB_MAX_ATTEMPTS 3
+
+/* What `rtlab job add` queues; nothing here is owned. */
+struct db_job_new {
+	int board_id;
+	const char *kernel;		/* definition name, path, or "host" */
+	const char *testcase;		/* the testcase's name */
+	const char *testcase_file;	/* its YAML, absolute path */
+	unsigned int duration_s;	/* measurement seconds, > 0 */
+	unsigned int max_attempts;	/* 0: JOB_MAX_ATTEMPTS */
+};
+
+/* A job as read back; every string is malloc'd, NULL when the column is. */
+struct db_job {
+	int64_t id;
+	char *state;		/* queued, running, done, failed */
+	int board_id;
+	char *board;		/* board name */
+	char *board_kind;	/* local, qemu, ssh, lava */
+	char *board_definition;	/* the board's definition, JSON text */
+	char *kernel;
+	char *testcase;
+	char *testcase_file;
+	unsigned int duration_s;
+	int attempts;
+	int max_attempts;
+	char *worker;
+	char *phase;
+	long lease_left_s;	/* seconds left on the lease; < 0 expired;
+				 * meaningless when !has_lease */
+	bool has_lease;
+	char *error;
+	char *run_uuid;		/* the run the job made (done or failed) */
+	char *run_ids;		/* ids of every run linked to the job, "3,7" */
+	char *created_at;	/* ISO 8601 UTC */
+	char *finished_at;
+};
+
+/** db_job_cleanup() - free the strings of @job; safe twice, NULL is fine. */
+void db_job_cleanup(struct db_job *job);
+
+/** db_job_list_free() - free what db_job_list() returned; NULL is fine. */
+void db_job_list_free(struct db_job *jobs, size_t count);
+
+/**
+ * db_job_create() - queue one job (and register its testcase by name if
+ * it is new).  Call inside db_begin()/db_commit() to queue several at
+ * once or none.
+ * Return: 0 with *@id set, or a negative errno with @err set.
+ */
+int db_job_create(PGconn *conn, const struct db_job_new *job, int64_t *id,
+		  struct rtlab_err *err) __must_check;
+
+/**
+ * db_job_expire() - fail the jobs whose lease ran out on their last
+ * allowed attempt (their workers died max_attempts times).
+ * @count: may be NULL; else how many were failed.
+ * Return: 0 or a negative errno with @err set.
+ */
+int db_job_expire(PGconn *conn, unsigned int *count,
+		  struct rtlab_err *err) __must_check;
+
+/**
+ * db_job_claim() - take the oldest job that is queued, or running with an
+ * expired lease, and has attempts left; on a board named @board (NULL:
+ * any local or qemu board).  The job becomes running, owned by @worker,
+ * leased for @lease_s seconds, its attempts counted up.
+ * @job: filled on success; release with db_job_cleanup().
+ * Return: 0 when a job was claimed; -ENOENT when none is claimable; another
+ * negative errno with @err set.
+ */
+int db_job_claim(PGconn *conn, const char *worker, const char *board,
+		 unsigned int lease_s, struct db_job *job,
+		 struct rtlab_err *err) __must_check;
+
+/**
+ * db_job_renew() - extend the lease of job @id held by @worker to @lease_s
+ * seconds from now, and record its @phase (NULL: keep).
+ * Return: 0; -ESTALE when @worker no longer holds the job (the lease
+ * expired and another worker claimed it, or it finished); -EIO.
+ */
+int db_job_renew(PGconn *conn, int64_t id, const char *worker,
+		 unsigned int lease_s, const char *phase,
+		 struct rtlab_err *err) __must_check;
+
+/**
+ * db_job_finish() - the job produced run @run_uuid (already stored): mark
+ * it done, or failed with @error when the run is not complete, link the
+ * run to the job (runs.job_id) and take the job's kernel id from the run,
+ * in one transaction.
+ * Return: 0; -ESTALE when @worker no longer holds the job (nothing is
+ * written); -EIO.
+ */
+int db_job_finish(PGconn *conn, int64_t id, const char *worker,
+		  const char *run_uuid, bool failed, const char *error,
+		  struct rtlab_err *err) __must_check;
+
+/**
+ * db_job_requeue() - give the job back without a run: queued again with
+ * @error noted, or failed when it has used all its attempts.
+ * @abandoned: the worker was stopped, not the job's fault: the attempt is
+ *	not counted and the job is always queued again.
+ * @failed_out: may be NULL; else set when the job was failed for good.
+ * Return: 0; -ESTALE when @worker no longer holds the job; -EIO.
+ */
+int db_job_requeue(PGconn *conn, int64_t id, const char *worker,
+		   const char *error, bool abandoned, bool *failed_out,
+		   struct rtlab_err *err) __must_check;
+
+/**
+ * db_job_list() - jobs, newest first.
+ * @state: only jobs in this state (queued, running, done, failed), or NULL.
+ * @limit: at most this many; 0 for all.
+ * Return: 0 with *@jobs (caller frees with db_job_list_free()) and *@count;
+ * -EINVAL for an unknown @state; -EIO, -ENOMEM.
+ */
+int db_job_list(PGconn *conn, const char *state, unsigned int limit,
+		struct db_job **jobs, size_t *count,
+		struct rtlab_err *err) __must_check;
+
+/** db_job_state_valid() - queued, running, done or failed. */
+bool db_job_state_valid(const char *state);
+
+#endif

@@ -156,21 +156,25 @@ static const char *q_or_null(int64_t v, char *buf, size_t n)
 	return buf;
 }
 
-static int store_hist(PGconn *conn, const char *rid, const struct hist *h,
-		      struct rtlab_err *err)
+/* The run's id inside the storing pipeline: the value the run INSERT just
+ * drew from its sequence (session-local, so concurrent uploads do not mix). */
+#define RUN_ID_SQL "currval(pg_get_serial_sequence('runs', 'id'))"
+
+static int send_hist(PGconn *conn, const struct hist *h,
+		     struct rtlab_err *err)
 {
 	static const char sql[] =
 		"INSERT INTO histograms (run_id, thread, cpu, range_us, "
 		"bucket_us, counts, overflows, samples, min_us, avg_us, "
-		"max_us, p50_us, p99_us, p999_us, p9999_us) VALUES ($1, $2, "
-		"$3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)";
+		"max_us, p50_us, p99_us, p999_us, p9999_us) VALUES ("
+		RUN_ID_SQL ", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "
+		"$12, $13, $14)";
 	char thread[16], cpu[16], range[16], ovf[24], samples[24], min[16],
 		avg[40], max[16], p50[24], p99[24], p999[24], p9999[24];
 	struct hist_summary s;
 	char *buckets = array_literal(h, false);
 	char *counts = array_literal(h, true);
-	const char *p[15];
-	PGresult *res = NULL;
+	const char *p[14];
 	int ret = 0;
 
 	if (!buckets || !counts) {
@@ -186,66 +190,50 @@ static int store_hist(PGconn *conn, const char *rid, const struct hist *h,
 	snprintf(min, sizeof(min), "%" PRIu32, s.min_us);
 	snprintf(avg, sizeof(avg), "%.17g", s.avg_us);
 	snprintf(max, sizeof(max), "%" PRIu32, s.max_us);
-	p[0] = rid;
-	p[1] = thread;
-	p[2] = cpu;
-	p[3] = range;
-	p[4] = buckets;
-	p[5] = counts;
-	p[6] = ovf;
-	p[7] = samples;
-	p[8] = s.samples && s.min_us != UINT32_MAX ? min : NULL;
-	p[9] = s.samples && isfinite(s.avg_us) ? avg : NULL;
-	p[10] = s.samples ? max : NULL;
-	p[11] = q_or_null(s.p50_us, p50, sizeof(p50));
-	p[12] = q_or_null(s.p99_us, p99, sizeof(p99));
-	p[13] = q_or_null(s.p999_us, p999, sizeof(p999));
-	p[14] = q_or_null(s.p9999_us, p9999, sizeof(p9999));
-	res = q(conn, sql, 15, p);
-	if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-		char what[64];
-
-		snprintf(what, sizeof(what), "storing histogram of thread %d",
-			 h->thread);
-		ret = pg_fail(conn, res, err, what);
-	}
+	p[0] = thread;
+	p[1] = cpu;
+	p[2] = range;
+	p[3] = buckets;
+	p[4] = counts;
+	p[5] = ovf;
+	p[6] = samples;
+	p[7] = s.samples && s.min_us != UINT32_MAX ? min : NULL;
+	p[8] = s.samples && isfinite(s.avg_us) ? avg : NULL;
+	p[9] = s.samples ? max : NULL;
+	p[10] = q_or_null(s.p50_us, p50, sizeof(p50));
+	p[11] = q_or_null(s.p99_us, p99, sizeof(p99));
+	p[12] = q_or_null(s.p999_us, p999, sizeof(p999));
+	p[13] = q_or_null(s.p9999_us, p9999, sizeof(p9999));
+	/* libpq copies the parameters into its buffer here. */
+	if (!PQsendQueryParams(conn, sql, 14, NULL, p, NULL, NULL, 0))
+		ret = pg_fail(conn, NULL, err, "sending a histogram");
 out:
-	PQclear(res);
 	free(buckets);
 	free(counts);
 	return ret;
 }
 
-static int store_artifact(PGconn *conn, const char *rid,
-			  const struct bundle_file *f, struct rtlab_err *err)
+static int send_artifact(PGconn *conn, const struct bundle_file *f,
+			 struct rtlab_err *err)
 {
 	static const char sql[] =
 		"INSERT INTO artifacts (run_id, name, content_type, size, "
-		"sha256, data) VALUES ($1, $2, $3, $4, $5, $6)";
+		"sha256, data) VALUES (" RUN_ID_SQL ", $1, $2, $3, $4, $5)";
 	char size[24], sha[65];
-	const char *p[6];
-	int lens[6] = { 0 }, fmts[6] = { 0, 0, 0, 0, 0, 1 };
-	PGresult *res;
-	int ret = 0;
+	const char *p[5];
+	int lens[5] = { 0 }, fmts[5] = { 0, 0, 0, 0, 1 };
 
 	sha256_hex(f->data, f->size, sha);
 	snprintf(size, sizeof(size), "%zu", f->size);
-	p[0] = rid;
-	p[1] = f->name;
-	p[2] = artifact_content_type(f->name);
-	p[3] = size;
-	p[4] = sha;
-	p[5] = f->size ? (const char *)f->data : "";
-	lens[5] = (int)f->size;
-	res = PQexecParams(conn, sql, 6, NULL, p, lens, fmts, 0);
-	if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-		char what[300];
-
-		snprintf(what, sizeof(what), "storing artifact '%s'", f->name);
-		ret = pg_fail(conn, res, err, what);
-	}
-	PQclear(res);
-	return ret;
+	p[0] = f->name;
+	p[1] = artifact_content_type(f->name);
+	p[2] = size;
+	p[3] = sha;
+	p[4] = f->size ? (const char *)f->data : "";
+	lens[4] = (int)f->size;
+	if (!PQsendQueryParams(conn, sql, 5, NULL, p, lens, fmts, 0))
+		return pg_fail(conn, NULL, err, "sending an artifact");
+	return 0;
 }
 
 static int run_by_uuid(PGconn *conn, const char *uuid, int64_t *id,
@@ -257,18 +245,168 @@ static int run_by_uuid(PGconn *conn, const char *uuid, int64_t *id,
 		    id, err, "looking up the run's uuid");
 }
 
+/* Kernel, testcase and run in one statement; the run's id comes back, or
+ * no row when the uuid is already taken. */
+static const char store_run_sql[] =
+	"WITH s AS (SELECT $6::jsonb AS m), "
+	"k AS (INSERT INTO kernels (release, version, config_sha256, "
+	"realtime, name, tree) "
+	"SELECT $9, COALESCE($10, ''), COALESCE($11, ''), $12::boolean, "
+	"m->'kernel'->>'name', COALESCE(m->'kernel'->>'tree', '') FROM s "
+	"ON CONFLICT (release, version, config_sha256) DO UPDATE "
+	"SET realtime = COALESCE(kernels.realtime, EXCLUDED.realtime), "
+	"name = COALESCE(kernels.name, EXCLUDED.name), "
+	"tree = CASE WHEN kernels.tree = '' THEN EXCLUDED.tree "
+	"ELSE kernels.tree END RETURNING id), "
+	"t AS (INSERT INTO testcases (name, definition) "
+	"SELECT $13, COALESCE(m->'testcase'->'definition', '{}') FROM s "
+	"ON CONFLICT (name) DO UPDATE SET definition = "
+	"CASE WHEN EXCLUDED.definition = '{}'::jsonb "
+	"THEN testcases.definition ELSE EXCLUDED.definition END "
+	"RETURNING id) "
+	"INSERT INTO runs (uuid, board_id, kernel_id, testcase_id, job_id, "
+	"status, error, clock, environment, commands, manifest, started_at, "
+	"finished_at) "
+	"SELECT $1::uuid, $2::integer, k.id, t.id, "
+	"CASE WHEN m->>'job_id' ~ '^[0-9]{1,18}$' THEN (SELECT j.id "
+	"FROM jobs j WHERE j.id = (m->>'job_id')::bigint) END, "
+	"$3, $4, $5, "
+	"CASE WHEN jsonb_typeof(m->'environment') = 'object' "
+	"THEN m->'environment' ELSE '{}' END, "
+	"CASE WHEN jsonb_typeof(m->'commands') = 'array' "
+	"THEN m->'commands' ELSE '[]' END, "
+	"m, $7::timestamptz, $8::timestamptz FROM s, k, t "
+	"ON CONFLICT (uuid) DO NOTHING RETURNING id";
+
+/*
+ * Send everything as one pipeline: the statements up to the sync point
+ * form one implicit transaction, so the whole run costs one round trip
+ * and an error anywhere rolls all of it back.  If the uuid was taken
+ * meanwhile the run INSERT returns no row and the first histogram or
+ * artifact INSERT fails on its foreign key, which also rolls back.
+ */
+static int store_pipeline(PGconn *conn, const struct run_record *rec,
+			  const char *bid, int64_t *id, bool *taken,
+			  struct rtlab_err *err)
+{
+	const struct manifest *m = rec->manifest;
+	const char *p[13];
+	const char *what = "storing the run";
+	PGresult *res;
+	size_t i, done;
+	bool sync_seen = false;
+	int ret = 0;
+
+	*taken = false;
+	if (!PQenterPipelineMode(conn))
+		return pg_fail(conn, NULL, err, "entering pipeline mode");
+	p[0] = m->run_id;
+	p[1] = bid;
+	p[2] = run_status_name(m->status);
+	p[3] = m->error;
+	p[4] = m->clock ? m->clock : "host";
+	p[5] = m->json;
+	p[6] = m->started_at;
+	p[7] = m->finished_at;
+	p[8] = m->kernel_release;
+	p[9] = m->kernel_version;
+	p[10] = m->kernel_config_sha256;
+	p[11] = m->kernel_realtime < 0 ? NULL :
+		m->kernel_realtime ? "true" : "false";
+	p[12] = m->testcase;
+	if (!PQsendQueryParams(conn, store_run_sql, 13, NULL, p, NULL, NULL,
+			       0)) {
+		ret = pg_fail(conn, NULL, err, "sending the run");
+		goto sync;
+	}
+	for (i = 0; i < rec->nhists; i++) {
+		ret = send_hist(conn, &rec->hists[i], err);
+		if (ret)
+			goto sync;
+	}
+	for (i = 0; rec->bundle && i < rec->bundle->nfiles; i++) {
+		const struct bundle_file *f = &rec->bundle->files[i];
+
+		if (!strcmp(f->name, BUNDLE_MANIFEST))
+			continue;
+		ret = send_artifact(conn, f, err);
+		if (ret)
+			goto sync;
+	}
+sync:
+	if (!PQpipelineSync(conn) && !ret)
+		ret = pg_fail(conn, NULL, err, "sending the run");
+
+	/* Collect every result, first error wins. */
+	for (done = 0; !sync_seen;) {
+		res = PQgetResult(conn);
+		if (!res) {
+			/* The end of one query's results, or of a broken
+			 * connection's. */
+			if (PQstatus(conn) != CONNECTION_OK) {
+				if (!ret)
+					ret = pg_fail(conn, NULL, err, what);
+				break;
+			}
+			continue;
+		}
+		switch (PQresultStatus(res)) {
+		case PGRES_PIPELINE_SYNC:
+			sync_seen = true;
+			break;
+		case PGRES_TUPLES_OK:
+			if (done == 0) {
+				if (PQntuples(res) == 1)
+					*id = strtoll(PQgetvalue(res, 0, 0),
+						      NULL, 10);
+				else
+					*taken = true;
+			}
+			done++;
+			break;
+		case PGRES_COMMAND_OK:
+			done++;
+			break;
+		case PGRES_PIPELINE_ABORTED:
+			done++;
+			break;
+		default:
+			if (!ret && !*taken) {
+				what = done == 0 ? "storing the run" :
+				       done <= rec->nhists ?
+							"storing a histogram" :
+							"storing an artifact";
+				ret = pg_fail(conn, res, err, what);
+			}
+			done++;
+			break;
+		}
+		PQclear(res);
+		if (PQstatus(conn) != CONNECTION_OK && !sync_seen) {
+			if (!ret)
+				ret = pg_fail(conn, NULL, err, what);
+			break;
+		}
+	}
+	if (!PQexitPipelineMode(conn) && !ret)
+		ret = pg_fail(conn, NULL, err, "leaving pipeline mode");
+	if (*taken)
+		ret = 0;
+	return ret;
+}
+
 int db_run_store(PGconn *conn, const struct run_record *rec, int64_t *run_id,
 		 bool *duplicate, struct rtlab_err *err)
 {
 	const struct manifest *m = rec->manifest;
-	char bid[16], kid[24], tid[24], rid[24];
-	int64_t board_id = rec->board_id, kernel_id, testcase_id, id = -1;
-	const char *p[10];
-	size_t i;
+	int64_t board_id = rec->board_id, id = -1;
+	const char *p[1];
+	bool taken;
+	char bid[24];
 	int ret;
 
 	*duplicate = false;
-	/* The common duplicate (an agent retrying) needs no transaction. */
+	/* The common duplicate (an agent retrying) writes nothing at all. */
 	ret = run_by_uuid(conn, m->run_id, &id, err);
 	if (!ret) {
 		*run_id = id;
@@ -278,9 +416,6 @@ int db_run_store(PGconn *conn, const struct run_record *rec, int64_t *run_id,
 	if (ret != -ENOENT)
 		return ret;
 
-	ret = db_begin(conn, err);
-	if (ret)
-		return ret;
 	if (board_id < 0) {
 		p[0] = m->board;
 		ret = q_id(conn, "SELECT id FROM boards WHERE name = $1", 1, p,
@@ -291,111 +426,25 @@ int db_run_store(PGconn *conn, const struct run_record *rec, int64_t *run_id,
 					    "registered (rtlab board add %s)",
 					    m->board, m->board);
 		if (ret)
-			goto fail;
+			return ret;
 	}
 	snprintf(bid, sizeof(bid), "%" PRId64, board_id);
 
-	p[0] = m->kernel_release;
-	p[1] = m->kernel_version;
-	p[2] = m->kernel_config_sha256;
-	p[3] = m->kernel_realtime < 0 ? NULL :
-	       m->kernel_realtime ? "true" : "false";
-	p[4] = m->json;
-	ret = q_id(conn,
-		   "INSERT INTO kernels (release, version, config_sha256, "
-		   "realtime, name, tree) "
-		   "SELECT $1, COALESCE($2, ''), COALESCE($3, ''), "
-		   "$4::boolean, m->'kernel'->>'name', "
-		   "COALESCE(m->'kernel'->>'tree', '') "
-		   "FROM (SELECT $5::jsonb AS m) s "
-		   "ON CONFLICT (release, version, config_sha256) DO UPDATE "
-		   "SET realtime = COALESCE(kernels.realtime, "
-		   "EXCLUDED.realtime), "
-		   "name = COALESCE(kernels.name, EXCLUDED.name), "
-		   "tree = CASE WHEN kernels.tree = '' THEN EXCLUDED.tree "
-		   "ELSE kernels.tree END RETURNING id",
-		   5, p, &kernel_id, err, "storing the kernel");
+	ret = store_pipeline(conn, rec, bid, &id, &taken, err);
 	if (ret)
-		goto fail;
-	snprintf(kid, sizeof(kid), "%" PRId64, kernel_id);
-
-	p[0] = m->testcase;
-	p[1] = m->json;
-	ret = q_id(conn,
-		   "INSERT INTO testcases (name, definition) "
-		   "SELECT $1, COALESCE(m->'testcase'->'definition', '{}') "
-		   "FROM (SELECT $2::jsonb AS m) s "
-		   "ON CONFLICT (name) DO UPDATE SET definition = "
-		   "CASE WHEN EXCLUDED.definition = '{}'::jsonb "
-		   "THEN testcases.definition ELSE EXCLUDED.definition END "
-		   "RETURNING id",
-		   2, p, &testcase_id, err, "storing the testcase");
-	if (ret)
-		goto fail;
-	snprintf(tid, sizeof(tid), "%" PRId64, testcase_id);
-
-	p[0] = m->run_id;
-	p[1] = bid;
-	p[2] = kid;
-	p[3] = tid;
-	p[4] = run_status_name(m->status);
-	p[5] = m->error;
-	p[6] = m->clock ? m->clock : "host";
-	p[7] = m->json;
-	p[8] = m->started_at;
-	p[9] = m->finished_at;
-	ret = q_id(conn,
-		   "INSERT INTO runs (uuid, board_id, kernel_id, testcase_id, "
-		   "job_id, status, error, clock, environment, commands, "
-		   "manifest, started_at, finished_at) "
-		   "SELECT $1::uuid, $2::integer, $3::integer, $4::integer, "
-		   "CASE WHEN m->>'job_id' ~ '^[0-9]{1,18}$' THEN (SELECT j.id "
-		   "FROM jobs j WHERE j.id = (m->>'job_id')::bigint) END, "
-		   "$5, $6, $7, "
-		   "CASE WHEN jsonb_typeof(m->'environment') = 'object' "
-		   "THEN m->'environment' ELSE '{}' END, "
-		   "CASE WHEN jsonb_typeof(m->'commands') = 'array' "
-		   "THEN m->'commands' ELSE '[]' END, "
-		   "m, $9::timestamptz, $10::timestamptz "
-		   "FROM (SELECT $8::jsonb AS m) s "
-		   "ON CONFLICT (uuid) DO NOTHING RETURNING id",
-		   10, p, &id, err, "storing the run");
-	if (ret == -ENOENT) {
-		/* Stored by a concurrent upload since we looked. */
-		db_rollback(conn);
-		ret = run_by_uuid(conn, m->run_id, &id, err);
-		if (!ret) {
-			*run_id = id;
-			*duplicate = true;
-		}
 		return ret;
-	}
-	if (ret)
-		goto fail;
-	snprintf(rid, sizeof(rid), "%" PRId64, id);
-
-	for (i = 0; i < rec->nhists; i++) {
-		ret = store_hist(conn, rid, &rec->hists[i], err);
+	if (taken) {
+		/* Stored by a concurrent upload since we looked. */
+		ret = run_by_uuid(conn, m->run_id, &id, err);
+		if (ret == -ENOENT)
+			ret = rtlab_err_seterr(err, EIO, "run %s: neither "
+					       "stored nor found", m->run_id);
 		if (ret)
-			goto fail;
+			return ret;
+		*duplicate = true;
 	}
-	for (i = 0; rec->bundle && i < rec->bundle->nfiles; i++) {
-		const struct bundle_file *f = &rec->bundle->files[i];
-
-		if (!strcmp(f->name, BUNDLE_MANIFEST))
-			continue;
-		ret = store_artifact(conn, rid, f, err);
-		if (ret)
-			goto fail;
-	}
-	ret = db_commit(conn, err);
-	if (ret)
-		goto fail;
 	*run_id = id;
 	return 0;
-fail:
-	db_rollback(conn);
-	return ret;
 }
 
 static bool all_digits(const char *s, size_t max)

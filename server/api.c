@@ -19,6 +19,7 @@
 #include "db-runs.h"
 #include "ingest.h"
 #include "manifest.h"
+#include "verdict.h"
 
 #define API_RUNS "/api/v1/runs"
 
@@ -198,6 +199,9 @@ enum MHD_Result api_begin(struct http_request *req)
 	struct match mt;
 	const char *cl;
 
+	if (verdict_api_match(req->path))
+		return is_get(req->method) ? MHD_YES :
+					     method_not_allowed(req, "GET, HEAD");
 	route_path(req->path, &mt);
 	if (mt.route == ROUTE_NONE)
 		return http_respond_error(req, MHD_HTTP_NOT_FOUND,
@@ -406,6 +410,8 @@ enum MHD_Result api_handle(struct http_request *req)
 	if (mt.route == ROUTE_RUNS)
 		return strcmp(req->method, "POST") ? list_runs(req) :
 						     upload(req);
+	if (verdict_api_match(req->path))
+		return verdict_api_handle(req);
 
 	ret = db_run_resolve(req->db, mt.ref, &id, &err);
 	if (ret)

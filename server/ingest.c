@@ -16,6 +16,7 @@
 #include "db-runs.h"
 #include "ingest.h"
 #include "manifest.h"
+#include "verdict.h"
 
 #define CT_JSON "cyclictest.json"
 #define CT_HIST "cyclictest.hist"
@@ -179,8 +180,12 @@ int ingest_bundle(PGconn *conn, const void *data, size_t size, int board_id,
 	rec.hists = use ? use->threads : NULL;
 	rec.bundle = b;
 	ret = db_run_store(conn, &rec, &res->run_id, &res->duplicate, err);
-	if (!ret && !res->duplicate)
+	if (!ret && !res->duplicate) {
 		res->nhists = rec.nhists;
+		/* The run's kernel against its series' baseline; logs its
+		 * own failures and never fails the upload. */
+		verdict_after_ingest(conn, res->run_id);
+	}
 out:
 	ct_result_cleanup(&js);
 	ct_result_cleanup(&hs);

@@ -37,6 +37,7 @@ int cmd_check(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *file = NULL, *tracefs = NULL, *root;
+	char *tcmd;
 	struct rtlab_err err = { "" };
 	struct testcase tc;
 	const char **tools = NULL;
@@ -93,6 +94,17 @@ int cmd_check(int argc, char **argv)
 			printf("trace: MISSING: %s\n", err.msg);
 			missing++;
 		}
+		for (i = 0; root && i < tc.trace.noptional_events; i++)
+			if (!ftrace_event_exists(root,
+						 tc.trace.optional_events[i]))
+				printf("trace: optional event %s is not in this kernel (traced without it)\n",
+				       tc.trace.optional_events[i]);
+		tcmd = proc_which("trace-cmd");
+		if (tcmd)
+			printf("trace: trace-cmd %s writes trace.dat\n", tcmd);
+		else
+			printf("trace: trace-cmd is not on PATH; the run will measure without ftrace\n");
+		free(tcmd);
 	}
 	free(tools);
 	testcase_cleanup(&tc);

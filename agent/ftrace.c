@@ -1,16 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The agent's ftrace seam: find the tracefs, check a testcase's events
- * against it, and set the knobs a capture needs (saved for restore).
+ * The agent's ftrace capture: find the tracefs, check a testcase's events
+ * against it (libtracefs lists them), set the knobs a capture needs (each
+ * saved for restore), start and stop the top-level buffer around the
+ * measurement, and have trace-cmd write trace.dat from it.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+#include <tracefs.h>
 
 #include "ftrace.h"
+#include "proc.h"
+
+/* Extraction reads the whole buffer; a slow board takes a while. */
+#define FTRACE_EXTRACT_LIMIT_S	600
+#define FTRACE_EXTRACT_GRACE_S	5
 
 static bool is_tracefs(const char *root)
 {
@@ -41,11 +53,62 @@ const char *ftrace_find_root(const char *opt, struct rtlab_err *err)
 	return NULL;
 }
 
+/*
+ * The event names @event stands for, in a list built by libtracefs (free
+ * with tracefs_list_free()); NULL when none (or out of memory).
+ * @sys gets the subsystem.
+ */
+static char **event_names(const char *root, const char *event, char *sys,
+			  size_t sys_size)
+{
+	const char *colon = strchr(event, ':');
+	char **all, **out = NULL, **v, path[4096];
+	struct stat st;
+	size_t i;
+
+	if (!colon || (size_t)(colon - event) >= sys_size)
+		return NULL;
+	snprintf(sys, sys_size, "%.*s", (int)(colon - event), event);
+	if (!strchr(colon + 1, '*')) {
+		snprintf(path, sizeof(path), "%s/events/%s/%s/enable", root,
+			 sys, colon + 1);
+		if (stat(path, &st))
+			return NULL;
+		return tracefs_list_add(NULL, colon + 1);
+	}
+	all = tracefs_system_events(root, sys);
+	for (i = 0; all && all[i]; i++) {
+		if (fnmatch(colon + 1, all[i], 0))
+			continue;
+		snprintf(path, sizeof(path), "%s/events/%s/%s/enable", root,
+			 sys, all[i]);
+		if (stat(path, &st))
+			continue;
+		v = tracefs_list_add(out, all[i]);
+		if (!v) {
+			tracefs_list_free(out);
+			out = NULL;
+			break;
+		}
+		out = v;
+	}
+	tracefs_list_free(all);
+	return out;
+}
+
+bool ftrace_event_exists(const char *root, const char *event)
+{
+	char sys[256], **names = event_names(root, event, sys, sizeof(sys));
+
+	tracefs_list_free(names);
+	return names != NULL;
+}
+
 int ftrace_check(const char *root, const struct tc_trace *t,
 		 struct rtlab_err *err)
 {
 	static const char *const needed[] = { "buffer_size_kb", "tracing_on",
-		"trace_marker", "events", NULL };
+		"trace_marker", "trace", "events", NULL };
 	struct stat st;
 	char path[4096];
 	size_t i;
@@ -58,23 +121,51 @@ int ftrace_check(const char *root, const struct tc_trace *t,
 						root, needed[i]);
 	}
 	for (i = 0; i < t->nevents; i++) {
-		const char *ev = t->events[i], *colon = strchr(ev, ':');
+		const char *ev = t->events[i];
 
-		if (!colon)
+		if (!strchr(ev, ':'))
 			return rtlab_err_set(err, "trace event '%s': expected 'subsystem:event'",
 					     ev);
-		if (!strcmp(colon + 1, "*") || strchr(colon + 1, '*'))
-			snprintf(path, sizeof(path), "%s/events/%.*s", root,
-				 (int)(colon - ev), ev);
-		else
-			snprintf(path, sizeof(path), "%s/events/%.*s/%s/enable",
-				 root, (int)(colon - ev), ev, colon + 1);
-		if (stat(path, &st))
+		if (!ftrace_event_exists(root, ev))
 			return rtlab_err_seterr(err, ENOENT,
-						"trace event '%s': not in this kernel (%s is missing)",
-						ev, path);
+						"trace event '%s': not in this kernel (nothing matches it under %s/events)",
+						ev, root);
 	}
 	return 0;
+}
+
+/* Set @name under @root when the file exists (kernels differ). */
+static int set_if_there(struct knob_list *knobs, const char *root,
+			const char *name, const char *value,
+			struct rtlab_err *err)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", root, name);
+	if (access(path, F_OK))
+		return 0;
+	return knob_set(knobs, path, value, NULL, err);
+}
+
+static int enable_event(const char *root, const char *event,
+			struct knob_list *knobs, struct rtlab_err *err)
+{
+	char sys[256], path[4096], **names;
+	size_t i;
+	int ret = 0;
+
+	names = event_names(root, event, sys, sizeof(sys));
+	if (!names)
+		return rtlab_err_seterr(err, ENOENT,
+					"trace event '%s': not in this kernel",
+					event);
+	for (i = 0; !ret && names[i]; i++) {
+		snprintf(path, sizeof(path), "%s/events/%s/%s/enable", root,
+			 sys, names[i]);
+		ret = knob_set(knobs, path, "1", NULL, err);
+	}
+	tracefs_list_free(names);
+	return ret;
 }
 
 int ftrace_prepare(const char *root, const struct tc_trace *t,
@@ -82,11 +173,25 @@ int ftrace_prepare(const char *root, const struct tc_trace *t,
 {
 	char path[4096], value[32], orig[32];
 	char *cur, *exp;
+	size_t i;
 	int ret;
 
 	ret = ftrace_check(root, t, err);
 	if (ret)
 		return ret;
+	snprintf(path, sizeof(path), "%s/tracing_on", root);
+	ret = knob_set(knobs, path, "0", NULL, err);
+	if (!ret)
+		ret = set_if_there(knobs, root, "current_tracer", "nop", err);
+	/* Emptying set_event disables every event; its saved content (the
+	 * board's enabled events) is written back at restore. */
+	if (!ret)
+		ret = set_if_there(knobs, root, "set_event", "", err);
+	if (!ret)
+		ret = set_if_there(knobs, root, "options/overwrite", "1", err);
+	if (ret)
+		return ret;
+
 	snprintf(path, sizeof(path), "%s/buffer_size_kb", root);
 	cur = knob_read(path);
 	if (!cur)
@@ -100,5 +205,203 @@ int ftrace_prepare(const char *root, const struct tc_trace *t,
 		 strtoul(exp ? exp + strlen("expanded:") : cur, NULL, 10));
 	free(cur);
 	snprintf(value, sizeof(value), "%u", t->buffer_kb);
-	return knob_set(knobs, path, value, orig, err);
+	ret = knob_set(knobs, path, value, orig, err);
+
+	for (i = 0; !ret && i < t->nevents; i++)
+		ret = enable_event(root, t->events[i], knobs, err);
+	for (i = 0; !ret && i < t->noptional_events; i++)
+		if (ftrace_event_exists(root, t->optional_events[i]))
+			ret = enable_event(root, t->optional_events[i], knobs,
+					   err);
+	return ret;
+}
+
+int ftrace_start(const char *root, struct knob_list *knobs,
+		 struct rtlab_err *err)
+{
+	char path[4096];
+	int ret;
+
+	/* Opening "trace" for writing with O_TRUNC clears the buffer. */
+	snprintf(path, sizeof(path), "%s/trace", root);
+	ret = knob_write(path, "");
+	if (ret)
+		return rtlab_err_seterr(err, -ret,
+					"%s: cannot clear the trace buffer: %s",
+					path, strerror(-ret));
+	snprintf(path, sizeof(path), "%s/tracing_on", root);
+	return knob_set(knobs, path, "1", NULL, err);
+}
+
+int ftrace_stop(const char *root, struct knob_list *knobs, bool *was_on,
+		struct rtlab_err *err)
+{
+	char path[4096], *cur;
+
+	snprintf(path, sizeof(path), "%s/tracing_on", root);
+	cur = knob_read(path);
+	if (!cur)
+		return rtlab_err_seterr(err, errno, "%s: cannot read: %s",
+					path, strerror(errno));
+	*was_on = strcmp(cur, "0") != 0;
+	free(cur);
+	return knob_set(knobs, path, "0", NULL, err);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* @root is the tracefs trace-cmd will read (same file behind tracing_on). */
+static bool is_mounted_tracefs(const char *root)
+{
+	const char *mounted = tracefs_tracing_dir();
+	char a[4096], b[4096];
+	struct stat sa, sb;
+
+	if (!mounted)
+		return false;
+	snprintf(a, sizeof(a), "%s/tracing_on", root);
+	snprintf(b, sizeof(b), "%s/tracing_on", mounted);
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+/* The last line of @path into @buf ("" when none). */
+static void last_line(const char *path, char *buf, size_t size)
+{
+	char *text = knob_read(path), *nl;
+
+	buf[0] = '\0';
+	if (!text)
+		return;
+	nl = strrchr(text, '\n');
+	snprintf(buf, size, "%s", nl ? nl + 1 : text);
+	free(text);
+}
+
+int ftrace_extract(const char *root, const char *dir, const char *name,
+		   volatile sig_atomic_t *stop, struct rtlab_err *err)
+{
+	struct timespec pause = { 0, 100 * 1000000L };
+	char *tool = NULL, log[4096], out[4096], why[64], last[256];
+	double deadline, kill_at = 0;
+	int fd, status = 0, ret = 0, sig = 0;
+	struct stat st;
+	pid_t pid, w;
+
+	if (!is_mounted_tracefs(root))
+		return rtlab_err_seterr(err, EXDEV,
+					"trace-cmd reads the mounted tracefs (%s), not %s",
+					tracefs_tracing_dir() ?: "none found",
+					root);
+	tool = proc_which("trace-cmd");
+	if (!tool)
+		return rtlab_err_seterr(err, ENOENT,
+					"trace-cmd is not on PATH; it writes trace.dat");
+	snprintf(log, sizeof(log), "%s/%s.log", dir, name);
+	snprintf(out, sizeof(out), "%s/%s", dir, name);
+	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = rtlab_err_seterr(err, errno, "%s: cannot create: %s",
+				       log, strerror(errno));
+		goto out;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		ret = rtlab_err_seterr(err, errno, "trace-cmd: fork: %s",
+				       strerror(errno));
+		close(fd);
+		goto out;
+	}
+	if (!pid) {
+		int nul = open("/dev/null", O_RDONLY);
+
+		if (nul >= 0)
+			dup2(nul, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		if (chdir(dir))
+			_exit(127);
+		/* Uncompressed: the board spends no time on it, the bundle is
+		 * gzip'd anyway, and the spike's mark stays findable. */
+		execl(tool, "trace-cmd", "extract", "--compression", "none",
+		      "-o", name, (char *)NULL);
+		fprintf(stderr, "cannot run %s: %s\n", tool, strerror(errno));
+		_exit(127);
+	}
+	close(fd);
+	deadline = now_s() + FTRACE_EXTRACT_LIMIT_S;
+	for (;;) {
+		double t;
+
+		w = waitpid(pid, &status, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			ret = rtlab_err_seterr(err, errno, "trace-cmd: wait: %s",
+					       strerror(errno));
+			goto out;
+		}
+		t = now_s();
+		if (!sig && ((stop && *stop) || t > deadline)) {
+			sig = SIGINT;
+			kill(pid, sig);
+			kill_at = t + FTRACE_EXTRACT_GRACE_S;
+		} else if (sig == SIGINT && t > kill_at) {
+			sig = SIGKILL;
+			kill(pid, sig);
+		}
+		nanosleep(&pause, NULL);
+	}
+	if (sig && stop && *stop) {
+		ret = rtlab_err_seterr(err, EINTR,
+				       "trace-cmd extract: stopped by a signal to the agent");
+	} else if (sig) {
+		ret = rtlab_err_seterr(err, ETIMEDOUT,
+				       "trace-cmd extract: still running after %d s; killed",
+				       FTRACE_EXTRACT_LIMIT_S);
+	} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		last_line(log, last, sizeof(last));
+		ret = rtlab_err_set(err, "trace-cmd extract failed (%s): %s",
+				    proc_status_str(status, why, sizeof(why)),
+				    last);
+	} else if (stat(out, &st) || !st.st_size) {
+		ret = rtlab_err_seterr(err, ENOENT,
+				       "trace-cmd extract exited 0 but wrote no %s",
+				       name);
+	}
+out:
+	free(tool);
+	return ret;
+}
+
+bool ftrace_find_spike(const void *data, size_t len,
+		       unsigned long long *lat_us,
+		       unsigned long long *threshold_us)
+{
+	const size_t mlen = strlen(FTRACE_SPIKE_MARK);
+	const char *p = data, *end = p + len, *hit = NULL, *q;
+	char buf[64];
+	size_t n;
+
+	while (p < end && (q = memmem(p, end - p, FTRACE_SPIKE_MARK, mlen))) {
+		hit = q;
+		p = q + mlen;
+	}
+	if (!hit)
+		return false;
+	hit += mlen;
+	n = (size_t)(end - hit) < sizeof(buf) - 1 ? (size_t)(end - hit) :
+						     sizeof(buf) - 1;
+	memcpy(buf, hit, n);
+	buf[n] = '\0';
+	return sscanf(buf, "%llu > %llu)", lat_us, threshold_us) == 2;
 }

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <jansson.h>
 
 #include "measure.h"
 
@@ -156,5 +157,111 @@ out_close2:
 	close(err_fd);
 out_close:
 	close(out_fd);
+	return ret;
+}
+
+bool measure_break(const char *hist, size_t len, long *tid,
+		   unsigned long long *lat_us)
+{
+	static const char thr[] = "# Break thread: ", val[] = "# Break value: ";
+	const char *p = hist, *end = hist + len, *nl;
+	bool have_tid = false, have_val = false;
+	char line[128];
+
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', end - p);
+		if (!nl)
+			nl = end;
+		if ((size_t)(nl - p) >= sizeof(line))
+			continue;
+		memcpy(line, p, nl - p);
+		line[nl - p] = '\0';
+		if (!strncmp(line, thr, sizeof(thr) - 1))
+			have_tid = sscanf(line + sizeof(thr) - 1, "%ld",
+					  tid) == 1;
+		else if (!strncmp(line, val, sizeof(val) - 1))
+			have_val = sscanf(line + sizeof(val) - 1, "%llu",
+					  lat_us) == 1;
+	}
+	return have_tid && have_val;
+}
+
+/* @p starts a bare nan/-nan/inf/-inf token: its length, else 0. */
+static size_t nan_token(const char *p, const char *end)
+{
+	static const char *const toks[] = { "-nan", "nan", "-inf", "inf" };
+	size_t i, n;
+
+	for (i = 0; i < sizeof(toks) / sizeof(toks[0]); i++) {
+		n = strlen(toks[i]);
+		if ((size_t)(end - p) >= n && !strncmp(p, toks[i], n) &&
+		    (p + n == end || !strchr("abcdefghijklmnopqrstuvwxyz"
+					     "0123456789_", p[n])))
+			return n;
+	}
+	return 0;
+}
+
+int measure_json_repair(char **text, size_t *len)
+{
+	const char *p = *text, *end = *text + *len;
+	json_t *root = NULL, *threads, *t, *avg;
+	char *fixed, *q, *out = NULL;
+	bool in_str = false, changed = false;
+	const char *key;
+	size_t n;
+	int ret = 0;
+
+	root = json_loadb(*text, *len, 0, NULL);
+	if (root) {
+		json_decref(root);
+		return 0;
+	}
+	/* "null" is as long as "-nan" and longer than "nan"/"inf". */
+	fixed = malloc(*len * 2 + 1);
+	if (!fixed)
+		return -ENOMEM;
+	for (q = fixed; p < end;) {
+		if (in_str) {
+			if (*p == '\\' && p + 1 < end)
+				*q++ = *p++;
+			else if (*p == '"')
+				in_str = false;
+			*q++ = *p++;
+		} else if (*p == '"') {
+			in_str = true;
+			*q++ = *p++;
+		} else if ((n = nan_token(p, end))) {
+			memcpy(q, "null", 4);
+			q += 4;
+			p += n;
+			changed = true;
+		} else {
+			*q++ = *p++;
+		}
+	}
+	*q = '\0';
+	if (changed)
+		root = json_loadb(fixed, q - fixed, 0, NULL);
+	free(fixed);
+	threads = json_object_get(root, "thread");
+	if (!json_is_object(threads))
+		goto out;
+	json_object_foreach(threads, key, t) {
+		avg = json_object_get(t, "avg");
+		if (json_is_null(avg))
+			json_object_del(t, "avg");
+	}
+	out = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	if (!out) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	free(*text);
+	*text = out;
+	*len = strlen(out);
+	ret = 1;
+out:
+	json_decref(root);
 	return ret;
 }

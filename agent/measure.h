@@ -9,6 +9,8 @@
  */
 
 #include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include "argv.h"
 #include "testcase.h"
 
@@ -41,5 +43,24 @@ int measure_run(const struct argv *a, const char *cwd,
 		unsigned int duration_s,
 		volatile sig_atomic_t *stop, measure_tick_fn tick, void *ctx,
 		int *status, struct rtlab_err *err) __must_check;
+
+/**
+ * measure_break() - what cyclictest's -b did, from its stdout (@hist):
+ * "# Break thread: TID" and "# Break value: LAT_US" appear when a latency
+ * passed the threshold and cyclictest stopped there.
+ * Return: true with @tid and @lat_us set when it broke.
+ */
+bool measure_break(const char *hist, size_t len, long *tid,
+		   unsigned long long *lat_us);
+
+/**
+ * measure_json_repair() - cyclictest writes "avg": -nan for a thread that
+ * took no sample (one stopped by another's -b break): not JSON.  Rewrite
+ * such a document with those averages dropped.
+ * @text, @len: replaced (the old buffer freed) when repaired.
+ * Return: 1 when repaired, 0 when @text parsed as it was or is broken in
+ * another way (left alone for the parser to report), -ENOMEM.
+ */
+int measure_json_repair(char **text, size_t *len) __must_check;
 
 #endif

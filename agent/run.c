@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * `rtlab-agent run`: one measurement on this board, start to finish.
- * Record the environment, save and set the knobs, start the loads, run
- * cyclictest, stop the loads and restore the knobs (on every exit path,
- * SIGINT/SIGTERM included), check what cyclictest wrote, and hand over a
- * bundle: written to a file, or uploaded (spooled when the server cannot
- * take it).  A run that fails still yields a bundle with status
- * agent_error, what was captured, and agent.log.
+ * Record the environment, save and set the knobs, start ftrace, start the
+ * loads, run cyclictest (with -b --tracemark when tracing, so a spike
+ * stops the trace there), stop tracing and the loads, save trace.dat,
+ * restore the knobs (on every exit path, SIGINT/SIGTERM included), check
+ * what cyclictest wrote, and hand over a bundle: written to a file, or
+ * uploaded (spooled when the server cannot take it).  A run that fails
+ * still yields a bundle with status agent_error, what was captured, and
+ * agent.log.
  */
 #include <errno.h>
 #include <ftw.h>
@@ -66,7 +68,11 @@ struct run_ctx {
 	struct testcase tc;
 	bool tc_ok;
 	unsigned int duration_s;
-	json_t *commands, *trace;
+	json_t *commands, *trace;	/* trace: the manifest's "trace" */
+	json_t *measurement;		/* the manifest's "measurement" */
+	const char *trace_root;		/* set once prepared */
+	bool trace_on;			/* started, not yet stopped */
+	bool trace_started;
 	json_t *kernel, *env;
 	struct bundle *files;	/* everything but the manifest */
 	struct knob_list knobs;
@@ -161,6 +167,9 @@ static void sleep_ms_interruptible(unsigned int ms)
 		;
 }
 
+static void append_file_to_log(struct run_ctx *r, const char *path,
+			       const char *what);
+
 static void add_command(struct run_ctx *r, const struct argv *a)
 {
 	char *s = argv_join(a);
@@ -241,31 +250,186 @@ static void run_check_tools(struct run_ctx *r)
 	free(tools);
 }
 
+static void trace_unavailable(struct run_ctx *r, const char *reason)
+{
+	json_object_set_new(r->trace, "status", json_string("unavailable"));
+	json_object_set_new(r->trace, "reason", json_string(reason));
+}
+
+/* Check and set the tracefs knobs; tracing stays off until started. */
 static void run_prepare_trace(struct run_ctx *r)
 {
 	struct rtlab_err err = { "" };
+	const struct tc_trace *t = &r->tc.trace;
+	json_t *events, *missing;
 	const char *root;
+	char *tool;
+	size_t i;
 
-	if (!r->tc.trace.enabled)
+	if (!t->enabled)
 		return;
+	events = json_array();
+	missing = json_array();
+	r->trace = json_pack("{s:s, s:o, s:o, s:I, s:I}", "status", "prepared",
+			     "events", events, "missing_optional", missing,
+			     "buffer_kb", (json_int_t)t->buffer_kb,
+			     "break_us", (json_int_t)t->break_us);
+	if (!r->trace) {
+		run_fail(r, "out of memory");
+		return;
+	}
 	root = ftrace_find_root(r->o.tracefs, &err);
 	if (!root && !r->o.tracefs) {
 		/* Measure anyway; the manifest says the trace is absent. */
 		rlog(r, LOG_LEVEL_WARN, "%s; measuring without ftrace",
 		     err.msg);
-		r->trace = json_pack("{s:s, s:s}", "status", "unavailable",
-				     "reason", err.msg);
+		trace_unavailable(r, err.msg);
 		return;
 	}
-	if (!root || ftrace_prepare(root, &r->tc.trace, &r->knobs, &err)) {
+	if (!root) {
 		run_fail(r, "%s", err.msg);
 		return;
 	}
-	r->trace = json_pack("{s:s, s:s, s:I}", "status", "prepared",
-			     "tracefs", root, "buffer_kb",
-			     (json_int_t)r->tc.trace.buffer_kb);
-	rlog(r, LOG_LEVEL_INFO, "tracefs %s: buffer_size_kb set to %u", root,
-	     r->tc.trace.buffer_kb);
+	tool = proc_which("trace-cmd");
+	if (!tool) {
+		rlog(r, LOG_LEVEL_WARN, "trace-cmd is not on PATH (it writes trace.dat); measuring without ftrace");
+		trace_unavailable(r, "trace-cmd is not on PATH (it writes trace.dat)");
+		return;
+	}
+	free(tool);
+	json_object_set_new(r->trace, "tracefs", json_string(root));
+	for (i = 0; i < t->noptional_events; i++)
+		if (!ftrace_event_exists(root, t->optional_events[i])) {
+			rlog(r, LOG_LEVEL_WARN, "optional trace event '%s' is not in this kernel; tracing without it",
+			     t->optional_events[i]);
+			json_array_append_new(missing,
+				json_string(t->optional_events[i]));
+		}
+	if (ftrace_prepare(root, t, &r->knobs, &err)) {
+		run_fail(r, "%s", err.msg);
+		trace_unavailable(r, err.msg);
+		return;
+	}
+	for (i = 0; i < t->nevents; i++)
+		json_array_append_new(events, json_string(t->events[i]));
+	for (i = 0; i < t->noptional_events; i++)
+		if (ftrace_event_exists(root, t->optional_events[i]))
+			json_array_append_new(events,
+				json_string(t->optional_events[i]));
+	r->trace_root = root;
+	rlog(r, LOG_LEVEL_INFO, "tracefs %s: buffer_size_kb %u, %zu event(s) enabled, tracing off until the start",
+	     root, t->buffer_kb, json_array_size(events));
+}
+
+/* Before the loads: a heavy load can starve whoever starts tracing. */
+static void run_start_trace(struct run_ctx *r)
+{
+	struct rtlab_err err = { "" };
+
+	if (!r->trace_root)
+		return;
+	phase(r, "trace");
+	if (ftrace_start(r->trace_root, &r->knobs, &err)) {
+		run_fail(r, "%s", err.msg);
+		trace_unavailable(r, err.msg);
+		return;
+	}
+	r->trace_on = r->trace_started = true;
+	json_object_set_new(r->trace, "status", json_string("tracing"));
+	rlog(r, LOG_LEVEL_INFO, "tracing on (top-level buffer of %s)",
+	     r->trace_root);
+}
+
+/* Tracing off; whether cyclictest had already stopped it at a spike. */
+static void run_stop_trace(struct run_ctx *r)
+{
+	struct rtlab_err err = { "" };
+	bool was_on = true;
+
+	if (!r->trace_on)
+		return;
+	r->trace_on = false;
+	if (ftrace_stop(r->trace_root, &r->knobs, &was_on, &err)) {
+		run_fail(r, "%s", err.msg);
+		return;
+	}
+	json_object_set_new(r->trace, "tracing_on_at_end",
+			    json_boolean(was_on));
+	rlog(r, LOG_LEVEL_INFO, "tracing off (%s)", was_on ?
+	     "it was still on" : "already stopped, by cyclictest's breaktrace");
+}
+
+/* trace.dat through trace-cmd, into the bundle; the spike from its mark. */
+static void run_save_trace(struct run_ctx *r)
+{
+	struct rtlab_err err = { "" };
+	char *path = work_path(r, "trace.dat");
+	char *log = work_path(r, "trace.dat.log");
+	const struct bundle_file *f;
+	unsigned long long lat_us, thr_us;
+	json_t *broke;
+	int ret;
+
+	if (!r->trace_started || !path || !log)
+		goto out;
+	if (run_stop_signal) {
+		trace_unavailable(r, "run interrupted before the trace was saved");
+		goto out;
+	}
+	phase(r, "trace.dat");
+	ret = ftrace_extract(r->trace_root, r->workdir, "trace.dat",
+			     &run_stop_signal, &err);
+	append_file_to_log(r, log, "trace-cmd extract");
+	if (ret == -EXDEV || ret == -ENOENT) {
+		/* A --tracefs copy or no trace-cmd: no file, but no fault of
+		 * the kernel's either. */
+		rlog(r, LOG_LEVEL_WARN, "no trace.dat: %s", err.msg);
+		trace_unavailable(r, err.msg);
+		goto out;
+	}
+	if (ret) {
+		run_fail(r, "%s", err.msg);
+		trace_unavailable(r, err.msg);
+		goto out;
+	}
+	ret = bundle_add_path(r->files, "trace.dat", path, &err);
+	if (ret) {
+		run_fail(r, "bundle: %s", err.msg);
+		trace_unavailable(r, err.msg);
+		goto out;
+	}
+	f = bundle_get(r->files, "trace.dat");
+	json_object_set_new(r->trace, "status", json_string("captured"));
+	json_object_set_new(r->trace, "file", json_string("trace.dat"));
+	broke = json_object_get(r->measurement, "stopped_at_break");
+	if (ftrace_find_spike(f->data, f->size, &lat_us, &thr_us)) {
+		json_object_set_new(r->trace, "stopped_at_spike",
+				    json_true());
+		json_object_set_new(r->trace, "spike_us",
+				    json_integer((json_int_t)lat_us));
+		json_object_set_new(r->trace, "threshold_us",
+				    json_integer((json_int_t)thr_us));
+		json_object_set_new(r->trace, "spike_source",
+				    json_string("tracemark"));
+	} else if (json_is_true(broke)) {
+		/* cyclictest broke, but its mark is not in the file. */
+		json_object_set_new(r->trace, "stopped_at_spike",
+			json_boolean(json_is_false(json_object_get(r->trace,
+						"tracing_on_at_end"))));
+		json_object_set(r->trace, "spike_us",
+				json_object_get(r->measurement, "break_lat_us"));
+		json_object_set_new(r->trace, "spike_source",
+				    json_string("cyclictest"));
+	} else {
+		json_object_set_new(r->trace, "stopped_at_spike",
+				    json_false());
+	}
+	rlog(r, LOG_LEVEL_INFO, "trace.dat: %zu bytes%s", f->size,
+	     json_is_true(json_object_get(r->trace, "stopped_at_spike")) ?
+	     ", stopped at the spike" : "");
+out:
+	free(path);
+	free(log);
 }
 
 static void run_start_loads(struct run_ctx *r)
@@ -344,10 +508,18 @@ static void run_collect(struct run_ctx *r, const char *json_path,
 	struct rtlab_err err = { "" };
 	char *jtext = NULL, *htext = NULL;
 	size_t jlen = 0, hlen = 0, i;
+	long tid;
+	unsigned long long lat_us;
+	int ret;
 
 	if (slurp(json_path, &jtext, &jlen)) {
 		run_fail(r, "cyclictest wrote no %s", json_path);
 	} else {
+		ret = measure_json_repair(&jtext, &jlen);
+		if (ret < 0)
+			run_fail(r, "out of memory reading cyclictest.json");
+		else if (ret)
+			rlog(r, LOG_LEVEL_WARN, "cyclictest.json had 'nan' averages (threads without samples); rewritten without them");
 		add_file(r, "cyclictest.json", jtext, jlen);
 		if (ct_json_parse(jtext, jlen, r->tc.measurement.histogram_us,
 				  &js, &err)) {
@@ -369,6 +541,18 @@ static void run_collect(struct run_ctx *r, const char *json_path,
 			 hist_path);
 	} else {
 		add_file(r, "cyclictest.hist", htext, hlen);
+		if (measure_break(htext, hlen, &tid, &lat_us)) {
+			json_object_set_new(r->measurement, "stopped_early",
+					    json_true());
+			json_object_set_new(r->measurement, "stopped_at_break",
+					    json_true());
+			json_object_set_new(r->measurement, "break_thread",
+					    json_integer(tid));
+			json_object_set_new(r->measurement, "break_lat_us",
+					    json_integer((json_int_t)lat_us));
+			rlog(r, LOG_LEVEL_INFO, "cyclictest stopped at a %llu us latency (thread %ld), past its -b threshold",
+			     lat_us, tid);
+		}
 		if (ct_hist_parse(htext, hlen, &hs, &err))
 			run_fail(r, "cyclictest.hist: %s", err.msg);
 		else if (js.nthreads && hs.nthreads != js.nthreads)
@@ -392,10 +576,15 @@ static void run_measure(struct run_ctx *r)
 	struct argv a;
 	char why[64];
 	int status = 0, ret;
+	unsigned int break_us = r->trace_on ? r->tc.trace.break_us : 0;
+	double t0;
 
-	if (!json_path || !hist_path || !err_path ||
-	    measure_build_argv(&r->tc, r->duration_s, 0, "cyclictest.json",
-			       &a)) {
+	r->measurement = json_pack("{s:I, s:b, s:b}", "planned_s",
+				   (json_int_t)r->duration_s,
+				   "stopped_early", 0, "stopped_at_break", 0);
+	if (!r->measurement || !json_path || !hist_path || !err_path ||
+	    measure_build_argv(&r->tc, r->duration_s, break_us,
+			       "cyclictest.json", &a)) {
 		run_fail(r, "out of memory building the cyclictest command");
 		goto out;
 	}
@@ -404,8 +593,14 @@ static void run_measure(struct run_ctx *r)
 	phase(r, "measure");
 	/* Run where its output lands, so the recorded command line
 	 * carries no temporary path. */
+	t0 = mono_s();
 	ret = measure_run(&a, r->workdir, hist_path, err_path, r->duration_s,
 			  &run_stop_signal, measure_tick, r, &status, &err);
+	json_object_set_new(r->measurement, "measured_s",
+			    json_real((long)((mono_s() - t0) * 1000) / 1000.0));
+	if (ret)
+		json_object_set_new(r->measurement, "stopped_early",
+				    json_true());
 	argv_cleanup(&a);
 	append_file_to_log(r, err_path, "cyclictest stderr");
 	if (ret == -EINTR)
@@ -428,10 +623,13 @@ static void run_restore(struct run_ctx *r)
 {
 	struct rtlab_err err = { "" };
 
+	run_stop_trace(r);
 	phase(r, "restore");
 	if (r->loads.n)
 		rlog(r, LOG_LEVEL_INFO, "stopping %zu load(s)", r->loads.n);
 	load_stop_all(&r->loads, RUN_LOAD_GRACE_MS);
+	/* With the loads gone, trace-cmd has the board to itself. */
+	run_save_trace(r);
 	if (knob_restore_all(&r->knobs, &err))
 		run_fail(r, "restoring the board: %s", err.msg);
 }
@@ -506,6 +704,8 @@ static json_t *run_manifest(struct run_ctx *r)
 		json_object_set_new(m, "error", json_string(r->error));
 	if (m && r->trace)
 		json_object_set(m, "trace", r->trace);
+	if (m && r->measurement)
+		json_object_set(m, "measurement", r->measurement);
 	return m;
 }
 
@@ -717,6 +917,7 @@ static void run_ctx_cleanup(struct run_ctx *r)
 	testcase_cleanup(&r->tc);
 	json_decref(r->commands);
 	json_decref(r->trace);
+	json_decref(r->measurement);
 	json_decref(r->kernel);
 	json_decref(r->env);
 	bundle_free(r->files);
@@ -785,6 +986,8 @@ int cmd_run(int argc, char **argv)
 		run_check_tools(&r);
 	if (!r.error && !run_stopped(&r))
 		run_prepare_trace(&r);
+	if (!r.error && !run_stopped(&r))
+		run_start_trace(&r);
 	if (!r.error && !run_stopped(&r))
 		run_start_loads(&r);
 	if (!r.error && !run_stopped(&r))

@@ -448,7 +448,8 @@ static bool event_valid(const char *ev)
 static int parse_trace(struct tcp *p, const yaml_node_t *map,
 		       struct tc_trace *t)
 {
-	static const char known[] = "events, buffer_kb, break_us";
+	static const char known[] =
+		"events, optional_events, buffer_kb, break_us";
 	yaml_node_pair_t *pair;
 	size_t i;
 	int ret;
@@ -463,16 +464,20 @@ static int parse_trace(struct tcp *p, const yaml_node_t *map,
 		ret = key_of(p, pair, "trace", &k, &v);
 		if (ret)
 			return ret;
-		if (!strcmp(k, "events")) {
-			ret = get_strv(p, v, "trace.events", &t->events,
-				       &t->nevents);
-			for (i = 0; !ret && i < t->nevents; i++)
-				if (!event_valid(t->events[i]))
+		if (!strcmp(k, "events") || !strcmp(k, "optional_events")) {
+			bool opt = k[0] == 'o';
+			char ***ev = opt ? &t->optional_events : &t->events;
+			size_t *nev = opt ? &t->noptional_events : &t->nevents;
+
+			ret = get_strv(p, v, opt ? "trace.optional_events" :
+				       "trace.events", ev, nev);
+			for (i = 0; !ret && i < *nev; i++)
+				if (!event_valid((*ev)[i]))
 					return rtlab_err_set(p->err,
-						"%s:%lu: trace.events: expected 'subsystem:event' (e.g. irq:softirq_entry, sched:*), got '%s'",
+						"%s:%lu: trace.%s: expected 'subsystem:event' (e.g. irq:softirq_entry, sched:*), got '%s'",
 						p->path,
 						(unsigned long)v->start_mark.line + 1,
-						t->events[i]);
+						k, (*ev)[i]);
 		} else if (!strcmp(k, "buffer_kb")) {
 			ret = get_uint(p, v, "trace.buffer_kb", 64, 1048576,
 				       &t->buffer_kb);
@@ -631,6 +636,7 @@ void testcase_cleanup(struct testcase *tc)
 		strv_free(tc->loads[i].args);
 	free(tc->loads);
 	strv_free(tc->trace.events);
+	strv_free(tc->trace.optional_events);
 	memset(tc, 0, sizeof(*tc));
 }
 
@@ -688,7 +694,9 @@ json_t *testcase_to_json(const struct testcase *tc)
 			 "loads", loads);
 	if (root && tc->trace.enabled)
 		bad |= json_object_set_new(root, "trace", json_pack(
-			"{s:o, s:I, s:I}", "events", strv_json(tc->trace.events),
+			"{s:o, s:o, s:I, s:I}",
+			"events", strv_json(tc->trace.events),
+			"optional_events", strv_json(tc->trace.optional_events),
 			"buffer_kb", (json_int_t)tc->trace.buffer_kb,
 			"break_us", (json_int_t)tc->trace.break_us));
 	if (bad) {

@@ -51,6 +51,8 @@ struct tc_trace {
 	bool enabled;			/* a trace: section was given */
 	char **events;			/* "subsystem:event" or "subsystem:*" */
 	size_t nevents;
+	char **optional_events;		/* may be missing: a warning */
+	size_t noptional_events;
 	unsigned int buffer_kb;		/* per-CPU ring buffer size */
 	unsigned int break_us;		/* cyclictest -b threshold, 0: none */
 };

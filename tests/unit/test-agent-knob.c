@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The knob save/restore list and the ftrace seam, against files in a
- * temporary directory standing in for /sys and a tracefs.
+ * The knob save/restore list, against files in a temporary directory
+ * standing in for /sys (the ftrace capture is in test-agent-ftrace.c).
  */
 #include <errno.h>
 #include <ftw.h>
@@ -11,7 +11,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../agent/ftrace.h"
 #include "../../agent/knob.h"
 #include "check.h"
 
@@ -117,53 +116,6 @@ static void test_errors(void)
 	CHECK(1, "knob_list_cleanup twice is harmless");
 }
 
-static void test_ftrace(void)
-{
-	struct knob_list l;
-	struct rtlab_err e = { "" };
-	char *events[] = { "sched:sched_switch", "irq:*", NULL };
-	char *bad[] = { "sched:sched_nothing", NULL };
-	struct tc_trace t = { .enabled = true, .events = events,
-			      .nevents = 2, .buffer_kb = 4096 };
-	const char *root;
-
-	mkdir(path_of("tracing"), 0700);
-	put("tracing/buffer_size_kb", "7 (expanded: 1408)\n");
-	put("tracing/tracing_on", "1\n");
-	put("tracing/trace_marker", "");
-	mkdir(path_of("tracing/events"), 0700);
-	mkdir(path_of("tracing/events/sched"), 0700);
-	mkdir(path_of("tracing/events/sched/sched_switch"), 0700);
-	put("tracing/events/sched/sched_switch/enable", "0\n");
-
-	root = ftrace_find_root(path_of("tracing"), &e);
-	CHECK(root && !strcmp(root, path_of("tracing")),
-	      "a given tracefs root is used");
-	CHECK(!ftrace_find_root(dir, &e) && strstr(e.msg, dir),
-	      "a directory without buffer_size_kb is refused (%s)", e.msg);
-
-	knob_list_init(&l);
-	memset(&e, 0, sizeof(e));
-	CHECK(ftrace_prepare(path_of("tracing"), &t, &l, &e) == -ENOENT &&
-	      strstr(e.msg, "irq:*"),
-	      "a missing event subsystem is named (%s)", e.msg);
-	mkdir(path_of("tracing/events/irq"), 0700);
-	t.events = bad;
-	t.nevents = 1;
-	CHECK(ftrace_prepare(path_of("tracing"), &t, &l, &e) == -ENOENT &&
-	      strstr(e.msg, "sched_nothing"),
-	      "a missing event is named (%s)", e.msg);
-	t.events = events;
-	t.nevents = 2;
-	CHECK_INT(ftrace_prepare(path_of("tracing"), &t, &l, &e), 0,
-		  "prepare with every event present");
-	CHECK(same("tracing/buffer_size_kb", "4096"), "buffer sized");
-	CHECK_INT(knob_restore_all(&l, &e), 0, "restore");
-	CHECK(same("tracing/buffer_size_kb", "1408"),
-	      "buffer_size_kb restored to the number it accepts");
-	knob_list_cleanup(&l);
-}
-
 static int rm_entry(const char *p, const struct stat *st, int flag,
 		    struct FTW *ftw)
 {
@@ -179,7 +131,6 @@ int main(void)
 	test_restore();
 	test_orig_override();
 	test_errors();
-	test_ftrace();
 	nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
 	return check_exit();
 }

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -502,6 +503,8 @@ static pid_t spawn_qemu(struct run *r, struct rtlab_err *err)
 					strerror(errno));
 	if (pid == 0) {
 		setpgid(0, 0);
+		/* a board never outlives its driver (Ctrl-C, a killed worker) */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		fd = open(r->qemu_log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (fd >= 0) {
 			dup2(fd, 1);

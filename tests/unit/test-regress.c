@@ -402,7 +402,7 @@ static void test_rates(void)
 
 static void test_input(void)
 {
-	struct hist h[6][1];
+	struct hist h[6][SIM_CPUS];
 	struct regress_run b[3], c[3];
 	struct regress_params p;
 	struct regress_result r;
@@ -419,7 +419,8 @@ static void test_input(void)
 		b[i] = (struct regress_run){ .board = "qemu-icount",
 					     .testcase = "idle",
 					     .clock = "icount3",
-					     .cpus = h[i], .ncpus = 1 };
+					     .cpus = h[i],
+					     .ncpus = SIM_CPUS };
 		c[i] = b[i];
 		c[i].cpus = h[3 + i];
 	}
@@ -488,8 +489,10 @@ static void test_input(void)
 	json_decref(root);
 	free(js);
 
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 6; i++) {
 		hist_cleanup(&h[i][0]);
+		hist_cleanup(&h[i][1]);
+	}
 	CHECK_STR(regress_verdict_name(REGRESS_NO_CHANGE), "NO_CHANGE",
 		  "verdict names match the schema");
 	CHECK_INT(regress_verdict_parse("IMPROVEMENT"), REGRESS_IMPROVEMENT,

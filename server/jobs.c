@@ -319,8 +319,10 @@ static int kernel_check(const char *kernel, const char *board,
 		return -EINVAL;
 	bd = board_def_find(defname, err);
 	if (!bd) {
-		rtlab_err_prefix(err, "--board %s: board definition '%s'",
-				 board, defname);
+		rtlab_err_prefix(err, "--board %s: board definition '%s' "
+				 "(the \"board\" field of the registered "
+				 "definition, else the board's name)", board,
+				 defname);
 		free(defname);
 		return -EINVAL;
 	}

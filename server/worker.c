@@ -589,9 +589,19 @@ static enum outcome run_job(PGconn *conn, const struct worker_opts *o,
 			 "%.300s: %s", tmpl, strerror(errno));
 		goto requeue;
 	}
+	/* Fork before the lease thread exists, so the child inherits no
+	 * lock another thread held. */
+	pid = child_start(&r);
+	if (pid < 0) {
+		snprintf(why, sizeof(why), "fork: %s", strerror(errno));
+		goto requeue;
+	}
 	ret = lease_start(&l, job->id, worker, o->lease_s, err);
 	if (ret) {
 		snprintf(why, sizeof(why), "%s", err->msg);
+		killpg(pid, SIGTERM);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
 		goto requeue;
 	}
 	snprintf(what, sizeof(what), "job %" PRId64 " %s/%s", job->id,
@@ -599,12 +609,6 @@ static enum outcome run_job(PGconn *conn, const struct worker_opts *o,
 	progress_init(&p, what, job->duration_s);
 	progress_phase(&p, "running");
 	lease_phase(&l, "running");
-	pid = child_start(&r);
-	if (pid < 0) {
-		snprintf(why, sizeof(why), "fork: %s", strerror(errno));
-		progress_done(&p);
-		goto requeue;
-	}
 	oc = child_wait(pid, &l, &p, &status);
 	if (oc == OUTCOME_ABANDONED || oc == OUTCOME_LOST) {
 		progress_done(&p);

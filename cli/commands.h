@@ -18,6 +18,8 @@ int cmd_show(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_kernel(int argc, char **argv);
 int cmd_boot(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_verdicts(int argc, char **argv);
 int cmd_verdict(int argc, char **argv);
 int cmd_compare(int argc, char **argv);

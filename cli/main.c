@@ -24,6 +24,8 @@ static const struct command commands[] = {
 	{ "plot", cmd_plot, "plot a run's latency histogram" },
 	{ "kernel", cmd_kernel, "list kernels, fetch one into the cache" },
 	{ "boot", cmd_boot, "boot a virtual board, run a testcase" },
+	{ "report", cmd_report, "write or file a verdict's regression report" },
+	{ "export", cmd_export, "export results (KCIDB JSON)" },
 	{ "verdicts", cmd_verdicts, "list stored regression verdicts" },
 	{ "verdict", cmd_verdict, "show one verdict in full" },
 	{ "compare", cmd_compare, "compare two kernels (database or bundles)" },

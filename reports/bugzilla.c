@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Filing to a Bugzilla 5 over its REST API with libcurl and jansson: the
+ * version, the custom fields a server offers (so a report never sends a
+ * field or value the server would refuse), creating a bug and adding its
+ * attachments.  Follows what real 5.0/5.2 servers do, not only the docs.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <curl/curl.h>
+
+#include "bugzilla.h"
+
+#define BZ_MAX_REPLY (16u << 20)
+
+struct buf {
+	char *data;
+	size_t len;
+	bool too_big;
+};
+
+static size_t on_data(char *p, size_t size, size_t n, void *arg)
+{
+	struct buf *b = arg;
+	size_t len = size * n;
+	char *more;
+
+	if (b->len + len > BZ_MAX_REPLY) {
+		b->too_big = true;
+		return 0;
+	}
+	more = realloc(b->data, b->len + len + 1);
+	if (!more)
+		return 0;
+	memcpy(more + b->len, p, len);
+	b->len += len;
+	more[b->len] = '\0';
+	b->data = more;
+	return len;
+}
+
+int bz_client_init(struct bz_client *c, const char *url, const char *api_key,
+		   struct rtlab_err *err)
+{
+	size_t n;
+
+	memset(c, 0, sizeof(*c));
+	if (!url || (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)))
+		return rtlab_err_set(err, "Bugzilla URL '%s': expected "
+				     "http://HOST[/PATH] or https://...",
+				     url ? url : "");
+	c->url = strdup(url);
+	if (api_key && *api_key)
+		c->api_key = strdup(api_key);
+	if (!c->url || (api_key && *api_key && !c->api_key)) {
+		bz_client_cleanup(c);
+		return -ENOMEM;
+	}
+	n = strlen(c->url);
+	while (n > 8 && c->url[n - 1] == '/')
+		c->url[--n] = '\0';
+	c->timeout_s = BZ_TIMEOUT_S;
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	return 0;
+}
+
+void bz_client_cleanup(struct bz_client *c)
+{
+	if (!c)
+		return;
+	free(c->url);
+	free(c->api_key);
+	memset(c, 0, sizeof(*c));
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t a = strlen(s), b = strlen(tail);
+
+	return a >= b && !strcmp(s + a - b, tail);
+}
+
+/* BASE + "/rest" + @path (+ "?api_key=..." when @key_in_query). */
+static char *make_url(const struct bz_client *c, CURL *curl,
+		      const char *path, bool key_in_query)
+{
+	char *url = NULL, *key = NULL;
+	int n;
+
+	if (key_in_query && c->api_key) {
+		key = curl_easy_escape(curl, c->api_key, 0);
+		if (!key)
+			return NULL;
+	}
+	n = asprintf(&url, "%s%s%s%s%s", c->url,
+		     ends_with(c->url, "/rest.cgi") ? "" : "/rest", path,
+		     key ? "?api_key=" : "", key ? key : "");
+	curl_free(key);
+	return n < 0 ? NULL : url;
+}
+
+/*
+ * One call: @method "GET" or "POST" (with @body).  *@reply gets the parsed
+ * JSON answer of a 2xx; an error answer becomes -EREMOTEIO with Bugzilla's
+ * code and message (*@code set to it, 0 when there is none).
+ */
+static int call(const struct bz_client *c, const char *method,
+		const char *path, const json_t *body, json_t **reply,
+		long *code, struct rtlab_err *err)
+{
+	struct curl_slist *hdr = NULL;
+	char ebuf[CURL_ERROR_SIZE] = "", *url = NULL, *text = NULL;
+	struct buf b = { 0 };
+	json_error_t jerr;
+	json_t *j = NULL;
+	long http = 0;
+	CURLcode rc;
+	CURL *curl;
+	int ret = 0;
+
+	*reply = NULL;
+	*code = 0;
+	curl = curl_easy_init();
+	if (!curl)
+		return -ENOMEM;
+	url = make_url(c, curl, path, !body);
+	if (!url) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	hdr = curl_slist_append(hdr, "Accept: application/json");
+	if (body) {
+		json_t *copy = json_deep_copy(body);
+
+		if (!copy) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		/* 5.0 and 5.2 read the key from the body or the query,
+		 * never from the X-BUGZILLA-API-KEY header. */
+		if (c->api_key)
+			json_object_set_new(copy, "api_key",
+					    json_string(c->api_key));
+		text = json_dumps(copy, JSON_COMPACT);
+		json_decref(copy);
+		if (!text) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		hdr = curl_slist_append(hdr, "Content-Type: application/json");
+		curl_easy_setopt(curl, CURLOPT_POSTFIELDS, text);
+		curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
+				 (curl_off_t)strlen(text));
+	}
+	if (!hdr) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	curl_easy_setopt(curl, CURLOPT_URL, url);
+	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, hdr);
+	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(curl, CURLOPT_WRITEDATA, &b);
+	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, ebuf);
+	curl_easy_setopt(curl, CURLOPT_TIMEOUT, c->timeout_s);
+	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 20L);
+	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(curl, CURLOPT_USERAGENT, "rtlab");
+	rc = curl_easy_perform(curl);
+	if (rc != CURLE_OK) {
+		if (b.too_big)
+			ret = rtlab_err_seterr(err, EREMOTEIO, "Bugzilla %s: "
+				"%s %s: answer larger than %u MB", c->url,
+				method, path, BZ_MAX_REPLY >> 20);
+		else if (rc == CURLE_OUT_OF_MEMORY)
+			ret = -ENOMEM;
+		else
+			ret = rtlab_err_seterr(err, EHOSTUNREACH,
+				"Bugzilla at %s is unreachable (%s %s): %s",
+				c->url, method, path,
+				*ebuf ? ebuf : curl_easy_strerror(rc));
+		goto out;
+	}
+	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &http);
+	j = b.data ? json_loads(b.data, 0, &jerr) : NULL;
+	if (json_is_true(json_object_get(j, "error")) ||
+	    (json_is_object(j) && (http < 200 || http > 299))) {
+		*code = json_integer_value(json_object_get(j, "code"));
+		ret = rtlab_err_seterr(err, EREMOTEIO,
+			"Bugzilla %s: %s %s: error %ld: %s (HTTP %ld)", c->url,
+			method, path, *code,
+			json_string_value(json_object_get(j, "message")) ?
+			json_string_value(json_object_get(j, "message")) :
+			"no message", http);
+		goto out;
+	}
+	if (http < 200 || http > 299 || !json_is_object(j)) {
+		ret = rtlab_err_seterr(err, EREMOTEIO,
+			"Bugzilla %s: %s %s: HTTP %ld, %s: %.160s", c->url,
+			method, path, http,
+			json_is_object(j) ? "unexpected answer" :
+			"expected a JSON object",
+			b.data ? b.data : "(empty body)");
+		goto out;
+	}
+	*reply = j;
+	j = NULL;
+out:
+	json_decref(j);
+	free(b.data);
+	free(text);
+	free(url);
+	curl_slist_free_all(hdr);
+	curl_easy_cleanup(curl);
+	return ret;
+}
+
+int bz_version(const struct bz_client *c, char **version,
+	       struct rtlab_err *err)
+{
+	json_t *r;
+	long code;
+	int ret;
+
+	*version = NULL;
+	ret = call(c, "GET", "/version", NULL, &r, &code, err);
+	if (ret)
+		return ret;
+	if (!json_is_string(json_object_get(r, "version")))
+		ret = rtlab_err_seterr(err, EREMOTEIO, "Bugzilla %s: GET "
+				       "/rest/version: no \"version\" in the "
+				       "answer (is this a Bugzilla 5?)",
+				       c->url);
+	else if (!(*version = strdup(json_string_value(
+			   json_object_get(r, "version")))))
+		ret = -ENOMEM;
+	json_decref(r);
+	return ret;
+}
+
+int bz_field_get(const struct bz_client *c, const char *name, json_t **field,
+		 struct rtlab_err *err)
+{
+	char path[160];
+	json_t *r, *f;
+	long code;
+	int ret;
+
+	*field = NULL;
+	snprintf(path, sizeof(path), "/field/bug/%s", name);
+	ret = call(c, "GET", path, NULL, &r, &code, err);
+	/* An unknown field is an error answer (code 51 or similar) with
+	 * 400/404; a server that just answers no fields says the same. */
+	if (ret == -EREMOTEIO && code)
+		return -ENOENT;
+	if (ret)
+		return ret;
+	f = json_array_get(json_object_get(r, "fields"), 0);
+	if (f) {
+		*field = json_incref(f);
+	} else {
+		ret = -ENOENT;
+	}
+	json_decref(r);
+	return ret;
+}
+
+int bz_bug_adapt(json_t *bug, const char *name, const json_t *field,
+		 char *note, size_t note_size)
+{
+	json_t *v = json_object_get(bug, name), *values, *e;
+	const char *val = json_string_value(v);
+	size_t i;
+
+	if (note_size)
+		note[0] = '\0';
+	if (!v)
+		return 0;
+	if (!field) {
+		snprintf(note, note_size, "the server has no field %s: "
+			 "sent without it", name);
+		goto drop;
+	}
+	if (json_is_false(json_object_get(field, "is_on_bug_entry"))) {
+		snprintf(note, note_size, "field %s is not set at bug entry "
+			 "on this server: sent without it", name);
+		goto drop;
+	}
+	values = json_object_get(field, "values");
+	if (!json_array_size(values) || !val)
+		return 0;
+	json_array_foreach(values, i, e) {
+		if (!json_is_object(e) ||
+		    strcmp(json_string_value(json_object_get(e, "name")) ?
+			   json_string_value(json_object_get(e, "name")) : "",
+			   val))
+			continue;
+		if (json_is_false(json_object_get(e, "is_active")))
+			break;
+		return 0;
+	}
+	snprintf(note, note_size, "the server offers no value '%s' for %s: "
+		 "sent without it", val, name);
+drop:
+	json_object_del(bug, name);
+	return 1;
+}
+
+static int id_of(const json_t *r, const char *key, int64_t *id)
+{
+	json_t *v = json_object_get(r, key);
+
+	if (json_is_array(v))
+		v = json_array_get(v, 0);
+	if (!json_is_integer(v) || json_integer_value(v) <= 0)
+		return -EREMOTEIO;
+	*id = json_integer_value(v);
+	return 0;
+}
+
+int bz_bug_create(const struct bz_client *c, const json_t *bug,
+		  int64_t *bug_id, struct rtlab_err *err)
+{
+	json_t *r;
+	long code;
+	int ret;
+
+	ret = call(c, "POST", "/bug", bug, &r, &code, err);
+	if (ret)
+		return ret;
+	if (id_of(r, "id", bug_id))
+		ret = rtlab_err_seterr(err, EREMOTEIO, "Bugzilla %s: POST "
+				       "/rest/bug: no bug \"id\" in the answer",
+				       c->url);
+	json_decref(r);
+	return ret;
+}
+
+int bz_attachment_add(const struct bz_client *c, int64_t bug_id,
+		      const json_t *att, int64_t *attachment_id,
+		      struct rtlab_err *err)
+{
+	json_t *body = json_deep_copy(att), *r = NULL;
+	char path[64];
+	long code;
+	int ret;
+
+	if (!body || json_object_set_new(body, "ids",
+					 json_pack("[I]", (json_int_t)bug_id))) {
+		json_decref(body);
+		return -ENOMEM;
+	}
+	snprintf(path, sizeof(path), "/bug/%" PRId64 "/attachment", bug_id);
+	ret = call(c, "POST", path, body, &r, &code, err);
+	json_decref(body);
+	if (ret)
+		return ret;
+	if (id_of(r, "ids", attachment_id))
+		ret = rtlab_err_seterr(err, EREMOTEIO, "Bugzilla %s: POST %s: "
+				       "no attachment \"ids\" in the answer",
+				       c->url, path);
+	json_decref(r);
+	return ret;
+}
+
+char *bz_bug_url(const struct bz_client *c, int64_t bug_id)
+{
+	size_t n = strlen(c->url);
+	char *url;
+
+	if (ends_with(c->url, "/rest.cgi"))
+		n -= strlen("/rest.cgi");
+	if (asprintf(&url, "%.*s/show_bug.cgi?id=%" PRId64, (int)n, c->url,
+		     bug_id) < 0)
+		return NULL;
+	return url;
+}

@@ -1,0 +1,1379 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The regression report of a stored verdict, for an RT maintainer and for
+ * a Bugzilla: report.txt (what got worse, how sure, where, which kernels
+ * with their config delta, how to reproduce, the spike), report.html, the
+ * POST /rest/bug body and the attachments (plots, histograms, the worst
+ * candidate run's trace, console log, config, dmesg).
+ */
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <openssl/evp.h>
+
+#include "../server/config.h"
+#include "../server/db-reports.h"
+#include "../server/db-runs.h"
+#include "plot.h"
+#include "report.h"
+
+/* ------------------------------------------------------------------ */
+/* A growing string with a sticky failure flag, checked once at the end. */
+
+struct sb {
+	char *buf;
+	size_t len, cap;
+	bool failed;
+};
+
+static void sb_vadd(struct sb *s, const char *fmt, va_list ap)
+{
+	va_list aq;
+	int n;
+
+	if (s->failed)
+		return;
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n < 0) {
+		s->failed = true;
+		return;
+	}
+	if (s->len + n + 1 > s->cap) {
+		size_t cap = s->cap ? s->cap : 1024;
+		char *b;
+
+		while (cap < s->len + n + 1)
+			cap *= 2;
+		b = realloc(s->buf, cap);
+		if (!b) {
+			s->failed = true;
+			return;
+		}
+		s->buf = b;
+		s->cap = cap;
+	}
+	vsnprintf(s->buf + s->len, n + 1, fmt, ap);
+	s->len += n;
+}
+
+static void __printf(2, 3) sb_add(struct sb *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sb_vadd(s, fmt, ap);
+	va_end(ap);
+}
+
+/* The text, or NULL (and nothing leaked) when an append failed. */
+static char *sb_take(struct sb *s)
+{
+	if (s->failed || !s->buf) {
+		free(s->buf);
+		s->buf = NULL;
+		if (!s->failed)
+			return strdup("");
+		return NULL;
+	}
+	return s->buf;
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading the verdict's context. */
+
+static const char *jstr(const json_t *o, const char *key, const char *dflt)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s && *s ? s : dflt;
+}
+
+static double jnumv(const json_t *v)
+{
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static double jnum(const json_t *o, const char *key)
+{
+	return jnumv(json_object_get(o, key));
+}
+
+/* Figures print as integers when whole, else with two decimals. */
+static const char *num(double v, char *buf, size_t n)
+{
+	if (!isfinite(v))
+		snprintf(buf, n, "n/a");
+	else if (fabs(v - round(v)) < 1e-9 && fabs(v) < 1e15)
+		snprintf(buf, n, "%.0f", v);
+	else
+		snprintf(buf, n, "%.2f", v);
+	return buf;
+}
+
+static const char *signed_num(double v, char *buf, size_t n)
+{
+	if (n < 2)
+		return num(v, buf, n);
+	buf[0] = '+';
+	if (isfinite(v) && v >= 0)
+		num(v, buf + 1, n - 1);
+	else
+		num(v, buf, n);
+	return buf;
+}
+
+/* Metrics in the order a reader wants them; the first that regressed
+ * heads the summary. */
+static const char *const metric_order[] = { "max", "p99.9", "p99",
+					    "tail_rate", "w1" };
+#define NMETRIC (sizeof(metric_order) / sizeof(metric_order[0]))
+
+static const char *metric_label(const char *name)
+{
+	if (!strcmp(name, "max"))
+		return "max latency";
+	if (!strcmp(name, "p99.9"))
+		return "p99.9 latency";
+	if (!strcmp(name, "p99"))
+		return "p99 latency";
+	if (!strcmp(name, "tail_rate"))
+		return "tail exceedance rate";
+	if (!strcmp(name, "w1"))
+		return "latency distribution shift (W1)";
+	return name;
+}
+
+static const json_t *metrics_of(const json_t *ctx)
+{
+	return json_object_get(json_object_get(ctx, "details"), "metrics");
+}
+
+static const char *headline_metric(const json_t *ctx)
+{
+	const json_t *m = metrics_of(ctx);
+	size_t i;
+
+	for (i = 0; i < NMETRIC; i++)
+		if (!strcmp(jstr(json_object_get(m, metric_order[i]),
+				 "verdict", ""), "REGRESSION"))
+			return metric_order[i];
+	return "max";
+}
+
+/* The run of @side ("baseline_runs"/"candidate_runs") with the highest
+ * maximum, NULL when no run has one. */
+static const json_t *worst_run(const json_t *ctx, const char *side)
+{
+	const json_t *runs = json_object_get(ctx, side), *best = NULL, *r;
+	double bmax = -1;
+	size_t i;
+
+	json_array_foreach(runs, i, r) {
+		double m = jnum(r, "max_us");
+
+		if (isfinite(m) && m > bmax) {
+			bmax = m;
+			best = r;
+		}
+	}
+	if (!best)
+		best = json_array_get(runs, 0);
+	return best;
+}
+
+static const json_t *run_artifact(const json_t *run, const char *name)
+{
+	const json_t *a;
+	size_t i;
+
+	json_array_foreach(json_object_get(run, "artifacts"), i, a)
+		if (!strcmp(jstr(a, "name", ""), name))
+			return a;
+	return NULL;
+}
+
+/* A kernel as rtlab job add names it: its definition name, else release. */
+static const char *kernel_ref(const json_t *k)
+{
+	return jstr(k, "name", jstr(k, "release", "?"));
+}
+
+const char *report_platform(const char *machine)
+{
+	if (!machine)
+		return "Other";
+	if (!strcmp(machine, "x86_64") || !strcmp(machine, "amd64"))
+		return "x86-64";
+	if (machine[0] == 'i' && strlen(machine) == 4 &&
+	    !strcmp(machine + 2, "86"))
+		return "IA-32";
+	if (!strncmp(machine, "aarch64", 7) || !strncmp(machine, "arm", 3))
+		return "ARM";
+	if (!strncmp(machine, "ppc64", 5))
+		return "PPC-64";
+	return "Other";
+}
+
+char *report_summary(const json_t *ctx)
+{
+	const char *name = headline_metric(ctx);
+	const json_t *m = json_object_get(metrics_of(ctx), name);
+	double b = jnum(m, "baseline"), c = jnum(m, "candidate");
+	const char *unit = jstr(m, "unit", "us");
+	char bs[40], cs[40], ratio[48] = "";
+	struct sb s = { 0 };
+
+	if (isfinite(b) && isfinite(c) && b > 0)
+		snprintf(ratio, sizeof(ratio), c / b >= 10 ? " (x%.0f)" :
+			 " (x%.1f)", c / b);
+	sb_add(&s, "[PREEMPT_RT] %s %s -> %s%s%s%s on %s/%s: %s vs %s",
+	       metric_label(name), num(b, bs, sizeof(bs)),
+	       num(c, cs, sizeof(cs)), strcmp(unit, "us") ? "" : " ",
+	       strcmp(unit, "us") ? "" : "us", ratio,
+	       jstr(json_object_get(ctx, "board"), "name", "?"),
+	       jstr(json_object_get(ctx, "testcase"), "name", "?"),
+	       jstr(json_object_get(ctx, "candidate"), "release", "?"),
+	       jstr(json_object_get(ctx, "baseline"), "release", "?"));
+	return sb_take(&s);
+}
+
+/* ------------------------------------------------------------------ */
+/* report.txt */
+
+static void text_metric(struct sb *s, const char *name, const json_t *m,
+			double alpha_metric)
+{
+	char b[40], c[40], e[40], lo[40], hi[40], p[40], r[4][40];
+	const char *unit = jstr(m, "unit", "us");
+	const char *u = strcmp(unit, "us") ? "" : " us";
+	const json_t *rb = json_object_get(m, "runs_baseline");
+	const json_t *rc = json_object_get(m, "runs_candidate");
+	double pv = jnum(m, "p_value");
+
+	sb_add(s, "  %-32s %s%s -> %s%s  %-12s\n", metric_label(name),
+	       num(jnum(m, "baseline"), b, sizeof(b)), u,
+	       num(jnum(m, "candidate"), c, sizeof(c)), u,
+	       jstr(m, "verdict", "?"));
+	if (!strcmp(unit, "us"))
+		sb_add(s, "      effect %s us, interval [%s, %s] us (%s)\n",
+		       signed_num(jnum(m, "effect"), e, sizeof(e)),
+		       signed_num(jnum(m, "effect_lo"), lo, sizeof(lo)),
+		       signed_num(jnum(m, "effect_hi"), hi, sizeof(hi)),
+		       jstr(m, "interval", "no interval"));
+	else
+		sb_add(s, "      ratio %s, interval [%s, %s] (%s)\n",
+		       num(jnum(m, "effect"), e, sizeof(e)),
+		       num(jnum(m, "effect_lo"), lo, sizeof(lo)),
+		       num(jnum(m, "effect_hi"), hi, sizeof(hi)),
+		       jstr(m, "interval", "no interval"));
+	sb_add(s, "      per run: baseline %s..%s%s, candidate %s..%s%s\n",
+	       num(jnumv(json_array_get(rb, 0)), r[0], 40),
+	       num(jnumv(json_array_get(rb, 1)), r[1], 40), u,
+	       num(jnumv(json_array_get(rc, 0)), r[2], 40),
+	       num(jnumv(json_array_get(rc, 1)), r[3], 40), u);
+	if (isfinite(pv))
+		snprintf(p, sizeof(p), "p = %.3g (alpha %.3g)", pv,
+			 alpha_metric);
+	else
+		snprintf(p, sizeof(p), "no p-value");
+	sb_add(s, "      decided by: %s, %s\n", jstr(m, "test", "no test"), p);
+	if (json_is_true(json_object_get(m, "censored")))
+		sb_add(s, "      (a figure lies beyond the histogram range: "
+			  "a lower bound)\n");
+	if (*jstr(m, "reason", ""))
+		sb_add(s, "      %s\n", jstr(m, "reason", ""));
+}
+
+static void text_kernel(struct sb *s, const char *label, const json_t *k)
+{
+	const json_t *rt = json_object_get(k, "realtime");
+
+	sb_add(s, "  %s: %s\n", label, jstr(k, "release", "?"));
+	sb_add(s, "    version:  %s\n", jstr(k, "version", "-"));
+	sb_add(s, "    tree:     %s%s%s\n", jstr(k, "tree", "-"),
+	       json_is_boolean(rt) ? (json_is_true(rt) ? " (PREEMPT_RT)" :
+				      " (not realtime)") : "",
+	       "");
+	sb_add(s, "    name:     %s\n", jstr(k, "name", "-"));
+	sb_add(s, "    commit:   %s\n", jstr(k, "commit", "-"));
+	sb_add(s, "    config:   sha256 %s\n", jstr(k, "config_sha256", "-"));
+}
+
+/* "hackbench -g 4 -l 100000; hackbench-churn (loops 200)" */
+static void text_loads(struct sb *s, const json_t *loads)
+{
+	const json_t *l, *v;
+	const char *key;
+	size_t i, j;
+
+	if (!json_array_size(loads)) {
+		sb_add(s, "none (idle)");
+		return;
+	}
+	json_array_foreach(loads, i, l) {
+		int extra = 0;
+
+		sb_add(s, "%s%s", i ? "; " : "", jstr(l, "name", "?"));
+		json_array_foreach(json_object_get(l, "args"), j, v)
+			sb_add(s, " %s", json_string_value(v) ?
+			       json_string_value(v) : "?");
+		json_object_foreach((json_t *)l, key, v) {
+			if (!strcmp(key, "name") || !strcmp(key, "args"))
+				continue;
+			if (json_is_string(v))
+				sb_add(s, "%s%s %s", extra++ ? ", " : " (",
+				       key, json_string_value(v));
+			else if (json_is_number(v))
+				sb_add(s, "%s%s %g", extra++ ? ", " : " (",
+				       key, json_number_value(v));
+		}
+		if (extra)
+			sb_add(s, ")");
+	}
+}
+
+static void text_runs(struct sb *s, const char *label, const json_t *runs)
+{
+	const json_t *r;
+	size_t i;
+
+	json_array_foreach(runs, i, r) {
+		char m[40];
+
+		sb_add(s, "  %-9s run %-6" JSON_INTEGER_FORMAT
+		       " %.8s  %-11s max %s us, %s samples\n", label,
+		       json_integer_value(json_object_get(r, "id")),
+		       jstr(r, "uuid", "?"), jstr(r, "status", "?"),
+		       num(jnum(r, "max_us"), m, sizeof(m)),
+		       json_is_number(json_object_get(r, "samples")) ?
+		       (snprintf(m, sizeof(m), "%.0f", jnum(r, "samples")), m) :
+		       "0");
+	}
+}
+
+char *report_text(const json_t *ctx, const struct report_attachment *atts,
+		  size_t natt, const char *config_delta)
+{
+	const json_t *d = json_object_get(ctx, "details");
+	const json_t *metrics = metrics_of(ctx), *cand, *base, *env, *tc;
+	const json_t *trace, *cmd, *board = json_object_get(ctx, "board");
+	const json_t *tail = json_object_get(d, "tail");
+	const json_t *bs = json_object_get(d, "baseline");
+	const json_t *cs = json_object_get(d, "candidate");
+	double alpha_m = jnum(d, "alpha_metric");
+	const char *bname = jstr(board, "name", "?");
+	const char *tname = jstr(json_object_get(ctx, "testcase"), "name", "?");
+	char *summary = report_summary(ctx), b1[40], b2[40];
+	struct sb s = { 0 };
+	unsigned int nrep;
+	size_t i;
+
+	if (!summary)
+		return NULL;
+	cand = worst_run(ctx, "candidate_runs");
+	base = worst_run(ctx, "baseline_runs");
+	env = json_object_get(cand, "environment");
+	tc = json_object_get(json_object_get(cand, "testcase"), "definition");
+	if (!tc)
+		tc = json_object_get(json_object_get(ctx, "testcase"),
+				     "definition");
+
+	sb_add(&s, "%s\n\n", summary);
+	sb_add(&s, "rtlab verdict %" JSON_INTEGER_FORMAT ": %s\n",
+	       json_integer_value(json_object_get(ctx, "id")),
+	       jstr(ctx, "verdict", "?"));
+	if (*jstr(d, "reason", ""))
+		sb_add(&s, "%s\n", jstr(d, "reason", ""));
+
+	sb_add(&s, "\n== What got worse ==\n");
+	sb_add(&s, "Baseline -> candidate, per metric (REGRESSION first):\n");
+	for (i = 0; i < NMETRIC; i++) {
+		const json_t *m = json_object_get(metrics, metric_order[i]);
+
+		if (m && !strcmp(jstr(m, "verdict", ""), "REGRESSION"))
+			text_metric(&s, metric_order[i], m, alpha_m);
+	}
+	for (i = 0; i < NMETRIC; i++) {
+		const json_t *m = json_object_get(metrics, metric_order[i]);
+
+		if (m && strcmp(jstr(m, "verdict", ""), "REGRESSION"))
+			text_metric(&s, metric_order[i], m, alpha_m);
+	}
+
+	sb_add(&s, "\n== How sure ==\n");
+	sb_add(&s, "  verdict:  %s (family-wise alpha %s, %s per metric)\n",
+	       jstr(ctx, "verdict", "?"),
+	       num(jnum(json_object_get(d, "params"), "alpha"), b1, 40),
+	       isfinite(alpha_m) ? (snprintf(b2, 40, "%.3g", alpha_m), b2) :
+	       "n/a");
+	sb_add(&s, "  runs:     %" JSON_INTEGER_FORMAT " baseline (%"
+	       JSON_INTEGER_FORMAT " samples), %" JSON_INTEGER_FORMAT
+	       " candidate (%" JSON_INTEGER_FORMAT " samples); the run is "
+	       "the unit of comparison\n",
+	       json_integer_value(json_object_get(bs, "runs")),
+	       json_integer_value(json_object_get(bs, "samples")),
+	       json_integer_value(json_object_get(cs, "runs")),
+	       json_integer_value(json_object_get(cs, "samples")));
+	if (json_integer_value(json_object_get(bs, "empty_runs")) ||
+	    json_integer_value(json_object_get(cs, "empty_runs")))
+		sb_add(&s, "  without samples: %" JSON_INTEGER_FORMAT
+		       " baseline, %" JSON_INTEGER_FORMAT " candidate runs\n",
+		       json_integer_value(json_object_get(bs, "empty_runs")),
+		       json_integer_value(json_object_get(cs, "empty_runs")));
+	sb_add(&s, "  p-values:");
+	for (i = 0; i < NMETRIC; i++) {
+		const json_t *m = json_object_get(metrics, metric_order[i]);
+		double pv = jnum(m, "p_value");
+
+		if (!m)
+			continue;
+		if (isfinite(pv))
+			sb_add(&s, " %s %.3g;", metric_order[i], pv);
+		else
+			sb_add(&s, " %s n/a;", metric_order[i]);
+	}
+	sb_add(&s, "\n");
+	if (tail)
+		sb_add(&s, "  tail:     above %" JSON_INTEGER_FORMAT
+		       " us (baseline p%g): %" JSON_INTEGER_FORMAT " of %"
+		       JSON_INTEGER_FORMAT " baseline samples, %"
+		       JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT
+		       " candidate samples\n",
+		       json_integer_value(json_object_get(tail,
+							  "threshold_us")),
+		       100 * jnum(json_object_get(d, "params"), "tail_q"),
+		       json_integer_value(json_object_get(tail, "k1")),
+		       json_integer_value(json_object_get(tail, "n1")),
+		       json_integer_value(json_object_get(tail, "k2")),
+		       json_integer_value(json_object_get(tail, "n2")));
+
+	sb_add(&s, "\n== Where ==\n");
+	sb_add(&s, "  board:      %s (%s), clock %s, machine %s\n", bname,
+	       jstr(board, "kind", "?"), jstr(cand, "clock", "?"),
+	       jstr(cand, "machine", "?"));
+	sb_add(&s, "  cpu:        %s, %s CPUs", jstr(env, "cpu_model", "?"),
+	       json_is_integer(json_object_get(env, "cpus")) ?
+	       (snprintf(b1, 40, "%" JSON_INTEGER_FORMAT,
+			 json_integer_value(json_object_get(env, "cpus"))), b1) :
+	       "?");
+	if (*jstr(env, "isolcpus", ""))
+		sb_add(&s, ", isolcpus %s", jstr(env, "isolcpus", ""));
+	if (*jstr(env, "clocksource", ""))
+		sb_add(&s, ", clocksource %s", jstr(env, "clocksource", ""));
+	sb_add(&s, "\n  cmdline:    %s\n", jstr(env, "cmdline", "?"));
+	if (cand && isfinite(jnum(cand, "max_us")))
+		sb_add(&s, "  worst spike: %s us on CPU %s in candidate run %"
+		       JSON_INTEGER_FORMAT " (%s)\n",
+		       num(jnum(cand, "max_us"), b1, 40),
+		       num(jnum(cand, "max_cpu"), b2, 40),
+		       json_integer_value(json_object_get(cand, "id")),
+		       jstr(cand, "uuid", "?"));
+	sb_add(&s, "  testcase:   %s", tname);
+	if (json_is_integer(json_object_get(json_object_get(cand, "testcase"),
+					    "duration_s")))
+		sb_add(&s, ", %" JSON_INTEGER_FORMAT " s per run",
+		       json_integer_value(json_object_get(
+			       json_object_get(cand, "testcase"),
+			       "duration_s")));
+	sb_add(&s, "\n  loads:      ");
+	text_loads(&s, json_object_get(tc, "loads"));
+	sb_add(&s, "\n");
+
+	sb_add(&s, "\n== Which kernels ==\n");
+	text_kernel(&s, "candidate", json_object_get(ctx, "candidate"));
+	text_kernel(&s, "baseline ", json_object_get(ctx, "baseline"));
+	sb_add(&s, "  config delta (baseline -> candidate):\n");
+	if (config_delta) {
+		const char *line = config_delta, *nl;
+
+		for (; *line; line = nl ? nl + 1 : line + strlen(line)) {
+			nl = strchr(line, '\n');
+			sb_add(&s, "    %.*s\n",
+			       (int)(nl ? nl - line : (long)strlen(line)),
+			       line);
+			if (!nl)
+				break;
+		}
+	} else {
+		sb_add(&s, "    not available (a config is stored only for "
+			  "%s)\n",
+		       run_artifact(cand, "config") ? "the candidate" :
+		       run_artifact(base, "config") ? "the baseline" :
+		       "neither kernel");
+	}
+
+	sb_add(&s, "\n== How to reproduce ==\n");
+	if (json_array_size(json_object_get(cand, "commands"))) {
+		sb_add(&s, "On the board, as candidate run %" JSON_INTEGER_FORMAT
+		       " ran them (manifest.json):\n",
+		       json_integer_value(json_object_get(cand, "id")));
+		json_array_foreach(json_object_get(cand, "commands"), i, cmd)
+			sb_add(&s, "  %s\n", json_string_value(cmd) ?
+			       json_string_value(cmd) : "?");
+	} else {
+		sb_add(&s, "The runs recorded no command lines.\n");
+	}
+	nrep = json_array_size(json_object_get(ctx, "candidate_runs"));
+	if (json_array_size(json_object_get(ctx, "baseline_runs")) > nrep)
+		nrep = json_array_size(json_object_get(ctx, "baseline_runs"));
+	if (nrep < 5)
+		nrep = 5;
+	sb_add(&s, "With rtlab:\n");
+	sb_add(&s, "  rtlab job add --board %s --kernel %s --testcase %s "
+	       "--repeat %u\n", bname, kernel_ref(json_object_get(ctx,
+							       "baseline")),
+	       tname, nrep);
+	sb_add(&s, "  rtlab job add --board %s --kernel %s --testcase %s "
+	       "--repeat %u\n", bname, kernel_ref(json_object_get(ctx,
+							       "candidate")),
+	       tname, nrep);
+	sb_add(&s, "  rtlab report VERDICT_ID   # the verdict of the new runs\n");
+
+	sb_add(&s, "\n== Spike analysis ==\n");
+	trace = run_artifact(cand, "trace.dat");
+	if (trace)
+		sb_add(&s, "  trace.dat of candidate run %" JSON_INTEGER_FORMAT
+		       " captured (%" JSON_INTEGER_FORMAT " bytes, attached); "
+		       "read it with `trace-cmd report` or KernelShark.\n"
+		       "  Analysis of the spike: not done yet.\n",
+		       json_integer_value(json_object_get(cand, "id")),
+		       json_integer_value(json_object_get(trace, "size")));
+	else
+		sb_add(&s, "  no trace captured (candidate run %"
+		       JSON_INTEGER_FORMAT " stored no trace.dat)\n",
+		       json_integer_value(json_object_get(cand, "id")));
+
+	sb_add(&s, "\n== Runs ==\n");
+	text_runs(&s, "baseline", json_object_get(ctx, "baseline_runs"));
+	text_runs(&s, "candidate", json_object_get(ctx, "candidate_runs"));
+
+	if (natt) {
+		sb_add(&s, "\n== Attachments ==\n");
+		for (i = 0; i < natt; i++)
+			sb_add(&s, "  %02zu %s (%zu bytes): %s\n", i + 1,
+			       atts[i].file_name, atts[i].size,
+			       atts[i].summary);
+	}
+	free(summary);
+	return sb_take(&s);
+}
+
+/* ------------------------------------------------------------------ */
+/* report.html */
+
+static void html_escape(struct sb *s, const char *t, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && t[i]; i++) {
+		switch (t[i]) {
+		case '<':
+			sb_add(s, "&lt;");
+			break;
+		case '>':
+			sb_add(s, "&gt;");
+			break;
+		case '&':
+			sb_add(s, "&amp;");
+			break;
+		case '"':
+			sb_add(s, "&quot;");
+			break;
+		default:
+			sb_add(s, "%c", t[i]);
+		}
+	}
+}
+
+char *report_html(const json_t *ctx, const char *text,
+		  const struct report_attachment *atts, size_t natt)
+{
+	const char *line = text, *nl;
+	struct sb s = { 0 };
+	bool in_pre = false, first = true;
+	size_t i, n;
+
+	sb_add(&s, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+		   "<meta charset=\"utf-8\">\n<title>");
+	nl = strchr(text, '\n');
+	html_escape(&s, text, nl ? (size_t)(nl - text) : strlen(text));
+	sb_add(&s, "</title>\n<style>\n"
+		   "body { font-family: sans-serif; max-width: 72em; "
+		   "margin: 1em auto; padding: 0 1em; color: #222; }\n"
+		   "h1 { font-size: 1.3em; }\n"
+		   "h2 { font-size: 1.1em; border-bottom: 1px solid #ccc; }\n"
+		   "pre { background: #f6f6f6; padding: 0.5em; "
+		   "overflow-x: auto; }\n"
+		   "img { max-width: 100%%; border: 1px solid #ddd; }\n"
+		   ".verdict { color: #b00; font-weight: bold; }\n"
+		   "</style>\n</head>\n<body>\n");
+	for (; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		n = nl ? (size_t)(nl - line) : strlen(line);
+		if (first) {
+			sb_add(&s, "<h1>");
+			html_escape(&s, line, n);
+			sb_add(&s, "</h1>\n<p class=\"verdict\">");
+			first = false;
+			continue;
+		}
+		if (n > 6 && !strncmp(line, "== ", 3) &&
+		    !strncmp(line + n - 3, " ==", 3)) {
+			if (in_pre)
+				sb_add(&s, "</pre>\n");
+			else
+				sb_add(&s, "</p>\n");
+			sb_add(&s, "<h2>");
+			html_escape(&s, line + 3, n - 6);
+			sb_add(&s, "</h2>\n<pre>");
+			in_pre = true;
+			continue;
+		}
+		if (!n && !in_pre)
+			continue;
+		html_escape(&s, line, n);
+		sb_add(&s, "\n");
+	}
+	sb_add(&s, in_pre ? "</pre>\n" : "</p>\n");
+	sb_add(&s, "<h2>Plots</h2>\n");
+	for (i = 0; i < natt; i++) {
+		char *b64;
+
+		if (strcmp(atts[i].content_type, "image/png"))
+			continue;
+		b64 = report_base64(atts[i].data, atts[i].size);
+		if (!b64) {
+			s.failed = true;
+			break;
+		}
+		sb_add(&s, "<figure><img alt=\"");
+		html_escape(&s, atts[i].summary, strlen(atts[i].summary));
+		sb_add(&s, "\" src=\"data:image/png;base64,%s\">"
+			   "<figcaption>", b64);
+		html_escape(&s, atts[i].summary, strlen(atts[i].summary));
+		sb_add(&s, "</figcaption></figure>\n");
+		free(b64);
+	}
+	sb_add(&s, "<p><small>rtlab verdict %" JSON_INTEGER_FORMAT
+	       "</small></p>\n</body>\n</html>\n",
+	       json_integer_value(json_object_get(ctx, "id")));
+	return sb_take(&s);
+}
+
+/* ------------------------------------------------------------------ */
+/* bug.json and attachment bodies */
+
+char *report_base64(const void *data, size_t size)
+{
+	size_t out = 4 * ((size + 2) / 3) + 1;
+	const unsigned char *p = data;
+	char *b = malloc(out);
+	size_t done = 0, len = 0;
+
+	if (!b)
+		return NULL;
+	/* EVP_EncodeBlock takes an int: feed it in slices. */
+	while (done < size) {
+		size_t chunk = size - done > (1u << 30) ? (1u << 30) :
+			       size - done;
+
+		len += EVP_EncodeBlock((unsigned char *)b + len, p + done,
+				       (int)chunk);
+		done += chunk;
+	}
+	b[len] = '\0';
+	return b;
+}
+
+json_t *report_attachment_json(const struct report_attachment *a,
+			       int64_t bug_id)
+{
+	char *b64 = report_base64(a->data, a->size);
+	json_t *j;
+
+	if (!b64)
+		return NULL;
+	j = json_pack("{s:[I], s:s, s:s, s:s, s:s, s:b}",
+		      "ids", (json_int_t)bug_id, "data", b64,
+		      "file_name", a->file_name,
+		      "content_type", a->content_type,
+		      "summary", a->summary, "is_patch", 0);
+	free(b64);
+	return j;
+}
+
+json_t *report_bug_json(const json_t *ctx, const struct report_fields *f,
+			const char *summary, const char *text)
+{
+	const json_t *cand = worst_run(ctx, "candidate_runs");
+	const json_t *m = json_object_get(metrics_of(ctx), "max");
+	double b = jnum(m, "baseline"), c = jnum(m, "candidate");
+	const char *severity = "normal";
+
+	/* A maximum that doubled or more is what RT users notice first. */
+	if (!strcmp(jstr(m, "verdict", ""), "REGRESSION") && b > 0 &&
+	    c / b >= 2)
+		severity = "high";
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, "
+			 "s:s, s:s}",
+			 "product", f && f->product ? f->product :
+				    RTLAB_DEFAULT_BZ_PRODUCT,
+			 "component", f && f->component ? f->component :
+				      RTLAB_DEFAULT_BZ_COMPONENT,
+			 "version", f && f->version ? f->version :
+				    RTLAB_DEFAULT_BZ_VERSION,
+			 "summary", summary, "description", text,
+			 "op_sys", "Linux",
+			 "platform", report_platform(jstr(cand, "machine",
+							  NULL)),
+			 "severity", severity,
+			 "cf_kernel_version",
+			 jstr(json_object_get(ctx, "candidate"), "release",
+			      "?"),
+			 "cf_regression", "Yes", "cf_tree", "PREEMPT_RT");
+}
+
+/* ------------------------------------------------------------------ */
+/* Config delta */
+
+struct opt {
+	char *name;
+	char *val;	/* "n" for "# CONFIG_X is not set" */
+};
+
+static int opt_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct opt *)a)->name,
+		      ((const struct opt *)b)->name);
+}
+
+static void opts_free(struct opt *o, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(o[i].name);
+		free(o[i].val);
+	}
+	free(o);
+}
+
+/* The CONFIG_ lines of a .config, sorted by name.  -ENOMEM. */
+static int opts_parse(const char *t, size_t len, struct opt **out,
+		      size_t *nout)
+{
+	struct opt *o = NULL;
+	size_t n = 0, cap = 0, i = 0;
+
+	while (i < len) {
+		const char *line = t + i, *end = memchr(line, '\n', len - i);
+		size_t ll = end ? (size_t)(end - line) : len - i;
+		const char *name = NULL, *val = NULL;
+		size_t nl = 0, vl = 0;
+
+		i += ll + 1;
+		if (ll > 7 && !strncmp(line, "CONFIG_", 7)) {
+			const char *eq = memchr(line, '=', ll);
+
+			if (!eq)
+				continue;
+			name = line;
+			nl = eq - line;
+			val = eq + 1;
+			vl = ll - nl - 1;
+		} else if (ll > 20 && !strncmp(line, "# CONFIG_", 9) &&
+			   !strncmp(line + ll - 11, " is not set", 11)) {
+			name = line + 2;
+			nl = ll - 13;
+			val = "n";
+			vl = 1;
+		} else {
+			continue;
+		}
+		if (n == cap) {
+			struct opt *b = realloc(o, (cap ? cap * 2 : 256) *
+						sizeof(*o));
+
+			if (!b)
+				goto nomem;
+			o = b;
+			cap = cap ? cap * 2 : 256;
+		}
+		o[n].name = strndup(name, nl);
+		o[n].val = strndup(val, vl);
+		n++;
+		if (!o[n - 1].name || !o[n - 1].val)
+			goto nomem;
+	}
+	if (n)
+		qsort(o, n, sizeof(*o), opt_cmp);
+	*out = o;
+	*nout = n;
+	return 0;
+nomem:
+	opts_free(o, n);
+	return -ENOMEM;
+}
+
+char *report_config_delta(const char *base, size_t base_len,
+			  const char *cand, size_t cand_len)
+{
+	struct opt *a = NULL, *b = NULL;
+	size_t na = 0, nb = 0, i = 0, j = 0;
+	struct sb s = { 0 };
+	bool any = false;
+
+	if (opts_parse(base, base_len, &a, &na) ||
+	    opts_parse(cand, cand_len, &b, &nb)) {
+		opts_free(a, na);
+		return NULL;
+	}
+	while (i < na || j < nb) {
+		int c = i >= na ? 1 : j >= nb ? -1 :
+			strcmp(a[i].name, b[j].name);
+
+		if (c < 0) {
+			if (strcmp(a[i].val, "n")) {
+				sb_add(&s, "-%s=%s\n", a[i].name, a[i].val);
+				any = true;
+			}
+			i++;
+		} else if (c > 0) {
+			if (strcmp(b[j].val, "n")) {
+				sb_add(&s, "+%s=%s\n", b[j].name, b[j].val);
+				any = true;
+			}
+			j++;
+		} else {
+			if (strcmp(a[i].val, b[j].val)) {
+				if (!strcmp(a[i].val, "n"))
+					sb_add(&s, "+%s=%s\n", b[j].name,
+					       b[j].val);
+				else if (!strcmp(b[j].val, "n"))
+					sb_add(&s, "-%s=%s\n", a[i].name,
+					       a[i].val);
+				else
+					sb_add(&s, "~%s: %s -> %s\n",
+					       a[i].name, a[i].val, b[j].val);
+				any = true;
+			}
+			i++;
+			j++;
+		}
+	}
+	if (!any)
+		sb_add(&s, "no CONFIG_ differences\n");
+	opts_free(a, na);
+	opts_free(b, nb);
+	return sb_take(&s);
+}
+
+/* ------------------------------------------------------------------ */
+/* Building the whole report from the database */
+
+static int att_add(struct report *r, const char *file_name,
+		   const char *content_type, const char *summary, void *data,
+		   size_t size)
+{
+	struct report_attachment *a;
+
+	a = realloc(r->att, (r->natt + 1) * sizeof(*a));
+	if (!a) {
+		free(data);
+		return -ENOMEM;
+	}
+	r->att = a;
+	a = &r->att[r->natt];
+	a->file_name = strdup(file_name);
+	a->content_type = strdup(content_type);
+	a->summary = strdup(summary);
+	a->data = data;
+	a->size = size;
+	r->natt++;
+	if (!a->file_name || !a->content_type || !a->summary)
+		return -ENOMEM;
+	return 0;
+}
+
+static int att_plot_run(PGconn *conn, struct report *r, const json_t *run,
+			const char *side, struct rtlab_err *err)
+{
+	json_int_t id = json_integer_value(json_object_get(run, "id"));
+	struct run_hists rh = { 0 };
+	char name[96], summary[160];
+	void *img = NULL;
+	size_t size = 0;
+	int ret;
+
+	ret = db_run_hists_load(conn, id, &rh, err);
+	if (!ret)
+		ret = plot_stored_run(&rh, PLOT_PNG, &img, &size, err);
+	run_hists_cleanup(&rh);
+	if (ret == -ENODATA)
+		return 0;	/* a run without histograms has no plot */
+	if (ret)
+		return ret;
+	snprintf(name, sizeof(name), "%s-run-%" JSON_INTEGER_FORMAT ".png",
+		 side, id);
+	snprintf(summary, sizeof(summary), "latency histogram per CPU, %s "
+		 "run %" JSON_INTEGER_FORMAT " (worst of its side)", side, id);
+	return att_add(r, name, "image/png", summary, img, size);
+}
+
+/* Pool every run of one side into @h. */
+static int pool_side(PGconn *conn, const json_t *runs, struct hist *h,
+		     struct rtlab_err *err)
+{
+	const json_t *run;
+	size_t i, j;
+	int ret = 0;
+
+	json_array_foreach(runs, i, run) {
+		struct run_hists rh = { 0 };
+
+		ret = db_run_hists_load(conn, json_integer_value(
+				json_object_get(run, "id")), &rh, err);
+		for (j = 0; !ret && j < rh.nhists; j++)
+			ret = hist_merge(h, &rh.hists[j]);
+		run_hists_cleanup(&rh);
+		if (ret)
+			break;
+	}
+	return ret;
+}
+
+static int att_plot_overlay(PGconn *conn, struct report *r,
+			    struct rtlab_err *err)
+{
+	struct hist hb = { 0 }, hc = { 0 };
+	struct plot_series series[2];
+	struct plot_run pr = { 0 };
+	char title[256], sub[256], lb[160], lc[160];
+	void *img = NULL;
+	size_t size = 0;
+	int ret;
+
+	ret = hist_init(&hb, 1);
+	if (!ret)
+		ret = hist_init(&hc, 1);
+	if (!ret)
+		ret = pool_side(conn, json_object_get(r->ctx, "baseline_runs"),
+				&hb, err);
+	if (!ret)
+		ret = pool_side(conn, json_object_get(r->ctx,
+						      "candidate_runs"),
+				&hc, err);
+	if (ret || !hb.samples || !hc.samples)
+		goto out;
+	snprintf(title, sizeof(title), "%s / %s: baseline over candidate",
+		 jstr(json_object_get(r->ctx, "board"), "name", "?"),
+		 jstr(json_object_get(r->ctx, "testcase"), "name", "?"));
+	snprintf(sub, sizeof(sub), "verdict %" PRId64 ", all runs of each "
+		 "side pooled", r->verdict_id);
+	snprintf(lb, sizeof(lb), "baseline %s",
+		 jstr(json_object_get(r->ctx, "baseline"), "release", "?"));
+	snprintf(lc, sizeof(lc), "candidate %s",
+		 jstr(json_object_get(r->ctx, "candidate"), "release", "?"));
+	series[0].label = lb;
+	series[0].hist = &hb;
+	series[1].label = lc;
+	series[1].hist = &hc;
+	pr.title = title;
+	pr.subtitle = sub;
+	pr.nseries = 2;
+	pr.series = series;
+	ret = plot_run_histogram(&pr, PLOT_PNG, &img, &size, err);
+	if (!ret)
+		ret = att_add(r, "baseline-over-candidate.png", "image/png",
+			      "latency histograms, baseline over candidate "
+			      "(all runs pooled)", img, size);
+out:
+	hist_cleanup(&hb);
+	hist_cleanup(&hc);
+	return ret;
+}
+
+static int att_histograms(PGconn *conn, struct report *r,
+			  struct rtlab_err *err)
+{
+	static const char *const sides[] = { "baseline", "candidate" };
+	json_t *doc = json_object(), *arr, *h, *t;
+	struct sb csv = { 0 };
+	char *text;
+	size_t s, i, j, k;
+	int ret = 0;
+
+	if (!doc)
+		return -ENOMEM;
+	sb_add(&csv, "side,run_id,run_uuid,thread,cpu,lat_us,count\n");
+	for (s = 0; s < 2 && !ret; s++) {
+		char key[32];
+		const json_t *run;
+
+		snprintf(key, sizeof(key), "%s_runs", sides[s]);
+		arr = json_array();
+		if (!arr || json_object_set_new(doc, sides[s], arr)) {
+			ret = -ENOMEM;
+			break;
+		}
+		json_array_foreach(json_object_get(r->ctx, key), i, run) {
+			json_int_t id = json_integer_value(
+				json_object_get(run, "id"));
+
+			ret = db_run_histograms(conn, id, &h, err);
+			if (ret)
+				break;
+			json_array_foreach(h, j, t) {
+				json_t *bu = json_object_get(t, "bucket_us");
+				json_t *co = json_object_get(t, "counts");
+
+				for (k = 0; k < json_array_size(bu); k++)
+					sb_add(&csv, "%s,%" JSON_INTEGER_FORMAT
+					       ",%s,%" JSON_INTEGER_FORMAT ",%"
+					       JSON_INTEGER_FORMAT ",%"
+					       JSON_INTEGER_FORMAT ",%"
+					       JSON_INTEGER_FORMAT "\n",
+					       sides[s], id,
+					       jstr(run, "uuid", ""),
+					       json_integer_value(
+						  json_object_get(t, "thread")),
+					       json_integer_value(
+						  json_object_get(t, "cpu")),
+					       json_integer_value(
+						  json_array_get(bu, k)),
+					       json_integer_value(
+						  json_array_get(co, k)));
+				if (json_integer_value(json_object_get(
+					    t, "overflows")))
+					sb_add(&csv, "%s,%" JSON_INTEGER_FORMAT
+					       ",%s,%" JSON_INTEGER_FORMAT ",%"
+					       JSON_INTEGER_FORMAT ",>=%"
+					       JSON_INTEGER_FORMAT ",%"
+					       JSON_INTEGER_FORMAT "\n",
+					       sides[s], id,
+					       jstr(run, "uuid", ""),
+					       json_integer_value(
+						  json_object_get(t, "thread")),
+					       json_integer_value(
+						  json_object_get(t, "cpu")),
+					       json_integer_value(
+						  json_object_get(t,
+								  "range_us")),
+					       json_integer_value(
+						  json_object_get(t,
+								  "overflows")));
+			}
+			if (json_array_append_new(arr, json_pack(
+				"{s:I, s:s, s:o}", "run_id", id, "uuid",
+				jstr(run, "uuid", ""), "threads", h))) {
+				ret = -ENOMEM;
+				break;
+			}
+		}
+	}
+	if (ret)
+		goto out;
+	text = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	if (!text) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = att_add(r, "histograms.json", "application/json",
+		      "every run's histograms per CPU (1 us buckets)", text,
+		      strlen(text));
+	if (ret)
+		goto out;
+	text = sb_take(&csv);
+	csv.buf = NULL;
+	if (!text) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = att_add(r, "histograms.csv", "text/csv",
+		      "every run's histograms as CSV "
+		      "(side, run, thread, cpu, lat_us, count)", text,
+		      strlen(text));
+out:
+	free(csv.buf);
+	json_decref(doc);
+	return ret;
+}
+
+/* Artifact @name of @run as an attachment, when it was stored. */
+static int att_artifact(PGconn *conn, struct report *r, const json_t *run,
+			const char *name, const char *file_name,
+			const char *content_type, const char *what,
+			struct rtlab_err *err)
+{
+	json_int_t id = json_integer_value(json_object_get(run, "id"));
+	struct artifact a = { 0 };
+	char summary[200];
+	int ret;
+
+	if (!run_artifact(run, name))
+		return 0;
+	ret = db_artifact_get(conn, id, name, &a, err);
+	if (ret)
+		return ret;
+	snprintf(summary, sizeof(summary), "%s of candidate run %"
+		 JSON_INTEGER_FORMAT, what, id);
+	ret = att_add(r, file_name, content_type ? content_type :
+		      a.content_type, summary, a.data, a.size);
+	a.data = NULL;
+	artifact_cleanup(&a);
+	return ret;
+}
+
+static char *config_delta_of(PGconn *conn, const json_t *base,
+			     const json_t *cand, struct rtlab_err *err,
+			     int *ret)
+{
+	struct artifact a = { 0 }, b = { 0 };
+	char *delta = NULL;
+
+	*ret = 0;
+	if (!base || !cand || !run_artifact(base, "config") ||
+	    !run_artifact(cand, "config"))
+		return NULL;
+	*ret = db_artifact_get(conn, json_integer_value(json_object_get(
+				       base, "id")), "config", &a, err);
+	if (!*ret)
+		*ret = db_artifact_get(conn, json_integer_value(
+				json_object_get(cand, "id")), "config", &b,
+				err);
+	if (!*ret) {
+		delta = report_config_delta(a.data, a.size, b.data, b.size);
+		if (!delta)
+			*ret = -ENOMEM;
+	}
+	artifact_cleanup(&a);
+	artifact_cleanup(&b);
+	return delta;
+}
+
+/* A run with its config stored, preferring @pref. */
+static const json_t *run_with_config(const json_t *ctx, const char *side,
+				     const json_t *pref)
+{
+	const json_t *r;
+	size_t i;
+
+	if (pref && run_artifact(pref, "config"))
+		return pref;
+	json_array_foreach(json_object_get(ctx, side), i, r)
+		if (run_artifact(r, "config"))
+			return r;
+	return pref;
+}
+
+int report_build(PGconn *conn, int64_t verdict_id, bool force,
+		 const struct report_fields *fields, struct report *r,
+		 struct rtlab_err *err)
+{
+	const json_t *base, *cand;
+	char *delta = NULL, cfgname[160];
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->verdict_id = verdict_id;
+	ret = db_report_verdict_get(conn, verdict_id, &r->ctx, err);
+	if (ret)
+		return ret;
+	if (strcmp(jstr(r->ctx, "verdict", ""), "REGRESSION") && !force)
+		return rtlab_err_seterr(err, EPERM,
+			"verdict %" PRId64 " is %s, not a REGRESSION: nothing "
+			"to report (--force writes a report anyway)",
+			verdict_id, jstr(r->ctx, "verdict", "?"));
+	base = worst_run(r->ctx, "baseline_runs");
+	cand = worst_run(r->ctx, "candidate_runs");
+
+	if (base)
+		ret = att_plot_run(conn, r, base, "baseline", err);
+	if (!ret && cand)
+		ret = att_plot_run(conn, r, cand, "candidate", err);
+	if (!ret)
+		ret = att_plot_overlay(conn, r, err);
+	if (!ret)
+		ret = att_histograms(conn, r, err);
+	if (!ret && cand)
+		ret = att_artifact(conn, r, cand, "trace.dat",
+				   "trace.dat", "application/octet-stream",
+				   "ftrace trace (trace-cmd) of the worst "
+				   "spike", err);
+	if (!ret && cand)
+		ret = att_artifact(conn, r, cand, "console.log",
+				   "console.log", "text/plain",
+				   "console log", err);
+	snprintf(cfgname, sizeof(cfgname), "config-%s",
+		 jstr(json_object_get(r->ctx, "candidate"), "release",
+		      "candidate"));
+	if (!ret && cand)
+		ret = att_artifact(conn, r,
+				   run_with_config(r->ctx, "candidate_runs",
+						   cand),
+				   "config", cfgname, "text/plain",
+				   "kernel config", err);
+	if (!ret && cand)
+		ret = att_artifact(conn, r, cand, "dmesg.txt", "dmesg.txt",
+				   "text/plain", "kernel log (dmesg)", err);
+	if (!ret)
+		delta = config_delta_of(conn,
+					run_with_config(r->ctx,
+							"baseline_runs", base),
+					run_with_config(r->ctx,
+							"candidate_runs", cand),
+					err, &ret);
+	if (ret)
+		goto out;
+	r->summary = report_summary(r->ctx);
+	r->text = report_text(r->ctx, r->att, r->natt, delta);
+	if (r->text)
+		r->html = report_html(r->ctx, r->text, r->att, r->natt);
+	if (r->summary && r->text)
+		r->bug = report_bug_json(r->ctx, fields, r->summary, r->text);
+	if (!r->summary || !r->text || !r->html || !r->bug)
+		ret = rtlab_err_seterr(err, ENOMEM, "report of verdict %"
+				       PRId64 ": out of memory", verdict_id);
+out:
+	if (ret == -ENOMEM && !err->msg[0])
+		rtlab_err_seterr(err, ENOMEM, "report of verdict %" PRId64
+				 ": out of memory", verdict_id);
+	free(delta);
+	return ret;
+}
+
+void report_cleanup(struct report *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->natt; i++) {
+		free(r->att[i].file_name);
+		free(r->att[i].content_type);
+		free(r->att[i].summary);
+		free(r->att[i].data);
+	}
+	free(r->att);
+	json_decref(r->ctx);
+	json_decref(r->bug);
+	free(r->summary);
+	free(r->text);
+	free(r->html);
+	memset(r, 0, sizeof(*r));
+}
+
+/* ------------------------------------------------------------------ */
+/* Writing the report directory */
+
+static int mkdirs(const char *path, struct rtlab_err *err)
+{
+	char *p = strdup(path), *s, c;
+	int ret = 0;
+
+	if (!p)
+		return -ENOMEM;
+	for (s = p + 1; ; s++) {
+		if (*s != '/' && *s)
+			continue;
+		c = *s;
+		*s = '\0';
+		if (mkdir(p, 0755) && errno != EEXIST) {
+			ret = rtlab_err_seterr(err, errno, "%s: cannot create "
+					       "the directory: %s", p,
+					       strerror(errno));
+			break;
+		}
+		*s = c;
+		if (!c)
+			break;
+	}
+	free(p);
+	return ret;
+}
+
+static int write_file(const char *dir, const char *name, const void *data,
+		      size_t size, struct rtlab_err *err)
+{
+	char *path = NULL;
+	FILE *f;
+	int ret = 0;
+
+	if (asprintf(&path, "%s/%s", dir, name) < 0)
+		return -ENOMEM;
+	f = fopen(path, "w");
+	if (!f) {
+		ret = rtlab_err_seterr(err, errno, "%s: cannot write: %s",
+				       path, strerror(errno));
+		goto out;
+	}
+	if (fwrite(data, 1, size, f) != size)
+		ret = -EIO;
+	if (fclose(f) && !ret)
+		ret = -EIO;
+	if (ret)
+		rtlab_err_seterr(err, EIO, "%s: write failed", path);
+out:
+	free(path);
+	return ret;
+}
+
+static int write_json(const char *dir, const char *name, const json_t *j,
+		      struct rtlab_err *err)
+{
+	char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	int ret;
+
+	if (!text)
+		return rtlab_err_seterr(err, ENOMEM, "%s/%s: out of memory",
+					dir, name);
+	ret = write_file(dir, name, text, strlen(text), err);
+	free(text);
+	return ret;
+}
+
+int report_write(const struct report *r, const char *dir,
+		 struct rtlab_err *err)
+{
+	char *adir = NULL;
+	size_t i;
+	int ret;
+
+	if (asprintf(&adir, "%s/attachments", dir) < 0)
+		return -ENOMEM;
+	ret = mkdirs(adir, err);
+	if (!ret)
+		ret = write_json(dir, "bug.json", r->bug, err);
+	if (!ret)
+		ret = write_file(dir, "report.txt", r->text, strlen(r->text),
+				 err);
+	if (!ret)
+		ret = write_file(dir, "report.html", r->html, strlen(r->html),
+				 err);
+	for (i = 0; !ret && i < r->natt; i++) {
+		char name[320];
+		json_t *j = report_attachment_json(&r->att[i], 0);
+
+		if (!j) {
+			ret = rtlab_err_seterr(err, ENOMEM, "attachment %s: "
+					       "out of memory",
+					       r->att[i].file_name);
+			break;
+		}
+		snprintf(name, sizeof(name), "%02zu-%s.json", i + 1,
+			 r->att[i].file_name);
+		ret = write_json(adir, name, j, err);
+		json_decref(j);
+	}
+	free(adir);
+	return ret;
+}

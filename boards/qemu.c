@@ -503,7 +503,7 @@ static pid_t spawn_qemu(struct run *r, struct rtlab_err *err)
 					strerror(errno));
 	if (pid == 0) {
 		setpgid(0, 0);
-		/* a board never outlives its driver (Ctrl-C, a killed worker) */
+		/* a board never outlives its driver (Ctrl-C, killed worker) */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		fd = open(r->qemu_log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (fd >= 0) {

@@ -153,7 +153,8 @@ int cmd_boot(int argc, char **argv)
 	struct kernel_def *k = NULL;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "b:k:t:d:o:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:k:t:d:o:qh", opts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'b':
 			board = optarg;

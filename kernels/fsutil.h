@@ -15,7 +15,8 @@
 /**
  * spawn_capture() - run @argv (argv[0] looked up in PATH) in @cwd (NULL:
  * here), stdin from /dev/null, capturing stdout; stderr is inherited
- * (@with_stderr 0), captured too (1) or discarded (2).  *@out is malloc'd and NUL-terminated (caller frees).
+ * (@with_stderr 0), captured too (1) or discarded (2).  *@out is malloc'd
+ * and NUL-terminated (caller frees).
  * Return: the exit status (>= 0; 128+N for a signal) or a negative errno
  * when it could not run, with @err naming the tool.
  */

@@ -551,9 +551,9 @@ static int debian_unpack(const struct kernel_def *k, const struct apt_pkg *a,
 	snprintf(spec, sizeof(spec), "%s=%s", a->package, a->version);
 	rc = spawn_capture(dl, tmp, 1, &out, err);
 	if (rc) {
-		ret = rc < 0 ? rc : rtlab_err_seterr(err, EIO, "%s: apt-get "
-						     "download %s failed: %.300s",
-						     k->path, spec, out);
+		ret = rc < 0 ? rc :
+		      rtlab_err_seterr(err, EIO, "%s: apt-get download %s "
+				       "failed: %.300s", k->path, spec, out);
 		goto out;
 	}
 	deb[0] = '\0';

@@ -67,9 +67,9 @@ static int ymap_fill(struct ymap *m, yaml_document_t *doc,
 						     m->e[i].key);
 		if (!v || v->type != YAML_SCALAR_NODE)
 			return rtlab_err_set(err, "%s: line %lu: field '%s': "
-					     "expected a single value",
-					     m->path, line,
-					     (const char *)k->data.scalar.value);
+					     "expected a single value", m->path,
+					     line,
+					     (char *)k->data.scalar.value);
 		e = &m->e[m->n];
 		e->key = strdup((const char *)k->data.scalar.value);
 		e->value = strdup((const char *)v->data.scalar.value);

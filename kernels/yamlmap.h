@@ -3,10 +3,10 @@
 #define RTLAB_YAMLMAP_H
 
 /*
- * Flat YAML definition files (kernels/NAME.yaml, boards/NAME.yaml): a mapping of
- * scalar keys to scalar values, read with libyaml.  The helpers check keys
- * against a list and convert values, each complaint naming the file, the
- * line and the field.
+ * Flat YAML definition files (kernels/NAME.yaml, boards/NAME.yaml): a
+ * mapping of scalar keys to scalar values, read with libyaml.  The helpers
+ * check keys against a list and convert values, each complaint naming the
+ * file, the line and the field.
  */
 
 #include <stdbool.h>

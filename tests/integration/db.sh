@@ -14,7 +14,10 @@ on_exit "rm -rf '$out'"
 # -- start, status ----------------------------------------------------------
 if start_db; then ok "db start on a fresh state dir"; else not_ok "db start on a fresh state dir"; fi
 check "start output names the socket" grep -q "started: socket in $RTLAB_STATE_DIR/pg/run" "$RTLAB_STATE_DIR/start.log"
-check "start applied the schema" grep -q "applied 1 migration" "$RTLAB_STATE_DIR/start.log"
+# The schema is every numbered migration shipped in schema/.
+nmig=$(ls "$TOP"/schema/[0-9][0-9][0-9]_*.sql | wc -l)
+lastmig=$(ls "$TOP"/schema/[0-9][0-9][0-9]_*.sql | tail -n 1 | sed 's,.*/0*\([0-9]*\)_.*,\1,')
+check "start applied the schema" grep -Eq "applied $nmig migrations? " "$RTLAB_STATE_DIR/start.log"
 if [ "$(id -u)" = 0 ]; then
 	check "as root the cluster belongs to postgres" \
 		test "$(stat -c %U "$RTLAB_STATE_DIR/pg/data")" = postgres
@@ -25,7 +28,7 @@ fi
 "$RTLAB" db status >"$out/status" 2>&1
 check "db status exits 0 while running" test $? = 0
 check "db status: running" grep -q '^server: *running (pid' "$out/status"
-check "db status: schema version 1" grep -q '^schema: *version 1' "$out/status"
+check "db status: schema version $lastmig" grep -q "^schema: *version $lastmig\$" "$out/status"
 check "db status: state dir line" grep -q "^state dir: *$RTLAB_STATE_DIR\$" "$out/status"
 check "db status: counts" grep -q '^boards: *0' "$out/status"
 

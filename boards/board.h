@@ -77,7 +77,7 @@ struct board_run_opts {
 	unsigned int boot_timeout_s;	/* 0: the board's */
 	unsigned int hang_timeout_s;	/* 0: from duration, slowdown, margin */
 	enum board_fault fault;		/* tests only */
-	bool progress;			/* phase lines on stderr */
+	bool progress;			/* lib/progress.h line on a tty */
 };
 
 /* What a run measured about itself (not about the kernel). */

@@ -35,6 +35,7 @@
 #include "channel.h"
 #include "initramfs.h"
 #include "manifest.h"
+#include "progress.h"
 
 #define CHANNEL_MAX_BYTES (1ULL << 30)
 #define PANIC_GRACE_S 2.0	/* console lines after "Kernel panic" */
@@ -87,34 +88,15 @@ struct run {
 	size_t chan_len, chan_cap;
 	double chan_first, chan_last;
 	bool chan_overflow;
-	const char *phase;
-	bool tty;
+	struct progress pg;
+	char what[96];
 };
 
-static void progress(struct run *r, const char *phase, const char *fmt, ...)
-	__printf(3, 4);
-
-static void progress(struct run *r, const char *phase, const char *fmt, ...)
+/* Phase display on a terminal (lib/progress.h), nothing otherwise. */
+static void phase(struct run *r, const char *name)
 {
-	va_list ap;
-
-	if (!r->o->progress)
-		return;
-	if (r->tty)
-		fprintf(stderr, "\r\033[K");
-	else if (phase == r->phase && !fmt)
-		return;
-	fprintf(stderr, "[%-10s %5.1fs] %s %s ", phase, now_s() - r->t0,
-		r->b->name, r->id.name ? r->id.name : "");
-	if (fmt) {
-		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
-		va_end(ap);
-	}
-	if (!r->tty)
-		fputc('\n', stderr);
-	r->phase = phase;
-	fflush(stderr);
+	if (r->o->progress)
+		progress_phase(&r->pg, name);
 }
 
 static int append(void *bufp, size_t *len, size_t *cap, const void *data,
@@ -535,7 +517,7 @@ static enum outcome supervise(struct run *r, pid_t pid, int lfd,
 			      unsigned int boot_to, unsigned int hang_to,
 			      int *wstatus)
 {
-	double panic_at = 0, done_at = 0, last_tick = 0, t;
+	double panic_at = 0, done_at = 0, t;
 	enum outcome oc = OUT_RUNNING;
 	struct pollfd pfd;
 	int cfd = -1, dummy;
@@ -543,7 +525,7 @@ static enum outcome supervise(struct run *r, pid_t pid, int lfd,
 	unsigned char buf[1 << 16];
 	ssize_t n;
 
-	progress(r, "boot", NULL);
+	phase(r, "boot");
 	while (oc == OUT_RUNNING) {
 		/* the listening socket until QEMU connects, then the port */
 		pfd.fd = cfd >= 0 ? cfd : cfd == -1 ? lfd : -1;
@@ -573,7 +555,7 @@ static enum outcome supervise(struct run *r, pid_t pid, int lfd,
 		t = now_s();
 		if (!r->t_start && console_has(r, "RTLAB-AGENT-START")) {
 			r->t_start = t;
-			progress(r, "measure", NULL);
+			phase(r, "measure");
 		}
 		if (!panic_at && console_has(r, "Kernel panic"))
 			panic_at = t;
@@ -581,7 +563,7 @@ static enum outcome supervise(struct run *r, pid_t pid, int lfd,
 		    channel_parse(r->chan, r->chan_len, &off, &size, NULL) !=
 		    -EAGAIN) {
 			done_at = t;
-			progress(r, "hand-over", NULL);
+			phase(r, "hand-over");
 		}
 		if (waitpid(pid, wstatus, WNOHANG) == pid) {
 			oc = OUT_EXITED;
@@ -595,12 +577,8 @@ static enum outcome supervise(struct run *r, pid_t pid, int lfd,
 			oc = OUT_HANG;
 		else if (done_at && t - done_at > POWEROFF_GRACE_S)
 			oc = OUT_POWEROFF_TIMEOUT;
-		if (t - last_tick >= 1.0) {
-			last_tick = t;
-			if (r->tty)
-				progress(r, r->phase, "%s", r->t_start ?
-					 "measuring" : "booting");
-		}
+		if (r->o->progress)
+			progress_update(&r->pg);
 	}
 	if (oc != OUT_EXITED) {
 		kill(-pid, SIGKILL);
@@ -618,8 +596,6 @@ static enum outcome supervise(struct run *r, pid_t pid, int lfd,
 	if (cfd >= 0)
 		close(cfd);
 	console_poll(r);
-	if (r->o->progress && r->tty)
-		fputc('\n', stderr);
 	return oc;
 }
 
@@ -633,13 +609,11 @@ static int prepare(struct run *r, const struct kernel_def *k,
 	bool built = false;
 	int ret;
 
-	progress(r, "fetch", NULL);
+	phase(r, "fetch");
 	ret = kernel_fetch(k, NULL, &r->id, err);
 	if (ret)
 		return ret;
-	progress(r, "fetch", "%s %s", r->id.release, r->id.fetched_now ?
-		 "downloaded" : "cached");
-	progress(r, "initramfs", NULL);
+	phase(r, "initramfs");
 	cache = path_join(rtlab_state_dir(), "cache/initramfs");
 	init = path_join(r->b->dir, "guest-init.sh");
 	agent = find_agent(r->o);
@@ -672,8 +646,9 @@ static int prepare(struct run *r, const struct kernel_def *k,
 	ret = initramfs_concat(initrd, parts, 3, err);
 	if (ret)
 		goto out;
-	progress(r, "initramfs", "base %s%s", built ? "built" : "cached",
-		 agent ? "" : " (no rtlab-agent: cyclictest only)");
+	if (!agent)
+		fprintf(stderr, "rtlab: no rtlab-agent found: the board runs "
+			"cyclictest alone\n");
 	ret = build_cmdline(r, k) ?: build_qemu_argv(r, initrd);
 out:
 	free(cache);
@@ -706,7 +681,9 @@ int board_run(const struct board_def *b, const struct kernel_def *k,
 	pid_t pid;
 
 	r.t0 = now_s();
-	r.tty = isatty(2);
+	snprintf(r.what, sizeof(r.what), "%s %s", b->name, k->name);
+	if (o->progress)
+		progress_init(&r.pg, r.what, 0);
 	iso_now(r.started_at);
 	if (info)
 		memset(info, 0, sizeof(*info));
@@ -845,10 +822,9 @@ done:
 		}
 		bundle_free(chk);
 	}
-	progress(&r, "done", "%s", info ? info->status : "");
-	if (o->progress && r.tty)
-		fputc('\n', stderr);
 out:
+	if (o->progress)
+		progress_done(&r.pg);
 	if (info) {
 		info->boot_s = boot_s;
 		info->total_s = now_s() - r.t0;

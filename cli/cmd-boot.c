@@ -38,7 +38,7 @@ static void boot_usage(FILE *out)
 "      --boot-timeout S     QEMU start to agent start (default: board's)\n"
 "      --hang-timeout S     agent start to bundle (default: from the board)\n"
 "      --keep               keep the work directory (console.log, initrd)\n"
-"  -q, --quiet              no progress lines\n"
+"  -q, --quiet              no progress line (shown only on a terminal)\n"
 "      --inject-fault F     TESTS ONLY: panic, hang or corrupt the board\n\n"
 "       rtlab boot --inspect BUNDLE\n"
 "  checks a bundle (manifest, listed files, cyclictest.json) and prints\n"
@@ -144,13 +144,14 @@ int cmd_boot(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct board_run_opts o = { .duration_s = 5, .progress = true };
+	struct board_run_opts o = { .duration_s = 5 };
 	const char *board = "qemu-icount", *kernel = "debian-rt";
 	const char *testcase = NULL, *out = NULL;
 	struct rtlab_err err = { "" };
 	struct board_run_info info;
 	struct board_def *b = NULL;
 	struct kernel_def *k = NULL;
+	bool quiet = false;
 	int c, ret;
 
 	while ((c = getopt_long(argc, argv, "b:k:t:d:o:qh", opts, NULL)) !=
@@ -195,7 +196,7 @@ int cmd_boot(int argc, char **argv)
 			o.keep = true;
 			break;
 		case 'q':
-			o.progress = false;
+			quiet = true;
 			break;
 		case O_FAULT:
 			if (!strcmp(optarg, "panic"))
@@ -221,6 +222,7 @@ int cmd_boot(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	o.progress = !quiet && isatty(2);
 	if (optind != argc || !testcase || !out) {
 		fprintf(stderr, "rtlab boot: %s\n", optind != argc ?
 			"unexpected argument" : "--testcase and --out are "

@@ -7,6 +7,7 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <openssl/evp.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../kernels/fsutil.h"
@@ -403,6 +405,29 @@ static void ents_add_skeleton(struct ents *l)
 	ents_add_data(l, "etc/hosts", hosts, strlen(hosts), 0644);
 }
 
+/* Every new agent build makes a new base (~90 MB): drop the ones nobody
+ * used for an hour (a use touches the file), keep @keep. */
+static void prune_bases(const char *cache_dir, const char *keep)
+{
+	struct dirent *de;
+	struct stat st;
+	char *p;
+	DIR *d = opendir(cache_dir);
+	time_t old = time(NULL) - 3600;
+
+	while (d && (de = readdir(d))) {
+		if (strncmp(de->d_name, "base-", 5))
+			continue;
+		p = path_join(cache_dir, de->d_name);
+		if (p && strcmp(p, keep) && !stat(p, &st) &&
+		    st.st_mtime < old)
+			unlink(p);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+}
+
 int initramfs_base(const char *cache_dir, const char *init_path,
 		   const char *agent_path, char **path, bool *built,
 		   struct rtlab_err *err)
@@ -470,12 +495,16 @@ int initramfs_base(const char *cache_dir, const char *init_path,
 		ret = -ENOMEM;
 		goto out;
 	}
-	if (!access(*path, R_OK))
+	if (!access(*path, R_OK)) {
+		utimensat(AT_FDCWD, *path, NULL, 0);
 		goto out;
+	}
 	/* Uncompressed: QEMU loads it without guest instructions, while
 	 * gunzip in an icount guest costs seconds of boot. */
 	ret = ents_write(&l, *path, false, err);
 	*built = !ret;
+	if (!ret)
+		prune_bases(cache_dir, *path);
 out:
 	if (ret) {
 		free(*path);

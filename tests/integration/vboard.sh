@@ -137,8 +137,7 @@ check "non-RT boot: bundle complete" has "$tmp/nonrt.info" \
 check "non-RT boot: kernel not realtime in the manifest" \
 	has "$tmp/nonrt.info" '^kernel_realtime=0$'
 
-boot badinit debian-rt cyclictest-idle --append rdinit=/nonexistent \
-	--boot-timeout 90
+boot badinit debian-rt cyclictest-idle --append rdinit=/nonexistent
 check "bad init: status boot_failed" has "$tmp/badinit.info" \
 	'^status=boot_failed$'
 check "bad init: console.log attached and holds the panic" \

@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,6 +24,8 @@
 #define LOAD_RESPAWN_PAUSE_MS	200
 #define LOAD_CHURN_PAUSE_MS	20
 #define LOAD_SAFETY_MARGIN_S	120
+
+static long long now_ms(void);
 
 static void cmds_init(struct argv cmds[LOAD_MAX_CMDS])
 {
@@ -47,11 +51,56 @@ static bool has_arg(char *const *args, const char *a1, const char *a2)
 	return false;
 }
 
+/*
+ * The injector is this very program (`rtlab-agent inject`).  A seed left
+ * to chance is drawn here, so the command line in the manifest says which
+ * one the run used.
+ */
+static int injector_cmd(const struct tc_load *l, unsigned int limit_s,
+			struct argv *a)
+{
+	unsigned long long seed = l->seed;
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0 || (size_t)n >= sizeof(self) - 1)
+		snprintf(self, sizeof(self), "rtlab-agent");
+	else
+		self[n] = '\0';
+	while (!seed)
+		if (getrandom(&seed, sizeof(seed), 0) != sizeof(seed))
+			seed = (unsigned long long)now_ms() ^ getpid();
+	argv_add(a, self);
+	argv_add(a, "inject");
+	argv_add(a, "--mode");
+	argv_add(a, tc_inject_mode_name(l->inject_mode));
+	argv_add(a, "--spin-us");
+	argv_addf(a, "%u", l->spin_us);
+	argv_add(a, "--period-ms");
+	argv_addf(a, "%u", l->period_ms);
+	argv_add(a, "--jitter-pct");
+	argv_addf(a, "%u", l->jitter_pct);
+	argv_add(a, "--seed");
+	argv_addf(a, "%llu", seed);
+	if (l->cpus) {
+		argv_add(a, "--cpus");
+		argv_add(a, l->cpus);
+	}
+	if (l->module) {
+		argv_add(a, "--module");
+		argv_add(a, l->module);
+	}
+	argv_add(a, "--duration");
+	argv_addf(a, "%u", limit_s);
+	return argv_failed(a) ? -ENOMEM : 0;
+}
+
 int load_build_cmds(const struct tc_load *l, unsigned int duration_s,
 		    struct argv cmds[LOAD_MAX_CMDS], size_t *ncmds)
 {
 	unsigned int limit_s = duration_s + LOAD_SAFETY_MARGIN_S;
 	size_t i;
+	int ret;
 
 	cmds_init(cmds);
 	*ncmds = 1;
@@ -73,6 +122,11 @@ int load_build_cmds(const struct tc_load *l, unsigned int duration_s,
 			argv_add(&cmds[0], "--timeout");
 			argv_addf(&cmds[0], "%us", limit_s);
 		}
+		break;
+	case TC_LOAD_INJECTOR:
+		ret = injector_cmd(l, limit_s, &cmds[0]);
+		if (ret)
+			return ret;
 		break;
 	case TC_LOAD_NETWORK:
 		if (l->net_mode == TC_NET_PING) {
@@ -156,6 +210,11 @@ static pid_t spawn(struct argv *cmd)
 	_exit(127);
 }
 
+static bool is_injector(const struct argv *cmd)
+{
+	return cmd->n > 1 && !strcmp(cmd->v[1], "inject");
+}
+
 /* Runs in the supervisor process; never returns. */
 static void __attribute__((noreturn))
 supervise(const char *label, struct argv *cmds, size_t ncmds)
@@ -195,8 +254,11 @@ supervise(const char *label, struct argv *cmds, size_t ncmds)
 			;
 		if (i == ncmds)
 			continue;
-		/* A missing tool never gets better: stop retrying it. */
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+		/* A missing tool never gets better: stop retrying it.  Nor
+		 * does an injector that ended (its module refused, no
+		 * SCHED_FIFO, or its --duration over). */
+		if ((WIFEXITED(status) && WEXITSTATUS(status) == 127) ||
+		    is_injector(&cmds[i])) {
 			pids[i] = 0;
 			alive--;
 			continue;

@@ -2,12 +2,14 @@
 /*
  * rtlab-agent: runs on a lab board.  Dispatches to its subcommands:
  * run (measure a testcase and hand over a bundle), flush (retry spooled
- * bundles) and check (validate a testcase and the tools it needs).
+ * bundles), check (validate a testcase and the tools it needs) and inject
+ * (a known latency, for calibrating the lab).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "inject.h"
 
 static const struct {
 	const char *name;
@@ -17,6 +19,7 @@ static const struct {
 	{ "run", cmd_run, "run a testcase and write or upload its bundle" },
 	{ "flush", cmd_flush, "retry uploading spooled bundles" },
 	{ "check", cmd_check, "validate a testcase and the tools it needs" },
+	{ "inject", cmd_inject, "inject a known latency (calibration)" },
 };
 
 static void usage(FILE *f)

@@ -21,6 +21,9 @@
 #define TC_DEFAULT_BUFFER_KB	4096
 #define TC_DEFAULT_IPERF3_PORT	5201
 #define TC_DEFAULT_CHURN_LOOPS	200
+#define TC_DEFAULT_SPIN_US	200
+#define TC_DEFAULT_PERIOD_MS	100
+#define TC_DEFAULT_JITTER_PCT	50
 #define TC_MAX_DURATION_S	(7 * 24 * 3600)
 
 static const char *const load_kind_names[] = {
@@ -28,7 +31,22 @@ static const char *const load_kind_names[] = {
 	[TC_LOAD_HACKBENCH_CHURN] = "hackbench-churn",
 	[TC_LOAD_STRESS_NG] = "stress-ng",
 	[TC_LOAD_NETWORK] = "network",
+	[TC_LOAD_INJECTOR] = "injector",
 };
+
+static const char *const inject_mode_names[] = {
+	[TC_INJECT_USER] = "user",
+	[TC_INJECT_PREEMPT] = "preempt",
+	[TC_INJECT_IRQ] = "irq",
+};
+
+const char *tc_inject_mode_name(enum tc_inject_mode m)
+{
+	if ((size_t)m >= sizeof(inject_mode_names) /
+			 sizeof(inject_mode_names[0]))
+		return "?";
+	return inject_mode_names[m];
+}
 
 const char *tc_load_kind_name(enum tc_load_kind k)
 {
@@ -301,6 +319,47 @@ static int parse_measurement(struct tcp *p, const yaml_node_t *map,
 	return 0;
 }
 
+/* One key of an injector load; -ENOENT for a key it does not take. */
+static int parse_injector_key(struct tcp *p, const char *k,
+			      const yaml_node_t *v, const char *key,
+			      struct tc_load *l)
+{
+	unsigned int u;
+	size_t i;
+	int ret;
+
+	if (!strcmp(k, "mode")) {
+		for (i = 0; i < sizeof(inject_mode_names) /
+		     sizeof(inject_mode_names[0]); i++)
+			if (scalar(v) && !strcmp(scalar(v),
+						 inject_mode_names[i])) {
+				l->inject_mode = i;
+				return 0;
+			}
+		return tc_fail(p, v, key, "user, preempt or irq");
+	}
+	if (!strcmp(k, "spin_us"))
+		return get_uint(p, v, key, 1, 100000, &l->spin_us);
+	if (!strcmp(k, "period_ms"))
+		return get_uint(p, v, key, 1, 60000, &l->period_ms);
+	if (!strcmp(k, "jitter_pct"))
+		return get_uint(p, v, key, 0, 100, &l->jitter_pct);
+	if (!strcmp(k, "seed")) {
+		ret = get_uint(p, v, key, 0, UINT_MAX, &u);
+		l->seed = u;
+		return ret;
+	}
+	if (!strcmp(k, "cpus")) {
+		if (!scalar(v) || !cpuset_valid(scalar(v)))
+			return tc_fail(p, v, key,
+				       "a cpuset such as '1' or '0,2-3'");
+		return get_str(p, v, key, &l->cpus);
+	}
+	if (!strcmp(k, "module"))
+		return get_str(p, v, key, &l->module);
+	return -ENOENT;
+}
+
 static int parse_load(struct tcp *p, const yaml_node_t *map, size_t idx,
 		      struct tc_load *l)
 {
@@ -342,12 +401,16 @@ static int parse_load(struct tcp *p, const yaml_node_t *map, size_t idx,
 	if (i == sizeof(load_kind_names) / sizeof(*load_kind_names)) {
 		snprintf(key, sizeof(key), "%s.name", where);
 		return tc_fail(p, name, key, "one of hackbench, "
-			       "hackbench-churn, stress-ng, network");
+			       "hackbench-churn, stress-ng, network, injector");
 	}
 	l->kind = i;
 	l->net_mode = TC_NET_IPERF3;
 	l->port = TC_DEFAULT_IPERF3_PORT;
 	l->loops = TC_DEFAULT_CHURN_LOOPS;
+	l->inject_mode = TC_INJECT_USER;
+	l->spin_us = TC_DEFAULT_SPIN_US;
+	l->period_ms = TC_DEFAULT_PERIOD_MS;
+	l->jitter_pct = TC_DEFAULT_JITTER_PCT;
 
 	for_each_pair(p, map, pair) {
 		const yaml_node_t *v;
@@ -359,7 +422,12 @@ static int parse_load(struct tcp *p, const yaml_node_t *map, size_t idx,
 		snprintf(key, sizeof(key), "%s.%s", where, k);
 		if (!strcmp(k, "name")) {
 			ret = 0;
-		} else if (!strcmp(k, "args")) {
+		} else if (l->kind == TC_LOAD_INJECTOR &&
+			   strcmp(k, "args")) {
+			ret = parse_injector_key(p, k, v, key, l);
+			if (ret == -ENOENT)
+				goto unknown;
+		} else if (!strcmp(k, "args") && l->kind != TC_LOAD_INJECTOR) {
 			ret = get_strv(p, v, key, &l->args, &l->nargs);
 			have_args = true;
 		} else if (!strcmp(k, "mode") && l->kind == TC_LOAD_NETWORK) {
@@ -376,9 +444,12 @@ static int parse_load(struct tcp *p, const yaml_node_t *map, size_t idx,
 			   l->kind == TC_LOAD_HACKBENCH_CHURN) {
 			ret = get_uint(p, v, key, 1, 1000000, &l->loops);
 		} else {
+unknown:;
 			const char *known =
 				l->kind == TC_LOAD_NETWORK ? "name, mode, port, args" :
 				l->kind == TC_LOAD_HACKBENCH_CHURN ? "name, loops, args" :
+				l->kind == TC_LOAD_INJECTOR ? "name, mode, spin_us, "
+				"period_ms, jitter_pct, seed, cpus, module" :
 				"name, args";
 
 			return rtlab_err_set(p->err,
@@ -389,6 +460,13 @@ static int parse_load(struct tcp *p, const yaml_node_t *map, size_t idx,
 		if (ret)
 			return ret;
 	}
+	if (l->kind == TC_LOAD_INJECTOR &&
+	    (unsigned long long)l->spin_us * 2 >
+	    (unsigned long long)l->period_ms * 1000)
+		return rtlab_err_set(p->err,
+			"%s:%lu: %s.spin_us: expected at most half of period_ms (%u ms), got %u us",
+			p->path, (unsigned long)map->start_mark.line + 1, where,
+			l->period_ms, l->spin_us);
 	if (have_args)
 		return 0;
 	switch (l->kind) {
@@ -632,8 +710,11 @@ void testcase_cleanup(struct testcase *tc)
 	free(tc->measurement.tool);
 	free(tc->measurement.affinity);
 	strv_free(tc->measurement.extra_args);
-	for (i = 0; i < tc->nloads; i++)
+	for (i = 0; i < tc->nloads; i++) {
 		strv_free(tc->loads[i].args);
+		free(tc->loads[i].cpus);
+		free(tc->loads[i].module);
+	}
 	free(tc->loads);
 	strv_free(tc->trace.events);
 	strv_free(tc->trace.optional_events);
@@ -675,6 +756,15 @@ json_t *testcase_to_json(const struct testcase *tc)
 		if (o && l->kind == TC_LOAD_HACKBENCH_CHURN)
 			bad |= json_object_set_new(o, "loops",
 						   json_integer(l->loops));
+		if (o && l->kind == TC_LOAD_INJECTOR)
+			bad |= json_object_update_new(o, json_pack(
+				"{s:s, s:I, s:I, s:I, s:I, s:s?, s:s?}",
+				"mode", tc_inject_mode_name(l->inject_mode),
+				"spin_us", (json_int_t)l->spin_us,
+				"period_ms", (json_int_t)l->period_ms,
+				"jitter_pct", (json_int_t)l->jitter_pct,
+				"seed", (json_int_t)l->seed,
+				"cpus", l->cpus, "module", l->module));
 		if (!o || json_array_append_new(loads, o))
 			bad = 1;
 	}
@@ -738,6 +828,9 @@ const char **testcase_tools(const struct testcase *tc)
 		case TC_LOAD_NETWORK:
 			tools_add(v, &n, l->net_mode == TC_NET_PING ?
 					 "ping" : "iperf3");
+			break;
+		case TC_LOAD_INJECTOR:
+			/* rtlab-agent itself: nothing to look for. */
 			break;
 		}
 	}

@@ -19,6 +19,13 @@ enum tc_load_kind {
 	TC_LOAD_HACKBENCH_CHURN,	/* repeated short hackbench start-ups */
 	TC_LOAD_STRESS_NG,
 	TC_LOAD_NETWORK,	/* loopback traffic: NET_RX/NET_TX softirqs */
+	TC_LOAD_INJECTOR,	/* a known latency: `rtlab-agent inject` */
+};
+
+enum tc_inject_mode {
+	TC_INJECT_USER,		/* SCHED_FIFO 99 spinner (any board) */
+	TC_INJECT_PREEMPT,	/* rtlab_inject.ko, preemption off */
+	TC_INJECT_IRQ,		/* rtlab_inject.ko, interrupts off */
 };
 
 enum tc_net_mode {
@@ -33,6 +40,14 @@ struct tc_load {
 	enum tc_net_mode net_mode;	/* TC_LOAD_NETWORK only */
 	unsigned int port;		/* iperf3 port, TC_LOAD_NETWORK */
 	unsigned int loops;		/* hackbench -l, TC_LOAD_HACKBENCH_CHURN */
+	/* TC_LOAD_INJECTOR (docs/calibration.md) */
+	enum tc_inject_mode inject_mode;
+	unsigned int spin_us;		/* each spin (default 200) */
+	unsigned int period_ms;		/* mean sleep between spins (100) */
+	unsigned int jitter_pct;	/* sleep +/- this % (default 50) */
+	unsigned long long seed;	/* 0: a fresh seed each run */
+	char *cpus;			/* cpuset; NULL: every CPU */
+	char *module;			/* .ko path; NULL: the default */
 };
 
 struct tc_measurement {
@@ -70,6 +85,9 @@ struct testcase {
 
 /** tc_load_kind_name() - "hackbench", "stress-ng", ... as in the YAML. */
 const char *tc_load_kind_name(enum tc_load_kind k);
+
+/** tc_inject_mode_name() - "user", "preempt", "irq" as in the YAML. */
+const char *tc_inject_mode_name(enum tc_inject_mode m);
 
 /**
  * testcase_parse() - parse a testcase from @text (@path names it in

@@ -90,6 +90,19 @@ static bool iso_time(const char *s, time_t *t)
 	return true;
 }
 
+/* KCIDB allows missing properties, never null ones: drop them. */
+static json_t *drop_nulls(json_t *o)
+{
+	const char *key;
+	json_t *v;
+	void *tmp;
+
+	json_object_foreach_safe(o, tmp, key, v)
+		if (json_is_null(v))
+			json_object_del(o, key);
+	return o;
+}
+
 /* Set @key to a copy of string @val when it is a non-empty string. */
 static int set_str(json_t *o, const char *key, const char *val)
 {
@@ -175,7 +188,7 @@ static int add_kernel(json_t *doc, const json_t *data, const json_t *k,
 				       json_object_get(k, "realtime"));
 	co = json_pack("{s:s, s:s, s:s, s:b, s:o}", "id", cid,
 		       "origin", origin, "comment", comment, "valid", 1,
-		       "misc", misc);
+		       "misc", drop_nulls(misc));
 	if (!co)
 		return -ENOMEM;
 	bad |= set_str(co, "tree_name", jstr(k, "tree"));
@@ -301,6 +314,7 @@ static int add_regression(json_t *doc, const json_t *data, const json_t *v,
 	free(subject);
 	if (!issue)
 		return -ENOMEM;
+	drop_nulls(json_object_get(issue, "misc"));
 	bad |= set_str(issue, "report_url", jstr(v, "bug_url"));
 	bad |= json_array_append_new(json_object_get(doc, "issues"), issue);
 

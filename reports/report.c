@@ -119,6 +119,22 @@ static const char *num(double v, char *buf, size_t n)
 	return buf;
 }
 
+/* Rates and ratios: three significant digits. */
+static const char *num_g(double v, char *buf, size_t n)
+{
+	if (!isfinite(v))
+		snprintf(buf, n, "n/a");
+	else
+		snprintf(buf, n, "%.3g", v);
+	return buf;
+}
+
+/* A metric's figure in its unit: µs as num(), anything else num_g(). */
+static const char *fig(double v, const char *unit, char *buf, size_t n)
+{
+	return strcmp(unit, "us") ? num_g(v, buf, n) : num(v, buf, n);
+}
+
 static const char *signed_num(double v, char *buf, size_t n)
 {
 	if (n < 2)
@@ -148,7 +164,7 @@ static const char *metric_label(const char *name)
 	if (!strcmp(name, "tail_rate"))
 		return "tail exceedance rate";
 	if (!strcmp(name, "w1"))
-		return "latency distribution shift (W1)";
+		return "mean latency (W1 distance)";
 	return name;
 }
 
@@ -236,8 +252,8 @@ char *report_summary(const json_t *ctx)
 		snprintf(ratio, sizeof(ratio), c / b >= 10 ? " (x%.0f)" :
 			 " (x%.1f)", c / b);
 	sb_add(&s, "[PREEMPT_RT] %s %s -> %s%s%s%s on %s/%s: %s vs %s",
-	       metric_label(name), num(b, bs, sizeof(bs)),
-	       num(c, cs, sizeof(cs)), strcmp(unit, "us") ? "" : " ",
+	       metric_label(name), fig(b, unit, bs, sizeof(bs)),
+	       fig(c, unit, cs, sizeof(cs)), strcmp(unit, "us") ? "" : " ",
 	       strcmp(unit, "us") ? "" : "us", ratio,
 	       jstr(json_object_get(ctx, "board"), "name", "?"),
 	       jstr(json_object_get(ctx, "testcase"), "name", "?"),
@@ -259,9 +275,9 @@ static void text_metric(struct sb *s, const char *name, const json_t *m,
 	const json_t *rc = json_object_get(m, "runs_candidate");
 	double pv = jnum(m, "p_value");
 
-	sb_add(s, "  %-32s %s%s -> %s%s  %-12s\n", metric_label(name),
-	       num(jnum(m, "baseline"), b, sizeof(b)), u,
-	       num(jnum(m, "candidate"), c, sizeof(c)), u,
+	sb_add(s, "  %-32s %s%s -> %s%s  %s\n", metric_label(name),
+	       fig(jnum(m, "baseline"), unit, b, sizeof(b)), u,
+	       fig(jnum(m, "candidate"), unit, c, sizeof(c)), u,
 	       jstr(m, "verdict", "?"));
 	if (!strcmp(unit, "us"))
 		sb_add(s, "      effect %s us, interval [%s, %s] us (%s)\n",
@@ -271,15 +287,15 @@ static void text_metric(struct sb *s, const char *name, const json_t *m,
 		       jstr(m, "interval", "no interval"));
 	else
 		sb_add(s, "      ratio %s, interval [%s, %s] (%s)\n",
-		       num(jnum(m, "effect"), e, sizeof(e)),
-		       num(jnum(m, "effect_lo"), lo, sizeof(lo)),
-		       num(jnum(m, "effect_hi"), hi, sizeof(hi)),
+		       num_g(jnum(m, "effect"), e, sizeof(e)),
+		       num_g(jnum(m, "effect_lo"), lo, sizeof(lo)),
+		       num_g(jnum(m, "effect_hi"), hi, sizeof(hi)),
 		       jstr(m, "interval", "no interval"));
 	sb_add(s, "      per run: baseline %s..%s%s, candidate %s..%s%s\n",
-	       num(jnumv(json_array_get(rb, 0)), r[0], 40),
-	       num(jnumv(json_array_get(rb, 1)), r[1], 40), u,
-	       num(jnumv(json_array_get(rc, 0)), r[2], 40),
-	       num(jnumv(json_array_get(rc, 1)), r[3], 40), u);
+	       fig(jnumv(json_array_get(rb, 0)), unit, r[0], 40),
+	       fig(jnumv(json_array_get(rb, 1)), unit, r[1], 40), u,
+	       fig(jnumv(json_array_get(rc, 0)), unit, r[2], 40),
+	       fig(jnumv(json_array_get(rc, 1)), unit, r[3], 40), u);
 	if (isfinite(pv))
 		snprintf(p, sizeof(p), "p = %.3g (alpha %.3g)", pv,
 			 alpha_metric);
@@ -347,16 +363,15 @@ static void text_runs(struct sb *s, const char *label, const json_t *runs)
 	size_t i;
 
 	json_array_foreach(runs, i, r) {
-		char m[40];
+		char m[40], n[40];
 
 		sb_add(s, "  %-9s run %-6" JSON_INTEGER_FORMAT
 		       " %.8s  %-11s max %s us, %s samples\n", label,
 		       json_integer_value(json_object_get(r, "id")),
 		       jstr(r, "uuid", "?"), jstr(r, "status", "?"),
 		       num(jnum(r, "max_us"), m, sizeof(m)),
-		       json_is_number(json_object_get(r, "samples")) ?
-		       (snprintf(m, sizeof(m), "%.0f", jnum(r, "samples")), m) :
-		       "0");
+		       isfinite(jnum(r, "samples")) ?
+		       num(jnum(r, "samples"), n, sizeof(n)) : "0");
 	}
 }
 

@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests for the report's pure parts: summary, text sections, bug
+ * JSON, attachment bodies, base64, config delta, Bugzilla platform names,
+ * fitting custom fields to what a server offers, and the KCIDB export and
+ * its validator.  No database, no Bugzilla (one unreachable loopback call).
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../reports/bugzilla.h"
+#include "../../reports/kcidb.h"
+#include "../../reports/report.h"
+#include "check.h"
+
+/* A verdict context as db_report_verdict_get() returns it, trimmed. */
+static const char ctx_text[] =
+	"{\"id\": 7, \"verdict\": \"REGRESSION\","
+	" \"board\": {\"name\": \"qemu-icount\", \"kind\": \"qemu\"},"
+	" \"testcase\": {\"name\": \"cyclictest-hackbench\"},"
+	" \"baseline\": {\"release\": \"6.1.0-57-rt-amd64\", \"tree\": \"debian\","
+	"   \"name\": \"debian-rt\", \"realtime\": true},"
+	" \"candidate\": {\"release\": \"6.1.0-57-amd64\", \"tree\": \"debian\","
+	"   \"realtime\": false},"
+	" \"details\": {\"reason\": \"max: REGRESSION\", \"alpha_metric\": 0.01,"
+	"   \"params\": {\"alpha\": 0.05, \"tail_q\": 0.999},"
+	"   \"baseline\": {\"runs\": 5, \"samples\": 15000},"
+	"   \"candidate\": {\"runs\": 5, \"samples\": 15000},"
+	"   \"metrics\": {"
+	"     \"max\": {\"verdict\": \"REGRESSION\", \"unit\": \"us\","
+	"       \"baseline\": 55, \"candidate\": 4690, \"effect\": 4635,"
+	"       \"effect_lo\": 4200, \"effect_hi\": 4900, \"p_value\": 0.00397,"
+	"       \"test\": \"Mann-Whitney U\", \"runs_baseline\": [51, 56],"
+	"       \"runs_candidate\": [4271, 4971], \"censored\": false,"
+	"       \"interval\": \"HL\", \"reason\": \"rises\"},"
+	"     \"p99\": {\"verdict\": \"NO_CHANGE\", \"unit\": \"us\","
+	"       \"baseline\": 35, \"candidate\": 35, \"effect\": 0,"
+	"       \"p_value\": null, \"test\": \"equivalence\"}}},"
+	" \"baseline_runs\": [{\"id\": 1, \"uuid\": \"aaaaaaaa-1\","
+	"   \"status\": \"complete\", \"max_us\": 56, \"samples\": 3000,"
+	"   \"artifacts\": [{\"name\": \"config\", \"size\": 10}]}],"
+	" \"candidate_runs\": ["
+	"   {\"id\": 2, \"uuid\": \"bbbbbbbb-2\", \"status\": \"complete\","
+	"    \"max_us\": 4271, \"max_cpu\": 0, \"machine\": \"x86_64\","
+	"    \"artifacts\": []},"
+	"   {\"id\": 3, \"uuid\": \"cccccccc-3\", \"status\": \"complete\","
+	"    \"max_us\": 4971, \"max_cpu\": 1, \"machine\": \"x86_64\","
+	"    \"clock\": \"icount:3\","
+	"    \"environment\": {\"cpu_model\": \"QEMU\", \"cpus\": 2,"
+	"      \"cmdline\": \"console=ttyS0\"},"
+	"    \"testcase\": {\"duration_s\": 3, \"definition\": {\"loads\": ["
+	"      {\"name\": \"hackbench\", \"args\": [\"-g\", \"4\"]},"
+	"      {\"name\": \"churn\", \"loops\": 200}]}},"
+	"    \"commands\": [\"cyclictest -m -p95\"],"
+	"    \"artifacts\": [{\"name\": \"trace.dat\", \"size\": 4107}]}]}";
+
+static json_t *load_ctx(void)
+{
+	json_error_t jerr;
+	json_t *j = json_loads(ctx_text, 0, &jerr);
+
+	if (!j)
+		printf("# fixture JSON: %s at %d\n", jerr.text, jerr.position);
+	return j;
+}
+
+static void test_platform(void)
+{
+	CHECK_STR(report_platform("x86_64"), "x86-64", "x86_64 is x86-64");
+	CHECK_STR(report_platform("i686"), "IA-32", "i686 is IA-32");
+	CHECK_STR(report_platform("aarch64"), "ARM", "aarch64 is ARM");
+	CHECK_STR(report_platform("ppc64le"), "PPC-64", "ppc64le is PPC-64");
+	CHECK_STR(report_platform("riscv64"), "Other", "riscv64 is Other");
+	CHECK_STR(report_platform(NULL), "Other", "unknown machine is Other");
+}
+
+static void test_config_delta(void)
+{
+	static const char a[] =
+		"# comment\nCONFIG_A=y\nCONFIG_HZ=1000\nCONFIG_PREEMPT_RT=y\n"
+		"# CONFIG_B is not set\nCONFIG_GONE=m";
+	static const char b[] =
+		"CONFIG_A=y\nCONFIG_HZ=250\n# CONFIG_PREEMPT_RT is not set\n"
+		"CONFIG_B=y\nCONFIG_NEW=\"x\"\n";
+	char *d = report_config_delta(a, strlen(a), b, strlen(b));
+
+	CHECK_STR(d, "+CONFIG_B=y\n-CONFIG_GONE=m\n~CONFIG_HZ: 1000 -> 250\n"
+		  "+CONFIG_NEW=\"x\"\n-CONFIG_PREEMPT_RT=y\n",
+		  "config delta: added, removed, changed, 'is not set', "
+		  "last line without newline");
+	free(d);
+	d = report_config_delta(a, strlen(a), a, strlen(a));
+	CHECK_STR(d, "no CONFIG_ differences\n", "same config: no differences");
+	free(d);
+	d = report_config_delta("", 0, "CONFIG_X=y\n", 11);
+	CHECK_STR(d, "+CONFIG_X=y\n", "empty base: everything added");
+	free(d);
+}
+
+static void test_base64(void)
+{
+	static const char *const in[] = { "", "f", "fo", "foo", "foobar" };
+	static const char *const out[] = { "", "Zg==", "Zm8=", "Zm9v",
+					   "Zm9vYmFy" };
+	size_t i;
+
+	for (i = 0; i < 5; i++) {
+		char *b = report_base64(in[i], strlen(in[i]));
+
+		CHECK_STR(b, out[i], "base64 of RFC 4648 vector");
+		free(b);
+	}
+}
+
+static void test_summary_text(void)
+{
+	json_t *ctx = load_ctx(), *bug, *att;
+	struct report_attachment a = { "trace.dat", "application/octet-stream",
+				       "ftrace", "\x01\x02\x03", 3 };
+	char *s, *t, *h;
+
+	CHECK(ctx != NULL, "fixture context parses");
+	if (!ctx)
+		return;
+	s = report_summary(ctx);
+	CHECK_STR(s, "[PREEMPT_RT] max latency 55 -> 4690 us (x85) on "
+		  "qemu-icount/cyclictest-hackbench: 6.1.0-57-amd64 vs "
+		  "6.1.0-57-rt-amd64", "summary names metric, figures, "
+		  "ratio, board, testcase, candidate vs baseline");
+	t = report_text(ctx, &a, 1, NULL);
+	CHECK(t && !strncmp(t, s, strlen(s)), "report.txt starts with the "
+	      "summary");
+	CHECK(t && strstr(t, "== What got worse =="), "section: what got "
+	      "worse");
+	CHECK(t && strstr(t, "max latency                      55 us -> "
+			  "4690 us  REGRESSION\n"),
+	      "metric line: baseline -> candidate and verdict");
+	CHECK(t && strstr(t, "interval [+4200, +4900] us"),
+	      "the effect's interval");
+	CHECK(t && strstr(t, "decided by: Mann-Whitney U, p = 0.00397"),
+	      "the deciding test and its p-value");
+	CHECK(t && strstr(t, "== How sure ==") &&
+	      strstr(t, "5 baseline (15000 samples), 5 candidate"),
+	      "section: how sure, runs per side");
+	CHECK(t && strstr(t, "worst spike: 4971 us on CPU 1 in candidate "
+			  "run 3"), "where: the worst spike's run and CPU");
+	CHECK(t && strstr(t, "loads:      hackbench -g 4; churn (loops 200)"),
+	      "where: the loads");
+	CHECK(t && strstr(t, "not available (a config is stored only for "
+			  "the baseline)"), "config delta: says which is "
+	      "missing");
+	CHECK(t && strstr(t, "rtlab job add --board qemu-icount --kernel "
+			  "debian-rt --testcase cyclictest-hackbench "
+			  "--repeat 5"), "reproduce: rtlab job add by kernel "
+	      "definition name");
+	CHECK(t && strstr(t, "--kernel 6.1.0-57-amd64 "),
+	      "reproduce: release when the kernel has no name");
+	CHECK(t && strstr(t, "  cyclictest -m -p95\n"),
+	      "reproduce: the manifest's command lines");
+	CHECK(t && strstr(t, "trace.dat of candidate run 3 captured"),
+	      "spike analysis: the trace of the worst run");
+	CHECK(t && strstr(t, "01 trace.dat (3 bytes): ftrace"),
+	      "attachments listed");
+
+	/* Without the trace: said so. */
+	json_array_clear(json_object_get(json_array_get(json_object_get(ctx,
+		"candidate_runs"), 1), "artifacts"));
+	free(t);
+	t = report_text(ctx, NULL, 0, "+CONFIG_X=y\n");
+	CHECK(t && strstr(t, "no trace captured"), "no trace: "
+	      "\"no trace captured\"");
+	CHECK(t && strstr(t, "    +CONFIG_X=y\n"), "config delta included");
+
+	h = t ? report_html(ctx, t, &a, 1) : NULL;
+	CHECK(h && strstr(h, "<h2>What got worse</h2>") &&
+	      strstr(h, "<!DOCTYPE html>"), "HTML with sections");
+	CHECK(h && !strstr(h, "data:image/png"), "HTML: no image for a "
+	      "non-PNG attachment");
+	free(h);
+
+	bug = report_bug_json(ctx, NULL, s, t);
+	CHECK_STR(json_string_value(json_object_get(bug, "product")), "Linux",
+		  "bug: default product");
+	CHECK_STR(json_string_value(json_object_get(bug, "component")),
+		  "Realtime", "bug: default component");
+	CHECK_STR(json_string_value(json_object_get(bug, "platform")),
+		  "x86-64", "bug: platform from the machine");
+	CHECK_STR(json_string_value(json_object_get(bug, "op_sys")), "Linux",
+		  "bug: op_sys");
+	CHECK_STR(json_string_value(json_object_get(bug, "cf_tree")),
+		  "PREEMPT_RT", "bug: cf_tree");
+	CHECK_STR(json_string_value(json_object_get(bug, "cf_regression")),
+		  "Yes", "bug: cf_regression");
+	CHECK_STR(json_string_value(json_object_get(bug, "cf_kernel_version")),
+		  "6.1.0-57-amd64", "bug: cf_kernel_version is the candidate");
+	CHECK_STR(json_string_value(json_object_get(bug, "severity")), "high",
+		  "bug: severity high for a max that grew x85");
+	CHECK(t && !strcmp(json_string_value(json_object_get(bug,
+		"description")), t), "bug: description is report.txt");
+	json_decref(bug);
+
+	att = report_attachment_json(&a, 0);
+	CHECK_STR(json_string_value(json_object_get(att, "data")), "AQID",
+		  "attachment: data in base64");
+	CHECK(json_integer_value(json_array_get(json_object_get(att, "ids"),
+						0)) == 0,
+	      "attachment: placeholder bug id 0");
+	CHECK(json_is_false(json_object_get(att, "is_patch")),
+	      "attachment: is_patch false");
+	json_decref(att);
+	free(s);
+	free(t);
+	json_decref(ctx);
+}
+
+static void test_adapt(void)
+{
+	json_t *bug = json_pack("{s:s, s:s, s:s, s:s}", "summary",
+				"[PREEMPT_RT] x", "cf_tree", "PREEMPT_RT",
+				"cf_kernel_version", "6.1", "cf_regression",
+				"Yes");
+	json_t *with = json_pack("{s:s, s:b, s:[{s:s}, {s:s}]}", "name",
+				 "cf_tree", "is_on_bug_entry", 1, "values",
+				 "name", "Mainline", "name", "PREEMPT_RT");
+	json_t *without = json_pack("{s:s, s:[{s:s}, {s:s}]}", "name",
+				    "cf_tree", "values", "name", "Mainline",
+				    "name", "Fedora");
+	json_t *inactive = json_pack("{s:s, s:[{s:s, s:b}]}", "name",
+				     "cf_regression", "values", "name", "Yes",
+				     "is_active", 0);
+	json_t *hidden = json_pack("{s:s, s:b, s:[]}", "name",
+				   "cf_kernel_version", "is_on_bug_entry", 0,
+				   "values");
+	json_t *text = json_pack("{s:s, s:[]}", "name", "cf_kernel_version",
+				 "values");
+	char note[256];
+
+	CHECK_INT(bz_bug_adapt(bug, "cf_tree", with, note, sizeof(note)), 0,
+		  "cf_tree kept when PREEMPT_RT is offered");
+	CHECK_INT(bz_bug_adapt(bug, "cf_kernel_version", text, note,
+			       sizeof(note)), 0, "free-text field kept");
+	CHECK_INT(bz_bug_adapt(bug, "cf_kernel_version", hidden, note,
+			       sizeof(note)), 1,
+		  "field not on bug entry dropped");
+	CHECK_INT(bz_bug_adapt(bug, "cf_tree", without, note, sizeof(note)), 1,
+		  "cf_tree dropped when PREEMPT_RT is not offered");
+	CHECK(strstr(note, "'PREEMPT_RT'") && strstr(note, "cf_tree"),
+	      "note names value and field (%s)", note);
+	CHECK(!json_object_get(bug, "cf_tree"), "cf_tree gone from the bug");
+	CHECK_INT(bz_bug_adapt(bug, "cf_regression", inactive, note,
+			       sizeof(note)), 1, "inactive value dropped");
+	json_object_set_new(bug, "cf_bisect_commit", json_string("abc"));
+	CHECK_INT(bz_bug_adapt(bug, "cf_bisect_commit", NULL, note,
+			       sizeof(note)), 1, "unknown field dropped");
+	CHECK_STR(json_string_value(json_object_get(bug, "summary")),
+		  "[PREEMPT_RT] x", "summary keeps the tag");
+	json_decref(bug);
+	json_decref(with);
+	json_decref(without);
+	json_decref(inactive);
+	json_decref(hidden);
+	json_decref(text);
+}
+
+static void test_client(void)
+{
+	struct rtlab_err err = { "" };
+	struct bz_client c;
+	char *v = NULL, *u;
+	int ret;
+
+	CHECK_INT(bz_client_init(&c, "ftp://x", NULL, &err), -EINVAL,
+		  "client: ftp:// URL refused");
+	CHECK(strstr(err.msg, "ftp://x") != NULL, "... named (%s)", err.msg);
+	ret = bz_client_init(&c, "https://bz.example/rest.cgi/", "k", &err);
+	CHECK_INT(ret, 0, "client: rest.cgi base");
+	u = ret ? NULL : bz_bug_url(&c, 42);
+	CHECK_STR(u, "https://bz.example/show_bug.cgi?id=42",
+		  "bug URL without rest.cgi");
+	free(u);
+	bz_client_cleanup(&c);
+	bz_client_cleanup(&c);
+
+	/* Port 1 on loopback: nothing listens there. */
+	ret = bz_client_init(&c, "http://127.0.0.1:1", NULL, &err);
+	if (!ret)
+		ret = bz_version(&c, &v, &err);
+	CHECK_INT(ret, -EHOSTUNREACH, "unreachable server: -EHOSTUNREACH");
+	CHECK(strstr(err.msg, "unreachable") && strstr(err.msg, "127.0.0.1:1"),
+	      "... message names the server (%s)", err.msg);
+	free(v);
+	bz_client_cleanup(&c);
+}
+
+static const char kcidb_data[] =
+	"{\"kernels\": [{\"id\": 1, \"release\": \"6.1.0-57-rt-amd64\","
+	"  \"tree\": \"debian\", \"realtime\": true,"
+	"  \"created_at\": \"2026-12-03T03:00:00Z\"},"
+	" {\"id\": 2, \"release\": \"6.1.0-58-rt-amd64\", \"tree\": \"debian\","
+	"  \"commit\": \"0123456789abcdef0123456789abcdef01234567\"}],"
+	" \"runs\": ["
+	"  {\"id\": 1, \"uuid\": \"u1\", \"kernel_id\": 1, \"board\": \"b\","
+	"   \"testcase\": \"cyclictest-idle\", \"status\": \"complete\","
+	"   \"clock\": \"icount:3\", \"machine\": \"x86_64\", \"max_us\": 44,"
+	"   \"started_at\": \"2026-12-03T03:00:00Z\","
+	"   \"finished_at\": \"2026-12-03T03:00:12Z\"},"
+	"  {\"id\": 2, \"uuid\": \"u2\", \"kernel_id\": 2, \"board\": \"b\","
+	"   \"testcase\": \"cyclictest-idle\", \"status\": \"complete\","
+	"   \"clock\": \"icount:3\", \"max_us\": 4971},"
+	"  {\"id\": 3, \"uuid\": \"u3\", \"kernel_id\": 2, \"board\": \"b\","
+	"   \"testcase\": \"cyclictest-idle\", \"status\": \"boot_failed\","
+	"   \"clock\": \"icount:3\", \"max_us\": null},"
+	"  {\"id\": 4, \"uuid\": \"u4\", \"kernel_id\": 2, \"board\": \"b\","
+	"   \"testcase\": \"cyclictest-idle\", \"status\": \"panic\","
+	"   \"clock\": \"icount:3\"}],"
+	" \"regressions\": [{\"id\": 9, \"board\": \"b\","
+	"  \"testcase\": \"cyclictest-idle\", \"baseline_kernel_id\": 1,"
+	"  \"candidate_kernel_id\": 2, \"candidate_runs\": [2],"
+	"  \"bug_url\": \"https://bz.example/show_bug.cgi?id=5\","
+	"  \"details\": {\"metrics\": {\"max\": {\"verdict\": \"REGRESSION\","
+	"   \"unit\": \"us\", \"baseline\": 44, \"candidate\": 4971}}}}]}";
+
+static json_t *find_by_id(json_t *doc, const char *list, const char *id)
+{
+	json_t *o;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, list), i, o)
+		if (!strcmp(json_string_value(json_object_get(o, "id")), id))
+			return o;
+	return NULL;
+}
+
+static void test_kcidb(void)
+{
+	struct rtlab_err err = { "" };
+	json_t *data = json_loads(kcidb_data, 0, NULL), *doc, *t, *bad;
+	char *p;
+
+	p = kcidb_test_path("cyclictest-idle");
+	CHECK_STR(p, "rtlab.cyclictest.idle", "test path from testcase name");
+	free(p);
+	p = kcidb_test_path("Cyclic-Net Load");
+	CHECK_STR(p, "rtlab.cyclic.net_load", "test path sanitized");
+	free(p);
+
+	CHECK(kcidb_build(data, "Bad-Origin", &err) == NULL,
+	      "origin with capitals refused");
+	doc = kcidb_build(data, "rtlab", &err);
+	CHECK(doc != NULL, "KCIDB document built (%s)", err.msg);
+	if (!doc)
+		goto out;
+	CHECK_INT(kcidb_validate(doc, "rtlab", &err), 0,
+		  "built document validates");
+	CHECK_INT(json_integer_value(json_object_get(json_object_get(doc,
+		  "version"), "minor")), 3, "version 5.3");
+	CHECK_INT(json_array_size(json_object_get(doc, "checkouts")), 2,
+		  "a checkout per kernel");
+	CHECK_INT(json_array_size(json_object_get(doc, "builds")), 2,
+		  "a build per kernel");
+	CHECK_INT(json_array_size(json_object_get(doc, "tests")), 4,
+		  "a test per run");
+	CHECK_INT(json_array_size(json_object_get(doc, "issues")), 1,
+		  "an issue per regression");
+	CHECK_INT(json_array_size(json_object_get(doc, "incidents")), 1,
+		  "an incident per candidate run");
+	t = find_by_id(doc, "tests", "rtlab:run-u1");
+	CHECK_STR(json_string_value(json_object_get(t, "status")), "PASS",
+		  "complete run: PASS");
+	CHECK(json_real_value(json_object_get(json_object_get(t, "number"),
+					      "value")) == 44e-6,
+	      "number: max latency in seconds");
+	CHECK(json_real_value(json_object_get(t, "duration")) == 12.0,
+	      "duration from the run's times");
+	CHECK_STR(json_string_value(json_object_get(find_by_id(doc, "tests",
+		  "rtlab:run-u2"), "status")), "FAIL",
+		  "candidate run of a regression: FAIL");
+	CHECK_STR(json_string_value(json_object_get(find_by_id(doc, "tests",
+		  "rtlab:run-u3"), "status")), "MISS", "boot_failed: MISS");
+	CHECK_STR(json_string_value(json_object_get(find_by_id(doc, "tests",
+		  "rtlab:run-u4"), "status")), "FAIL", "panic: FAIL");
+	CHECK(!json_object_get(find_by_id(doc, "tests", "rtlab:run-u3"),
+			       "number"), "no number for a run without "
+	      "figures");
+	CHECK_STR(json_string_value(json_object_get(find_by_id(doc,
+		  "checkouts", "rtlab:kernel-2"), "git_commit_hash")),
+		  "0123456789abcdef0123456789abcdef01234567",
+		  "commit hash carried over");
+	CHECK_STR(json_string_value(json_object_get(find_by_id(doc, "issues",
+		  "rtlab:verdict-9"), "report_url")),
+		  "https://bz.example/show_bug.cgi?id=5",
+		  "issue links the filed bug");
+
+	/* The validator refuses what the schema does. */
+	bad = json_deep_copy(doc);
+	json_object_set_new(json_array_get(json_object_get(bad, "tests"), 0),
+			    "id", json_string("other:run-u1"));
+	CHECK_INT(kcidb_validate(bad, "rtlab", &err), -EINVAL,
+		  "validator: id of another origin refused");
+	CHECK(strstr(err.msg, "tests[0]") != NULL, "... named (%s)", err.msg);
+	json_decref(bad);
+	bad = json_deep_copy(doc);
+	json_object_set_new(json_array_get(json_object_get(bad, "tests"), 0),
+			    "path", json_string("rtlab..idle"));
+	CHECK_INT(kcidb_validate(bad, "rtlab", &err), -EINVAL,
+		  "validator: empty path component refused");
+	json_decref(bad);
+	bad = json_deep_copy(doc);
+	json_object_del(json_array_get(json_object_get(bad, "incidents"), 0),
+			"issue_version");
+	CHECK_INT(kcidb_validate(bad, "rtlab", &err), -EINVAL,
+		  "validator: missing required field refused");
+	json_decref(bad);
+	bad = json_deep_copy(doc);
+	json_object_set_new(json_array_get(json_object_get(bad, "tests"), 0),
+			    "build_id", json_string("rtlab:build-99"));
+	CHECK_INT(kcidb_validate(bad, "rtlab", &err), -EINVAL,
+		  "validator: dangling build reference refused");
+	json_decref(bad);
+	bad = json_deep_copy(doc);
+	json_object_set_new(json_array_get(json_object_get(bad, "tests"), 0),
+			    "comment", json_null());
+	CHECK_INT(kcidb_validate(bad, "rtlab", &err), -EINVAL,
+		  "validator: null refused");
+	json_decref(bad);
+	bad = json_deep_copy(doc);
+	json_object_set_new(json_object_get(bad, "version"), "minor",
+			    json_integer(4));
+	CHECK_INT(kcidb_validate(bad, "rtlab", &err), -EINVAL,
+		  "validator: minor version beyond 3 refused");
+	json_decref(bad);
+	bad = json_deep_copy(doc);
+	json_object_set_new(json_array_get(json_object_get(bad, "tests"), 0),
+			    "status", json_string("OK"));
+	CHECK_INT(kcidb_validate(bad, "rtlab", &err), -EINVAL,
+		  "validator: unknown status refused");
+	json_decref(bad);
+	json_decref(doc);
+out:
+	json_decref(data);
+}
+
+int main(void)
+{
+	test_platform();
+	test_config_delta();
+	test_base64();
+	test_summary_text();
+	test_adapt();
+	test_client();
+	test_kcidb();
+	return check_exit();
+}

@@ -78,6 +78,8 @@ struct board_run_opts {
 	unsigned int hang_timeout_s;	/* 0: from duration, slowdown, margin */
 	enum board_fault fault;		/* tests only */
 	bool progress;			/* lib/progress.h line on a tty */
+	const char *extra_archive;	/* a cpio archive appended to the
+					 * initrd (a module), may be NULL */
 };
 
 /* What a run measured about itself (not about the kernel). */

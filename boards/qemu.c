@@ -605,7 +605,7 @@ static int prepare(struct run *r, const struct kernel_def *k,
 	struct initramfs_job job = { 0 };
 	char *cache = NULL, *init = NULL, *agent = NULL, *base = NULL;
 	char *kpart = NULL, *jobp = NULL, *initrd = NULL;
-	const char *parts[3];
+	const char *parts[4];
 	bool built = false;
 	int ret;
 
@@ -643,7 +643,9 @@ static int prepare(struct run *r, const struct kernel_def *k,
 	parts[0] = base;
 	parts[1] = kpart;
 	parts[2] = jobp;
-	ret = initramfs_concat(initrd, parts, 3, err);
+	/* e.g. a module for the job (rtlab calibrate's injector) */
+	parts[3] = r->o->extra_archive;
+	ret = initramfs_concat(initrd, parts, parts[3] ? 4 : 3, err);
 	if (ret)
 		goto out;
 	if (!agent)

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef RTLAB_MODULE_H
+#define RTLAB_MODULE_H
+
+/*
+ * Out-of-tree kernel modules for a fetched kernel (today: the rtlab_inject
+ * latency injector of testcases/inject/).  The kernel's Debian headers
+ * (linux-headers-<release>, its linux-headers-*-common* and linux-kbuild-*
+ * packages) are fetched with `apt-get download` + `dpkg -x` into the kernel
+ * cache once per release and version; each module is built with
+ * `make -C <headers> M=<dir> modules`, its vermagic checked against the
+ * release, and cached by the hash of its sources.  The compiler the kernel
+ * was built with (gcc-12 for Debian 12) must be installed (scripts/deps.sh).
+ */
+
+#include "error.h"
+#include "kernel.h"
+
+/**
+ * module_headers() - the kbuild directory of @id's headers, fetched into
+ * @cache_root (NULL: kernel_cache_root()) when not there yet; for a local
+ * kernel, its modules_dir/build.
+ * @dir: malloc'd path (caller frees).
+ * Return: 0 or a negative errno with @err naming the package or tool.
+ */
+int module_headers(const struct kernel_ident *id, const char *cache_root,
+		   char **dir, struct rtlab_err *err) __must_check;
+
+/**
+ * module_build() - build module @name (e.g. "rtlab_inject") from the Kbuild
+ * sources in @src_dir for kernel @id, or take it from the cache.
+ * @ko_path: malloc'd path of the .ko (caller frees).
+ * Return: 0; -EIO with @err holding the end of the compiler's output;
+ * -EINVAL when the result's vermagic does not start with the release;
+ * other negative errnos with @err set.
+ */
+int module_build(const struct kernel_ident *id, const char *src_dir,
+		 const char *name, const char *cache_root, char **ko_path,
+		 struct rtlab_err *err) __must_check;
+
+/**
+ * module_vermagic() - the vermagic string of @ko_path (`modinfo -F
+ * vermagic`), e.g. "6.1.0-57-rt-amd64 SMP preempt_rt mod_unload
+ * modversions".  @vermagic: malloc'd, caller frees.
+ * Return: 0 or a negative errno with @err naming the file.
+ */
+int module_vermagic(const char *ko_path, char **vermagic,
+		    struct rtlab_err *err) __must_check;
+
+/**
+ * module_archive() - write a gzip'd newc cpio holding @ko_path as
+ * lib/modules/@release/extra/<its file name>, to be appended to a virtual
+ * board's initrd (board_run_opts.extra_archive).
+ * Return: 0 or a negative errno with @err naming the file.
+ */
+int module_archive(const char *ko_path, const char *release,
+		   const char *out_path, struct rtlab_err *err) __must_check;
+
+#endif

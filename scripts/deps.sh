@@ -15,7 +15,7 @@ rt-tests stress-ng iperf3 trace-cmd rtla
 gnuplot-nox
 qemu-system-x86 busybox-static cpio kmod dpkg-dev iputils-ping
 procps iproute2 curl valgrind
-jq python3
+jq python3 python3-jsonschema
 "
 
 missing=""

@@ -942,7 +942,7 @@ char *regress_result_json(const struct regress_result *r)
 					jmetric(&r->metrics[i])))
 			goto out;
 	}
-	root = json_pack("{s:s, s:s, s:o, s:{s:f, s:f, s:f, s:f, s:i}, s:f, s:{s:i, s:i, s:I, s:o, s:o}, s:{s:i, s:i, s:I, s:o, s:o}, s:{s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o}, s:{s:o, s:o, s:o, s:o, s:b}, s:o}",
+	root = json_pack("{s:s, s:s, s:o, s:{s:f, s:f, s:f, s:f, s:i}, s:f, s:{s:i, s:i, s:I, s:o, s:o}, s:{s:i, s:i, s:I, s:o, s:o}, s:{s:o, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o}, s:{s:o, s:o, s:o, s:o, s:b}, s:o}",
 			 "verdict", regress_verdict_name(r->verdict),
 			 "reason", r->reason,
 			 "more_runs", r->verdict == REGRESS_INCONCLUSIVE &&
@@ -973,7 +973,9 @@ char *regress_result_json(const struct regress_result *r)
 			 "p99.9", r->candidate_q[1].n ?
 					  jqci(&r->candidate_q[1]) : json_null(),
 			 "tail",
-			 "threshold_us", (json_int_t)r->threshold_us,
+			 "threshold_us", r->threshold_us >= HIST_Q_OVERFLOW ?
+					 json_integer(r->threshold_us) :
+					 json_null(),
 			 "k1", (json_int_t)r->tail.k1,
 			 "n1", (json_int_t)r->tail.n1,
 			 "k2", (json_int_t)r->tail.k2,

@@ -79,7 +79,8 @@ struct regress_result {
 	unsigned int baseline_empty, candidate_empty;	/* without */
 	uint64_t baseline_samples, candidate_samples;
 	struct stats_qci baseline_q[2], candidate_q[2];	/* p99, p99.9 */
-	int64_t threshold_us;		/* tail exceedance threshold */
+	int64_t threshold_us;		/* tail exceedance threshold;
+					 * HIST_Q_OVERFLOW, -ENODATA unset */
 	struct stats_rate tail;		/* at the threshold, both sides */
 	struct stats_dist body;		/* baseline -> candidate */
 	struct regress_metric metrics[REGRESS_NMETRICS];

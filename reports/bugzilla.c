@@ -254,8 +254,9 @@ int bz_field_get(const struct bz_client *c, const char *name, json_t **field,
 	snprintf(path, sizeof(path), "/field/bug/%s", name);
 	ret = call(c, "GET", path, NULL, &r, &code, err);
 	/* An unknown field is an error answer (code 51 or similar) with
-	 * 400/404; a server that just answers no fields says the same. */
-	if (ret == -EREMOTEIO && code)
+	 * 400/404; a server that just answers no fields says the same.  A
+	 * login (410) or key (306) error is not about the field. */
+	if (ret == -EREMOTEIO && code && code != 410 && code != 306)
 		return -ENOENT;
 	if (ret)
 		return ret;

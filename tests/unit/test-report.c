@@ -13,6 +13,7 @@
 #include "../../reports/bugzilla.h"
 #include "../../reports/kcidb.h"
 #include "../../reports/report.h"
+#include "../../server/config.h"
 #include "check.h"
 
 /* A verdict context as db_report_verdict_get() returns it, trimmed. */
@@ -442,8 +443,39 @@ out:
 	json_decref(data);
 }
 
+static void test_config(void)
+{
+	struct rtlab_config cfg;
+	struct rtlab_err err = { "" };
+	int ret;
+
+	ret = rtlab_config_init(&cfg);
+	CHECK_INT(ret, 0, "config init");
+	CHECK_STR(cfg.bugzilla_product, "Linux", "default product");
+	CHECK_STR(cfg.bugzilla_component, "Realtime", "default component");
+	CHECK_STR(cfg.bugzilla_version, "unspecified", "default version");
+	CHECK(!cfg.bugzilla_url && !cfg.bugzilla_api_key,
+	      "no default Bugzilla URL or key");
+	ret = rtlab_config_parse(&cfg,
+		"bugzilla_url = https://bz.example/rest.cgi\n"
+		"bugzilla_product = \"Process Management\"\n"
+		"bugzilla_component = Scheduler\nbugzilla_version = 2.5\n"
+		"bugzilla_api_key = k3y\n", "rtlab.conf", &err);
+	CHECK(ret == 0, "Bugzilla keys parse (%s)", err.msg);
+	CHECK_STR(cfg.bugzilla_url, "https://bz.example/rest.cgi", "url");
+	CHECK_STR(cfg.bugzilla_product, "Process Management", "product");
+	CHECK_STR(cfg.bugzilla_api_key, "k3y", "api key");
+	ret = rtlab_config_parse(&cfg, "bugzilla_url = bz.example\n",
+				 "rtlab.conf", &err);
+	CHECK_INT(ret, -EINVAL, "bugzilla_url without http(s):// refused");
+	CHECK(strstr(err.msg, "rtlab.conf line 1: bugzilla_url") != NULL,
+	      "... naming file, line and key (%s)", err.msg);
+	rtlab_config_cleanup(&cfg);
+}
+
 int main(void)
 {
+	test_config();
 	test_platform();
 	test_config_delta();
 	test_base64();

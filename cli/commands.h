@@ -27,5 +27,6 @@ int cmd_baseline(int argc, char **argv);
 int cmd_job(int argc, char **argv);
 int cmd_jobs(int argc, char **argv);
 int cmd_worker(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 
 #endif

@@ -33,6 +33,7 @@ static const struct command commands[] = {
 	{ "job", cmd_job, "queue jobs (kernel, board, testcase)" },
 	{ "jobs", cmd_jobs, "list queued, running and finished jobs" },
 	{ "worker", cmd_worker, "claim and run queued jobs" },
+	{ "calibrate", cmd_calibrate, "measure a board's false-alarm and detection rates" },
 };
 
 static void usage(FILE *out)

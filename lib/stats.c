@@ -541,7 +541,10 @@ static double *subset_sums(const unsigned int *r, unsigned int N,
 		return NULL;
 	dp[0] = 1.0;
 	for (i = 0; i < N; i++) {
-		for (j = (i + 1 < n ? i + 1 : n); j >= 1; j--) {
+		/* rows below n - (N - i) cannot reach n elements any more */
+		unsigned int jmin = n + i + 1 > N ? n + i + 1 - N : 1;
+
+		for (j = (i + 1 < n ? i + 1 : n); j >= jmin; j--) {
 			double *row = dp + (size_t)j * (top + 1);
 			double *prev = dp + (size_t)(j - 1) * (top + 1);
 
@@ -556,13 +559,55 @@ static double *subset_sums(const unsigned int *r, unsigned int N,
 	return dp;
 }
 
+/*
+ * Without ties the doubled ranks are 2, 4, ..., 2N and the null
+ * distribution depends only on (m, n).  Verdicts ask for the same few
+ * sizes over and over (five metrics, many series), so each thread keeps
+ * the last few distributions.  Return: a borrowed pointer valid until the
+ * next call on this thread, or NULL on -ENOMEM.
+ */
+#define NULL_DIST_SLOTS 4
+static const double *null_dist(unsigned int m, unsigned int n,
+			       unsigned int *smax)
+{
+	static __thread struct {
+		unsigned int m, n, smax;
+		double *dist;
+	} slot[NULL_DIST_SLOTS];
+	static __thread unsigned int next;
+	unsigned int i, N = m + n, *r;
+	double *dist;
+
+	for (i = 0; i < NULL_DIST_SLOTS; i++)
+		if (slot[i].dist && slot[i].m == m && slot[i].n == n) {
+			*smax = slot[i].smax;
+			return slot[i].dist;
+		}
+	r = malloc(N * sizeof(*r));
+	if (!r)
+		return NULL;
+	for (i = 0; i < N; i++)
+		r[i] = 2 * (i + 1);
+	dist = subset_sums(r, N, n, smax);
+	free(r);
+	if (!dist)
+		return NULL;
+	i = next++ % NULL_DIST_SLOTS;
+	free(slot[i].dist);
+	slot[i].m = m;
+	slot[i].n = n;
+	slot[i].smax = *smax;
+	slot[i].dist = dist;
+	return dist;
+}
+
 /* Largest k >= 0 with P(U <= k - 1) <= alpha for U without ties. */
 static int hl_rank(unsigned int m, unsigned int n, double alpha,
 		   unsigned int *kout)
 {
-	unsigned int N = m + n, i, smax, s, base = n * (n + 1);
-	unsigned int *r;
-	double *dist, total = 0.0, cum = 0.0;
+	unsigned int N = m + n, smax, s, base = n * (n + 1);
+	const double *dist;
+	double total = 0.0, cum = 0.0;
 	double z, k;
 
 	if (N > STATS_RANK_EXACT_MAX) {
@@ -572,13 +617,7 @@ static int hl_rank(unsigned int m, unsigned int n, double alpha,
 		*kout = k > 0 ? (unsigned int)k : 0;
 		return 0;
 	}
-	r = malloc(N * sizeof(*r));
-	if (!r)
-		return -ENOMEM;
-	for (i = 0; i < N; i++)
-		r[i] = 2 * (i + 1);
-	dist = subset_sums(r, N, n, &smax);
-	free(r);
+	dist = null_dist(m, n, &smax);
 	if (!dist)
 		return -ENOMEM;
 	for (s = 0; s <= smax; s++)
@@ -591,7 +630,6 @@ static int hl_rank(unsigned int m, unsigned int n, double alpha,
 			break;
 		(*kout)++;
 	}
-	free(dist);
 	return 0;
 }
 
@@ -642,16 +680,23 @@ int stats_rank_test(const double *x, unsigned int m, const double *y,
 	t->u = (double)w / 2.0 - (double)n * (n + 1) / 2.0;
 
 	if (N <= STATS_RANK_EXACT_MAX) {
+		const double *d;
+
 		t->exact = 1;
-		dist = subset_sums(r2, N, n, &smax);
-		if (!dist)
+		if (tie == 0.0) {
+			d = null_dist(m, n, &smax);
+		} else {
+			dist = subset_sums(r2, N, n, &smax);
+			d = dist;
+		}
+		if (!d)
 			goto out;
 		for (s = 0; s <= smax; s++) {
-			total += dist[s];
+			total += d[s];
 			if (s >= w)
-				ge += dist[s];
+				ge += d[s];
 			if (s <= w)
-				le += dist[s];
+				le += d[s];
 		}
 		t->p_greater = fmin(1.0, ge / total);
 		t->p_less = fmin(1.0, le / total);

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -499,5 +500,310 @@ int plot_stored_run(const struct run_hists *rh, enum plot_format fmt,
 out:
 	free(series);
 	free(labels);
+	return ret;
+}
+
+int plot_compare_render(const struct plot_compare *c, enum plot_format fmt,
+			void **img, size_t *size, struct rtlab_err *err)
+{
+	struct plot_series series[2];
+	struct plot_run pr = { 0 };
+	char lb[200], lc[200];
+
+	snprintf(lb, sizeof(lb), "baseline %s, %u run%s",
+		 c->baseline.release ? c->baseline.release : "?",
+		 c->baseline.nruns, c->baseline.nruns == 1 ? "" : "s");
+	snprintf(lc, sizeof(lc), "candidate %s, %u run%s",
+		 c->candidate.release ? c->candidate.release : "?",
+		 c->candidate.nruns, c->candidate.nruns == 1 ? "" : "s");
+	series[0].label = lb;
+	series[0].hist = c->baseline.hist;
+	series[1].label = lc;
+	series[1].hist = c->candidate.hist;
+	pr.title = c->title;
+	pr.subtitle = c->subtitle;
+	pr.nseries = 2;
+	pr.series = series;
+	pr.width_px = c->width_px;
+	pr.height_px = c->height_px;
+	return plot_run_histogram(&pr, fmt, img, size, err);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+double plot_trend_median(const double *v, size_t n)
+{
+	double *s, m;
+	size_t i, k = 0;
+
+	s = malloc((n ? n : 1) * sizeof(*s));
+	if (!s)
+		return NAN;
+	for (i = 0; i < n; i++)
+		if (isfinite(v[i]))
+			s[k++] = v[i];
+	if (!k) {
+		free(s);
+		return NAN;
+	}
+	qsort(s, k, sizeof(*s), cmp_double);
+	m = k % 2 ? s[k / 2] : (s[k / 2 - 1] + s[k / 2]) / 2;
+	free(s);
+	return m;
+}
+
+/* A value for a trend data file: '?' (missing) when unknown or, on a log
+ * scale, not positive. */
+static void ps_value(struct plot_script *s, double v)
+{
+	if (isfinite(v) && v > 0)
+		ps_printf(s, " %.6g", v);
+	else
+		ps_printf(s, " ?");
+}
+
+/* The defined values of a trend: how many, and their range. */
+struct trend_range {
+	size_t nmax, np999;
+	double lo, hi;
+};
+
+static void trend_range(const struct plot_trend *t, struct trend_range *r)
+{
+	size_t i, j;
+
+	memset(r, 0, sizeof(*r));
+	r->lo = INFINITY;
+	r->hi = -INFINITY;
+	for (i = 0; i < t->nkernels; i++) {
+		const struct plot_trend_kernel *k = &t->kernels[i];
+
+		for (j = 0; j < k->nruns; j++) {
+			double a = k->max_us[j], b = k->p999_us[j];
+
+			if (isfinite(a) && a > 0) {
+				r->nmax++;
+				r->lo = fmin(r->lo, a);
+				r->hi = fmax(r->hi, a);
+			}
+			if (isfinite(b) && b > 0) {
+				r->np999++;
+				r->lo = fmin(r->lo, b);
+				r->hi = fmax(r->hi, b);
+			}
+		}
+	}
+}
+
+int plot_script_trend(const struct plot_trend *t, enum plot_format fmt,
+		      struct plot_script *s)
+{
+	unsigned int w = t->width_px ? t->width_px : 1000;
+	unsigned int h = t->height_px ? t->height_px : 600;
+	struct trend_range r;
+	const char *sep = "";
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	if (!t->nkernels)
+		return -EINVAL;
+	trend_range(t, &r);
+
+	ps_printf(s, "# rtlab latency trend\nset encoding utf8\n");
+	if (fmt == PLOT_SVG) {
+		ps_printf(s, "set terminal svg size %u,%u dynamic noenhanced "
+			     "font 'sans,12'\n", w, h);
+	} else {
+		ps_printf(s,
+			  "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+			  "\tset terminal pngcairo size %u,%u noenhanced "
+			  "font 'sans,10'\n"
+			  "} else {\n"
+			  "\tset terminal png size %u,%u noenhanced\n"
+			  "}\n", w, h, w, h);
+	}
+	ps_printf(s, "set output 'plot.%s'\n", plot_format_ext(fmt));
+	ps_printf(s, "set title ");
+	ps_quoted(s, t->title);
+	if (t->subtitle) {
+		ps_printf(s, ".\"\\n\".");
+		ps_quoted(s, t->subtitle);
+	}
+	ps_printf(s, " noenhanced\n"
+		     "set datafile missing '?'\n"
+		     "set xlabel 'Kernel (in order of first run)'\n"
+		     "set key outside bottom center horizontal box "
+		     "noenhanced\n"
+		     "set grid ytics mytics lc rgb '#d0d0d0'\n"
+		     "set xrange [-0.5:%zu.5]\n", t->nkernels - 1);
+	ps_printf(s, "set xtics rotate by -25 noenhanced (");
+	for (i = 0; i < t->nkernels; i++) {
+		ps_printf(s, "%s", i ? ", " : "");
+		ps_quoted(s, t->kernels[i].release);
+		ps_printf(s, " %zu", i);
+	}
+	ps_printf(s, ")\n");
+	if (!r.nmax && !r.np999) {
+		ps_printf(s, "set ylabel 'Latency (µs)'\n"
+			     "set yrange [1:10]\n"
+			     "set label 1 'no figures' at graph 0.5, graph 0.5 "
+			     "center\n"
+			     "plot 1/0 notitle\nset output\n");
+		return s->failed ? -ENOMEM : 0;
+	}
+	if (r.hi / r.lo > 20)
+		ps_printf(s, "set ylabel 'Latency (µs, log)'\n"
+			     "set logscale y\nset yrange [%g:%g]\n",
+			  r.lo / 1.5, r.hi * 1.5);
+	else
+		ps_printf(s, "set ylabel 'Latency (µs)'\n"
+			     "set yrange [0:%g]\n", r.hi * 1.1 + 1);
+
+	ps_printf(s, "plot ");
+	if (r.nmax) {
+		ps_printf(s, "'runs.dat' using 1:2 with points pt 7 ps 0.8 "
+			     "lc rgb '#d62728' title 'max, per run', \\\n"
+			     "\t'medians.dat' using 1:2 with linespoints "
+			     "pt 5 lw 2 lc rgb '#d62728' "
+			     "title 'max, median of runs'");
+		sep = ", \\\n\t";
+	}
+	if (r.np999)
+		ps_printf(s, "%s'runs.dat' using 1:3 with points pt 6 ps 0.8 "
+			     "lc rgb '#1f77b4' title 'p99.9, per run', \\\n"
+			     "\t'medians.dat' using 1:3 with linespoints "
+			     "pt 4 lw 2 lc rgb '#1f77b4' "
+			     "title 'p99.9, median of runs'", sep);
+	ps_printf(s, "\nset output\n");
+	return s->failed ? -ENOMEM : 0;
+}
+
+/* runs.dat ("x max p999" per run, spread around the kernel's x) and
+ * medians.dat ("x median_max median_p999" per kernel). */
+static int trend_data(const struct plot_trend *t, struct plot_script *runs,
+		      struct plot_script *medians)
+{
+	size_t i, j;
+
+	memset(runs, 0, sizeof(*runs));
+	memset(medians, 0, sizeof(*medians));
+	ps_printf(runs, "# x max_us p999_us\n");
+	ps_printf(medians, "# x median_max_us median_p999_us\n");
+	for (i = 0; i < t->nkernels; i++) {
+		const struct plot_trend_kernel *k = &t->kernels[i];
+		double spread = k->nruns > 1 ? 0.3 / (k->nruns - 1) : 0;
+
+		for (j = 0; j < k->nruns; j++) {
+			ps_printf(runs, "%.4f", (double)i - (k->nruns > 1 ?
+				  0.15 : 0) + spread * j);
+			ps_value(runs, k->max_us[j]);
+			ps_value(runs, k->p999_us[j]);
+			ps_printf(runs, "\n");
+		}
+		ps_printf(medians, "%zu", i);
+		ps_value(medians, plot_trend_median(k->max_us, k->nruns));
+		ps_value(medians, plot_trend_median(k->p999_us, k->nruns));
+		ps_printf(medians, "\n");
+	}
+	return runs->failed || medians->failed ? -ENOMEM : 0;
+}
+
+/* Write @files (name, text) and @script into a private temporary
+ * directory, run gnuplot there and read the image back. */
+static int render_files(const struct plot_script *script,
+			const char *const *names,
+			const struct plot_script *files, size_t nfiles,
+			enum plot_format fmt, void **img, size_t *size,
+			struct rtlab_err *err)
+{
+	static const char *const fixed[] = {
+		"plot.gp", "gnuplot.log", "plot.png", "plot.svg",
+	};
+	const char *tmp = getenv("TMPDIR");
+	char dir[PATH_MAX], path[PATH_MAX + 32];
+	size_t i;
+	FILE *f;
+	int ret = 0;
+
+	snprintf(dir, sizeof(dir), "%s/rtlab-plot-XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir))
+		return rtlab_err_seterr(err, errno, "%s: cannot create: %s",
+					dir, strerror(errno));
+	for (i = 0; i <= nfiles && !ret; i++) {
+		const struct plot_script *text = i < nfiles ? &files[i] :
+							      script;
+
+		snprintf(path, sizeof(path), "%s/%s", dir,
+			 i < nfiles ? names[i] : "plot.gp");
+		f = fopen(path, "w");
+		if (!f) {
+			ret = rtlab_err_seterr(err, errno, "%s: cannot create: "
+					       "%s", path, strerror(errno));
+			break;
+		}
+		if (text->len)
+			fwrite(text->buf, 1, text->len, f);
+		if (ferror(f) | fclose(f))
+			ret = rtlab_err_seterr(err, EIO, "%s: write failed",
+					       path);
+	}
+	if (!ret)
+		ret = run_gnuplot(dir, err);
+	if (!ret) {
+		snprintf(path, sizeof(path), "%s/plot.%s", dir,
+			 plot_format_ext(fmt));
+		ret = read_whole(path, img, size);
+		if (!ret && !*size) {
+			free(*img);
+			*img = NULL;
+			ret = -EIO;
+		}
+		if (ret)
+			rtlab_err_seterr(err, -ret, "gnuplot wrote no image "
+					 "(%s)", path);
+	}
+	for (i = 0; i < nfiles; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		unlink(path);
+	}
+	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, fixed[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+	return ret;
+}
+
+int plot_trend_render(const struct plot_trend *t, enum plot_format fmt,
+		      void **img, size_t *size, struct rtlab_err *err)
+{
+	static const char *const names[] = { "runs.dat", "medians.dat" };
+	struct plot_script s, data[2];
+	int ret;
+
+	memset(data, 0, sizeof(data));
+	ret = plot_script_trend(t, fmt, &s);
+	if (ret) {
+		rtlab_err_seterr(err, -ret, ret == -EINVAL ?
+				 "plot: no kernels to draw a trend of" :
+				 "plot: out of memory building the script");
+		goto out;
+	}
+	ret = trend_data(t, &data[0], &data[1]);
+	if (ret) {
+		rtlab_err_seterr(err, ENOMEM, "plot: out of memory");
+		goto out;
+	}
+	ret = render_files(&s, names, data, 2, fmt, img, size, err);
+out:
+	plot_script_cleanup(&data[0]);
+	plot_script_cleanup(&data[1]);
+	plot_script_cleanup(&s);
 	return ret;
 }

@@ -92,4 +92,71 @@ int plot_stored_run(const struct run_hists *rh, enum plot_format fmt,
 		    void **img, size_t *size,
 		    struct rtlab_err *err) __must_check;
 
+/* One side of a baseline-over-candidate plot: a kernel's runs pooled. */
+struct plot_compare_side {
+	const char *release;		/* kernel release, for the legend */
+	unsigned int nruns;		/* runs pooled into @hist */
+	const struct hist *hist;	/* not owned */
+};
+
+struct plot_compare {
+	const char *title;
+	const char *subtitle;		/* may be NULL */
+	struct plot_compare_side baseline, candidate;
+	unsigned int width_px, height_px;	/* 0: 1000 x 600 */
+};
+
+/**
+ * plot_compare_render() - the baseline's pooled histogram over the
+ * candidate's on one log-scale plot (1 µs buckets), both maxima marked,
+ * the legend naming each side's release and run count.
+ * Return: as plot_run_histogram() (*@img malloc'd, caller frees).
+ */
+int plot_compare_render(const struct plot_compare *c, enum plot_format fmt,
+			void **img, size_t *size,
+			struct rtlab_err *err) __must_check;
+
+/* One kernel of a trend plot: its runs' figures (NAN: unknown). */
+struct plot_trend_kernel {
+	const char *release;		/* x tick label */
+	size_t nruns;
+	const double *max_us;		/* nruns values */
+	const double *p999_us;		/* nruns values */
+};
+
+struct plot_trend {
+	const char *title;
+	const char *subtitle;		/* may be NULL */
+	size_t nkernels;
+	const struct plot_trend_kernel *kernels;	/* x order */
+	unsigned int width_px, height_px;	/* 0: 1000 x 600 */
+};
+
+/**
+ * plot_trend_median() - the median of the finite values among @v[0..@n),
+ * NAN when there are none.
+ */
+double plot_trend_median(const double *v, size_t n);
+
+/**
+ * plot_script_trend() - the gnuplot script of @t: per-run max and p99.9
+ * as points (spread a little around their kernel), their medians per
+ * kernel as lines, kernels along x, µs on a log scale when the values
+ * span more than a factor of 20.  It reads "runs.dat" and "medians.dat"
+ * (written by plot_trend_render()) and writes "plot.png" or "plot.svg".
+ * Return: 0, -EINVAL (no kernels) or -ENOMEM.  Caller releases @s with
+ * plot_script_cleanup() either way.
+ */
+int plot_script_trend(const struct plot_trend *t, enum plot_format fmt,
+		      struct plot_script *s) __must_check;
+
+/**
+ * plot_trend_render() - render the trend plot of @t.
+ * Return: as plot_run_histogram() (*@img malloc'd, caller frees); -EINVAL
+ * when @t has no kernels.
+ */
+int plot_trend_render(const struct plot_trend *t, enum plot_format fmt,
+		      void **img, size_t *size,
+		      struct rtlab_err *err) __must_check;
+
 #endif

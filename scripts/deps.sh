@@ -7,6 +7,7 @@ set -eu
 
 PKGS="
 gcc make pkg-config
+gcc-12 libelf1
 libjansson-dev libyaml-dev libarchive-dev libcurl4-openssl-dev
 libmicrohttpd-dev libpq-dev uuid-dev libssl-dev
 libtracefs-dev libtraceevent-dev libtracecmd-dev

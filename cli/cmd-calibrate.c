@@ -27,6 +27,7 @@
 #include "../server/config.h"
 #include "../server/db.h"
 #include "../server/verdict.h"
+#include "bundle.h"
 #include "commands.h"
 #include "log.h"
 #include "progress.h"
@@ -410,6 +411,56 @@ static int run_local(struct cal *c, const char *tc, const char *out,
 	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EIO;
 }
 
+/*
+ * Did the injector of the run in @path really inject?  The manifest's
+ * command line has its seed; dmesg.txt must have its "stop ... seed=S
+ * injections=N" line with N > 0.  An injector that could not start (no
+ * module, no SCHED_FIFO) leaves the run complete but clean, which would
+ * read as a missed detection.  Return: 0 or -EINVAL with @err saying why.
+ */
+static int cal_check_injected(const char *path, struct rtlab_err *err)
+{
+	const struct bundle_file *m, *d;
+	char key[64], *text = NULL, *p;
+	unsigned long long seed = 0;
+	struct bundle *b = bundle_read(path, err);
+	json_t *man = NULL, *cmd;
+	size_t i;
+	int ret = -EINVAL;
+
+	if (!b)
+		return -EINVAL;
+	m = bundle_get(b, "manifest.json");
+	d = bundle_get(b, "dmesg.txt");
+	man = m ? json_loadb((const char *)m->data, m->size, 0, NULL) : NULL;
+	json_array_foreach(json_object_get(man, "commands"), i, cmd) {
+		const char *c = json_string_value(cmd);
+
+		p = c && strstr(c, " inject ") ? strstr(c, " --seed ") : NULL;
+		if (p)
+			seed = strtoull(p + 8, NULL, 10);
+	}
+	if (!seed) {
+		rtlab_err_set(err, "%s: no injector command (with --seed) in manifest.json",
+			      path);
+		goto out;
+	}
+	text = d ? strndup((const char *)d->data, d->size) : NULL;
+	snprintf(key, sizeof(key), " seed=%llu injections=", seed);
+	p = text ? strstr(text, key) : NULL;
+	if (!p || strtoll(p + strlen(key), NULL, 10) <= 0) {
+		rtlab_err_set(err, "%s: the injector (seed %llu) did not inject: no 'stop ...%s' line with a count above 0 in dmesg.txt; agent.log in the bundle, and `rtlab-agent inject --help`, say more",
+			      path, seed, key);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(text);
+	json_decref(man);
+	bundle_free(b);
+	return ret;
+}
+
 /* One run of @tc into @out.  Return: 0 for a complete bundle. */
 static int cal_run(struct cal *c, const char *tc, bool injected,
 		   const char *out, const char *what)
@@ -432,7 +483,7 @@ static int cal_run(struct cal *c, const char *tc, bool injected,
 				c->done, what);
 			show_log(logp);
 		}
-		return ret;
+		goto check;
 	}
 	o.duration_s = c->o.duration_s;
 	o.extra_archive = injected ? c->module_cpio : NULL;
@@ -446,6 +497,12 @@ static int cal_run(struct cal *c, const char *tc, bool injected,
 		ret = -EIO;
 	}
 	board_run_info_cleanup(&info);
+check:
+	if (!ret && injected && cal_check_injected(out, &err)) {
+		fprintf(stderr, "rtlab calibrate: run %u (%s): %s\n", c->done,
+			what, err.msg);
+		ret = -EIO;
+	}
 	return ret;
 }
 

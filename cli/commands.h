@@ -27,6 +27,7 @@ int cmd_baseline(int argc, char **argv);
 int cmd_job(int argc, char **argv);
 int cmd_jobs(int argc, char **argv);
 int cmd_worker(int argc, char **argv);
+int cmd_analyze(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 
 #endif

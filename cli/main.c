@@ -22,6 +22,7 @@ static const struct command commands[] = {
 	{ "runs", cmd_runs, "list stored runs" },
 	{ "show", cmd_show, "show one run's figures per CPU" },
 	{ "plot", cmd_plot, "plot a run's latency histogram" },
+	{ "analyze", cmd_analyze, "what held the CPU at a trace's worst spike" },
 	{ "kernel", cmd_kernel, "list kernels, fetch one into the cache" },
 	{ "boot", cmd_boot, "boot a virtual board, run a testcase" },
 	{ "report", cmd_report, "write or file a verdict's regression report" },

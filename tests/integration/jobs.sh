@@ -191,10 +191,13 @@ check "... the worker said it requeued it twice" \
 # -- a killed worker's job is taken over after its lease -----------------------
 
 # wait_running ID: until job ID's agent runs (at most 20 s)
+# wait_running JOB [WORKER]: until JOB is running (held by WORKER, when
+# given: a killed holder's expired lease still reads "running").
 wait_running() {
 	_i=0
 	while [ "$(sql "SELECT state || ':' || coalesce(phase, '') FROM jobs
-			WHERE id = $1")" != running:running ]; do
+			WHERE id = $1 AND ('${2:-}' = '' OR worker = '${2:-}')")" \
+		!= running:running ]; do
 		_i=$((_i + 1))
 		[ $_i -gt 200 ] && return 1
 		sleep 0.1
@@ -258,7 +261,7 @@ for n in 1 2 3; do
 	"$RTLAB" worker --once --lease 2 --name "wDie$n" \
 		>/dev/null 2>>"$work/wDie.err" &
 	WX=$!
-	wait_running "$T"
+	wait_running "$T" "wDie$n"
 	kill -9 $WX
 	wait $WX 2>/dev/null
 done

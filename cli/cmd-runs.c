@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../reports/plot.h"
+#include "cmd-plots.h"
 #include "../server/db-runs.h"
 #include "../server/db.h"
 #include "manifest.h"
@@ -333,9 +334,14 @@ out:
 static void plot_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: rtlab plot RUN -o FILE.png|FILE.svg\n\n"
+		"usage: rtlab plot RUN -o FILE.png|FILE.svg\n"
+		"       rtlab plot compare --board B --testcase T --baseline K1 "
+		"--candidate K2 -o F\n"
+		"       rtlab plot trend --board B --testcase T [--tree TREE] "
+		"-o F\n\n"
 		"Draw a run's per-CPU latency histogram (log-scale counts, 1 us\n"
-		"buckets, maxima marked) with gnuplot.\n");
+		"buckets, maxima marked) with gnuplot; 'compare' and 'trend' "
+		"draw a series\n(see 'rtlab plot compare --help').\n");
 }
 
 int cmd_plot(int argc, char **argv)
@@ -356,6 +362,10 @@ int cmd_plot(int argc, char **argv)
 	FILE *f;
 	int c, ret = 1;
 
+	if (argc > 1 && !strcmp(argv[1], "compare"))
+		return cmd_plot_compare(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "trend"))
+		return cmd_plot_trend(argc - 1, argv + 1);
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':

@@ -14,12 +14,14 @@
 #include <string.h>
 
 #include "../reports/plot.h"
+#include "../reports/spike.h"
 #include "api.h"
 #include "db-boards.h"
 #include "db-runs.h"
 #include "ingest.h"
 #include "manifest.h"
 #include "verdict.h"
+#include "web.h"
 
 #define API_RUNS "/api/v1/runs"
 
@@ -34,6 +36,8 @@ enum route {
 	ROUTE_PLOT_SVG,
 	ROUTE_TRACE,
 	ROUTE_ARTIFACT,
+	ROUTE_SPIKE_TXT,
+	ROUTE_SPIKE_JSON,
 };
 
 struct match {
@@ -87,6 +91,10 @@ static void route_path(const char *path, struct match *mt)
 		mt->route = ROUTE_PLOT_SVG;
 	else if (!strcmp(rest, "trace.dat"))
 		mt->route = ROUTE_TRACE;
+	else if (!strcmp(rest, "spike"))
+		mt->route = ROUTE_SPIKE_TXT;
+	else if (!strcmp(rest, "spike.json"))
+		mt->route = ROUTE_SPIKE_JSON;
 	else if (!strncmp(rest, "artifacts/", 10) && rest[10]) {
 		mt->route = ROUTE_ARTIFACT;
 		mt->name = rest + 10;
@@ -199,7 +207,7 @@ enum MHD_Result api_begin(struct http_request *req)
 	struct match mt;
 	const char *cl;
 
-	if (verdict_api_match(req->path))
+	if (verdict_api_match(req->path) || web_match(req->path))
 		return is_get(req->method) ? MHD_YES :
 					     method_not_allowed(req, "GET, HEAD");
 	route_path(req->path, &mt);
@@ -377,6 +385,30 @@ static enum MHD_Result artifact(struct http_request *req, int64_t id,
 	return r;
 }
 
+/* The spike analysis of the run's trace, analyzed and stored on first
+ * request (reports/spike.c). */
+static enum MHD_Result spike(struct http_request *req, int64_t id, bool json)
+{
+	struct rtlab_err err = { "" };
+	struct artifact a;
+	enum MHD_Result r;
+	unsigned int status;
+	int ret;
+
+	ret = spike_run_get(req->db, id, json, &a, &err);
+	if (ret) {
+		/* another kernel's trace: 409; damaged or no spike: 422 */
+		status = ret == -EXDEV ? MHD_HTTP_CONFLICT :
+			 ret == -EINVAL ? MHD_HTTP_UNPROCESSABLE_CONTENT :
+			 errno_status(ret);
+		return http_respond_error(req, status, "%s", err.msg);
+	}
+	r = http_respond(req, MHD_HTTP_OK, a.content_type, a.data, a.size,
+			 NULL, NULL);
+	artifact_cleanup(&a);
+	return r;
+}
+
 enum MHD_Result api_handle(struct http_request *req)
 {
 	struct rtlab_err err = { "" };
@@ -385,6 +417,9 @@ enum MHD_Result api_handle(struct http_request *req)
 	int64_t id;
 	int ret;
 
+	/* The maintainers' pages and plots (web.c), "/" included. */
+	if (web_match(req->path))
+		return web_handle(req);
 	route_path(req->path, &mt);
 	if (mt.route == ROUTE_INDEX)
 		return http_respond_json(
@@ -436,6 +471,9 @@ enum MHD_Result api_handle(struct http_request *req)
 		return artifact(req, id, "trace.dat", true);
 	case ROUTE_ARTIFACT:
 		return artifact(req, id, mt.name, false);
+	case ROUTE_SPIKE_TXT:
+	case ROUTE_SPIKE_JSON:
+		return spike(req, id, mt.route == ROUTE_SPIKE_JSON);
 	default:
 		return http_respond_error(req, MHD_HTTP_NOT_FOUND,
 					  "no such path: %s", req->path);

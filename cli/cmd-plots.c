@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * rtlab plot compare / plot trend: the series plots a maintainer reads
+ * beside a verdict, drawn from the database into a PNG or SVG file: a
+ * baseline kernel's pooled histogram over a candidate's, and max / p99.9
+ * across the kernels of a tree.  The drawing is web.c's, so the file is
+ * the picture the server's pages show.
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../server/db.h"
+#include "../server/web.h"
+#include "cmd-plots.h"
+#include "commands.h"
+
+static void compare_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: rtlab plot compare --board B --testcase T --baseline K1\n"
+		"                          --candidate K2 [--clock C] "
+		"-o FILE.png|FILE.svg\n\n"
+		"Draw the baseline kernel's latency histogram over the "
+		"candidate's, each\n"
+		"kernel's complete runs on the board and testcase pooled "
+		"(log-scale counts,\n"
+		"1 us buckets, both maxima marked).  K1 and K2 are kernel ids "
+		"or releases;\n"
+		"the clock defaults to the candidate's only one.\n");
+}
+
+static void trend_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: rtlab plot trend --board B --testcase T [--tree TREE]\n"
+		"                        [--clock C] -o FILE.png|FILE.svg\n\n"
+		"Draw max and p99.9 across the kernels of a tree (in order of "
+		"first run) on\n"
+		"one board and testcase: each complete run as a point, the "
+		"medians per\n"
+		"kernel as lines.  Tree and clock default to those of the "
+		"latest run.\n");
+}
+
+static int write_file(const char *cmd, const char *path, const void *data,
+		      size_t size)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f) {
+		fprintf(stderr, "rtlab plot %s: %s: %s\n", cmd, path,
+			strerror(errno));
+		return -errno;
+	}
+	if (fwrite(data, 1, size, f) != size) {
+		fprintf(stderr, "rtlab plot %s: %s: write failed\n", cmd,
+			path);
+		fclose(f);
+		return -EIO;
+	}
+	if (fclose(f)) {
+		fprintf(stderr, "rtlab plot %s: %s: %s\n", cmd, path,
+			strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Options of both modes; which are required differs. */
+struct plot_opts {
+	const char *board, *testcase, *baseline, *candidate, *tree, *clock;
+	const char *out;
+	enum plot_format fmt;
+};
+
+static int parse(int argc, char **argv, bool compare, struct plot_opts *o)
+{
+	static const struct option opts[] = {
+		{ "board", required_argument, NULL, 'b' },
+		{ "testcase", required_argument, NULL, 't' },
+		{ "baseline", required_argument, NULL, 'B' },
+		{ "candidate", required_argument, NULL, 'C' },
+		{ "tree", required_argument, NULL, 'T' },
+		{ "clock", required_argument, NULL, 'k' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	void (*usage)(FILE *) = compare ? compare_usage : trend_usage;
+	const char *missing = NULL;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'b': o->board = optarg; break;
+		case 't': o->testcase = optarg; break;
+		case 'B': o->baseline = optarg; break;
+		case 'C': o->candidate = optarg; break;
+		case 'T': o->tree = optarg; break;
+		case 'k': o->clock = optarg; break;
+		case 'o': o->out = optarg; break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "rtlab plot %s: unexpected argument '%s'\n",
+			argv[0], argv[optind]);
+		usage(stderr);
+		return -EINVAL;
+	}
+	if (compare && (o->tree)) {
+		fprintf(stderr, "rtlab plot compare: --tree belongs to "
+			"'rtlab plot trend'\n");
+		return -EINVAL;
+	}
+	if (!compare && (o->baseline || o->candidate)) {
+		fprintf(stderr, "rtlab plot trend: --baseline and --candidate "
+			"belong to 'rtlab plot compare'\n");
+		return -EINVAL;
+	}
+	if (!o->board)
+		missing = "--board";
+	else if (!o->testcase)
+		missing = "--testcase";
+	else if (compare && !o->baseline)
+		missing = "--baseline";
+	else if (compare && !o->candidate)
+		missing = "--candidate";
+	else if (!o->out)
+		missing = "-o FILE";
+	if (missing) {
+		fprintf(stderr, "rtlab plot %s: missing %s\n", argv[0],
+			missing);
+		usage(stderr);
+		return -EINVAL;
+	}
+	if (plot_format_parse(o->out, &o->fmt)) {
+		fprintf(stderr, "rtlab plot %s: -o '%s': expected a file name "
+			"ending in .png or .svg\n", argv[0], o->out);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int plot_mode(int argc, char **argv, bool compare)
+{
+	struct rtlab_err err = { "" };
+	struct plot_opts o;
+	void *img = NULL;
+	size_t size = 0;
+	PGconn *conn;
+	int ret;
+
+	ret = parse(argc, argv, compare, &o);
+	if (ret)
+		return ret > 0 ? 0 : EXIT_USAGE;
+	conn = db_connect(&err);
+	if (!conn) {
+		fprintf(stderr, "rtlab plot %s: %s\n", argv[0], err.msg);
+		return 1;
+	}
+	if (compare) {
+		struct web_compare_query q = {
+			o.board, o.testcase, o.baseline, o.candidate, o.clock,
+		};
+
+		ret = web_plot_compare(conn, &q, o.fmt, &img, &size, &err);
+	} else {
+		struct web_trend_query q = {
+			o.board, o.testcase, o.tree, o.clock,
+		};
+
+		ret = web_plot_trend(conn, &q, o.fmt, &img, &size, &err);
+	}
+	if (ret)
+		fprintf(stderr, "rtlab plot %s: %s\n", argv[0], err.msg);
+	else
+		ret = write_file(argv[0], o.out, img, size);
+	if (!ret)
+		printf("%s: %s plot of %s / %s, %zu bytes\n", o.out, argv[0],
+		       o.board, o.testcase, size);
+	free(img);
+	db_disconnect(conn);
+	return ret ? 1 : 0;
+}
+
+int cmd_plot_compare(int argc, char **argv)
+{
+	return plot_mode(argc, argv, true);
+}
+
+int cmd_plot_trend(int argc, char **argv)
+{
+	return plot_mode(argc, argv, false);
+}

@@ -1,0 +1,1409 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The maintainers' web pages: plain HTML with a small embedded style
+ * sheet, readable without JavaScript.  Every text that comes from the
+ * database (board and testcase names, kernel releases, environment,
+ * reasons) goes through html_text() or, inside URLs, through url_part()
+ * first.  Pages are built in a growing buffer with a sticky failure flag
+ * and checked once before answering.  The comparison and trend plots live
+ * here too, so the pages, the API and `rtlab plot` draw the same picture.
+ */
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "db-boards.h"
+#include "db-runs.h"
+#include "db-verdicts.h"
+#include "db-web.h"
+#include "http.h"
+#include "web.h"
+
+#define PLOTS "/api/v1/plots/"
+
+/* Largest report file the report route reads back. */
+#define REPORT_FILE_MAX (64u << 20)
+
+static const char style_css[] =
+	"/* rtlab maintainers' pages */\n"
+	"body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1b1b1b;"
+	"background:#fafafa}\n"
+	"header{background:#26323a;color:#fff;padding:.6em 1.2em}\n"
+	"header a{color:#fff;margin-right:1.2em;text-decoration:none;"
+	"font-weight:600}\n"
+	"main{padding:1em 1.2em;max-width:1400px}\n"
+	"h1{font-size:1.5em;margin:.2em 0 .6em}\n"
+	"h2{font-size:1.15em;margin:1.4em 0 .4em;border-bottom:1px solid #ccc}\n"
+	"table{border-collapse:collapse;background:#fff;margin:.3em 0}\n"
+	"th,td{border:1px solid #ccc;padding:.3em .6em;text-align:left;"
+	"vertical-align:top}\n"
+	"th{background:#eef1f3}\n"
+	"td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
+	"td.cell{min-width:8em}\n"
+	"td.cell a{color:inherit}\n"
+	".v-regression{background:#f4b4b4}\n"
+	".v-improvement{background:#b9e4b4}\n"
+	".v-no_change{background:#dcdcdc}\n"
+	".v-inconclusive{background:#f6d58e}\n"
+	".v-none{background:#fff}\n"
+	"span.badge{padding:.1em .5em;border-radius:.3em;border:1px solid "
+	"#999}\n"
+	"pre{background:#fff;border:1px solid #ccc;padding:.5em;"
+	"overflow-x:auto}\n"
+	"img.plot{max-width:100%;height:auto;border:1px solid #ccc;"
+	"background:#fff}\n"
+	"small,.muted{color:#555}\n"
+	"ul.legend{list-style:none;padding:0}\n"
+	"ul.legend li{display:inline-block;margin-right:1em;padding:0 .5em;"
+	"border:1px solid #999}\n";
+
+/* ------------------------------------------------------------------ */
+/* An HTML page under construction                                    */
+
+struct page {
+	char *buf;
+	size_t len, cap;
+	bool failed;
+};
+
+static void page_cleanup(struct page *p)
+{
+	free(p->buf);
+	p->buf = NULL;
+	p->len = p->cap = 0;
+}
+
+static bool page_grow(struct page *p, size_t need)
+{
+	size_t cap;
+	char *nb;
+
+	if (p->failed)
+		return false;
+	if (p->cap - p->len > need)
+		return true;
+	cap = p->cap ? p->cap : 4096;
+	while (cap - p->len <= need)
+		cap *= 2;
+	nb = realloc(p->buf, cap);
+	if (!nb) {
+		p->failed = true;
+		return false;
+	}
+	p->buf = nb;
+	p->cap = cap;
+	return true;
+}
+
+static void page_add(struct page *p, const char *s, size_t n)
+{
+	if (!page_grow(p, n))
+		return;
+	memcpy(p->buf + p->len, s, n);
+	p->len += n;
+	p->buf[p->len] = '\0';
+}
+
+/* Markup and figures only; never text from the database. */
+static void __printf(2, 3) html(struct page *p, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		p->failed = true;
+		return;
+	}
+	if (!page_grow(p, n))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(p->buf + p->len, n + 1, fmt, ap);
+	va_end(ap);
+	p->len += n;
+}
+
+/* Text, escaped for element content and quoted attribute values. */
+static void html_text(struct page *p, const char *s)
+{
+	const char *run = s;
+
+	if (!s)
+		return;
+	for (; *s; s++) {
+		const char *rep;
+
+		switch (*s) {
+		case '&': rep = "&amp;"; break;
+		case '<': rep = "&lt;"; break;
+		case '>': rep = "&gt;"; break;
+		case '"': rep = "&quot;"; break;
+		case '\'': rep = "&#39;"; break;
+		default: continue;
+		}
+		page_add(p, run, s - run);
+		page_add(p, rep, strlen(rep));
+		run = s + 1;
+	}
+	page_add(p, run, s - run);
+}
+
+/* Text percent-encoded for a URL (query value or path segment): only
+ * unreserved characters stay, so the result is also safe in HTML. */
+static void url_part(struct page *p, const char *s, bool keep_slash)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (; s && *s; s++) {
+		unsigned char c = *s;
+
+		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+		    (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+		    c == '_' || c == '~' || (keep_slash && c == '/')) {
+			page_add(p, (const char *)&c, 1);
+		} else {
+			char e[3] = { '%', hex[c >> 4], hex[c & 15] };
+
+			page_add(p, e, 3);
+		}
+	}
+}
+
+/* "&name=value" (or "?name=value" for the first) into an href. */
+static void url_arg(struct page *p, bool first, const char *name,
+		    const char *value)
+{
+	if (!value)
+		return;
+	html(p, "%s%s=", first ? "?" : "&amp;", name);
+	url_part(p, value, false);
+}
+
+static const char *jstr(const json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+/* A JSON number as text; "–" for null or missing. */
+static void html_num(struct page *p, const json_t *v, const char *unit)
+{
+	if (json_is_integer(v))
+		html(p, "%" JSON_INTEGER_FORMAT "%s%s", json_integer_value(v),
+		     unit ? " " : "", unit ? unit : "");
+	else if (json_is_real(v) && isfinite(json_real_value(v)))
+		html(p, "%.4g%s%s", json_real_value(v), unit ? " " : "",
+		     unit ? unit : "");
+	else if (json_is_string(v))
+		html_text(p, json_string_value(v));
+	else
+		html(p, "&ndash;");
+}
+
+/* Any JSON value as readable text: strings bare, the rest compact. */
+static void html_json(struct page *p, const json_t *v)
+{
+	char *s;
+
+	if (json_is_string(v)) {
+		html_text(p, json_string_value(v));
+		return;
+	}
+	if (json_is_null(v) || !v) {
+		html(p, "&ndash;");
+		return;
+	}
+	s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	if (!s) {
+		p->failed = true;
+		return;
+	}
+	html_text(p, s);
+	free(s);
+}
+
+/* The CSS class of a verdict: v-regression, ..., v-none. */
+static void verdict_class(struct page *p, const char *verdict)
+{
+	if (!verdict || (strcmp(verdict, "REGRESSION") &&
+			 strcmp(verdict, "IMPROVEMENT") &&
+			 strcmp(verdict, "NO_CHANGE") &&
+			 strcmp(verdict, "INCONCLUSIVE"))) {
+		html(p, "v-none");
+		return;
+	}
+	html(p, "v-");
+	for (; *verdict; verdict++)
+		html(p, "%c", tolower((unsigned char)*verdict));
+}
+
+static void page_begin(struct page *p, const char *title_fmt, ...)
+	__printf(2, 3);
+
+static void page_begin(struct page *p, const char *title_fmt, ...)
+{
+	char title[512];
+	va_list ap;
+
+	va_start(ap, title_fmt);
+	vsnprintf(title, sizeof(title), title_fmt, ap);
+	va_end(ap);
+	html(p, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+		"<meta charset=\"utf-8\">\n"
+		"<meta name=\"viewport\" content=\"width=device-width\">\n"
+		"<title>");
+	html_text(p, title);
+	html(p, " &ndash; rtlab</title>\n"
+		"<link rel=\"stylesheet\" href=\"/style.css\">\n"
+		"</head>\n<body>\n<header><nav>"
+		"<a href=\"/\">rtlab overview</a>"
+		"<a href=\"/regressions\">Regressions</a>"
+		"<a href=\"/api/v1/runs\">API: runs</a>"
+		"</nav></header>\n<main>\n");
+}
+
+static void page_end(struct page *p)
+{
+	html(p, "</main>\n</body>\n</html>\n");
+}
+
+static enum MHD_Result page_send(struct http_request *req, struct page *p,
+				 unsigned int status)
+{
+	enum MHD_Result r;
+
+	if (p->failed) {
+		page_cleanup(p);
+		return http_respond_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR,
+					  "%s: out of memory building the "
+					  "page", req->path);
+	}
+	r = http_respond(req, status, "text/html; charset=utf-8", p->buf,
+			 p->len, NULL, NULL);
+	page_cleanup(p);
+	return r;
+}
+
+/* A page saying what went wrong: 404 for unknown things, else 500/503. */
+static enum MHD_Result error_page(struct http_request *req,
+				  unsigned int status, const char *what,
+				  const char *msg)
+{
+	struct page p = { 0 };
+
+	page_begin(&p, "%s", what);
+	html(&p, "<h1>");
+	html_text(&p, what);
+	html(&p, "</h1>\n<p>");
+	html_text(&p, msg);
+	html(&p, "</p>\n<p><a href=\"/\">Back to the overview</a></p>\n");
+	page_end(&p);
+	return page_send(req, &p, status);
+}
+
+static enum MHD_Result db_error_page(struct http_request *req, int ret,
+				     const char *msg)
+{
+	if (ret == -ENOENT)
+		return error_page(req, MHD_HTTP_NOT_FOUND, "Not found", msg);
+	return error_page(req, MHD_HTTP_INTERNAL_SERVER_ERROR,
+			  "Database error", msg);
+}
+
+/* ------------------------------------------------------------------ */
+/* Plots                                                              */
+
+/* Pool every CPU of every complete run of a kernel in a series. */
+static int pool_kernel(PGconn *conn, int board_id, int testcase_id,
+		       int kernel_id, const char *clock, struct hist *h,
+		       unsigned int *nruns, struct rtlab_err *err)
+{
+	struct series_runs sr = { 0 };
+	size_t i, j;
+	int ret;
+
+	ret = db_series_runs_load(conn, board_id, testcase_id, kernel_id,
+				  clock, &sr, err);
+	for (i = 0; !ret && i < sr.nruns; i++)
+		for (j = 0; !ret && j < sr.runs[i].ncpus; j++)
+			ret = hist_merge(h, &sr.runs[i].cpus[j]);
+	if (ret == -ENOMEM)
+		rtlab_err_seterr(err, ENOMEM, "plot: out of memory");
+	*nruns = sr.nruns;
+	series_runs_cleanup(&sr);
+	return ret;
+}
+
+/* The clock to compare on: @q->clock, else the candidate's only one. */
+static int compare_clock(PGconn *conn, const struct web_compare_query *q,
+			 int board_id, int testcase_id, int cand_id,
+			 char *clock, size_t size, struct rtlab_err *err)
+{
+	char list[256] = "";
+	json_t *clocks = NULL, *v;
+	const char *key;
+	int ret;
+
+	if (q->clock) {
+		snprintf(clock, size, "%s", q->clock);
+		return 0;
+	}
+	ret = db_series_clocks(conn, board_id, testcase_id, cand_id, &clocks,
+			       err);
+	if (ret)
+		return ret;
+	if (json_object_size(clocks) == 1) {
+		json_object_foreach(clocks, key, v)
+			snprintf(clock, size, "%s", key);
+	} else if (!json_object_size(clocks)) {
+		ret = rtlab_err_seterr(err, ENOENT, "candidate kernel '%s' has "
+				       "no complete run on board '%s', "
+				       "testcase '%s'", q->candidate,
+				       q->board, q->testcase);
+	} else {
+		json_object_foreach(clocks, key, v) {
+			size_t n = strlen(list);
+
+			snprintf(list + n, sizeof(list) - n, "%s%s",
+				 n ? ", " : "", key);
+		}
+		ret = rtlab_err_seterr(err, EINVAL, "candidate kernel '%s' ran "
+				       "with several clocks (%s): choose one "
+				       "with clock", q->candidate, list);
+	}
+	json_decref(clocks);
+	return ret;
+}
+
+int web_plot_compare(PGconn *conn, const struct web_compare_query *q,
+		     enum plot_format fmt, void **img, size_t *size,
+		     struct rtlab_err *err)
+{
+	struct hist hb = { 0 }, hc = { 0 };
+	struct plot_compare pc = { 0 };
+	char clock[64], title[400], sub[200];
+	int board_id, testcase_id, base_id, cand_id;
+	json_t *names = NULL;
+	int ret;
+
+	ret = db_board_lookup(conn, q->board, &board_id, err);
+	if (!ret)
+		ret = db_testcase_lookup(conn, q->testcase, &testcase_id, err);
+	if (!ret)
+		ret = db_kernel_resolve(conn, q->baseline, &base_id, err);
+	if (!ret)
+		ret = db_kernel_resolve(conn, q->candidate, &cand_id, err);
+	if (!ret)
+		ret = compare_clock(conn, q, board_id, testcase_id, cand_id,
+				    clock, sizeof(clock), err);
+	if (!ret)
+		ret = db_verdict_names(conn, board_id, testcase_id, base_id,
+				       cand_id, &names, err);
+	if (ret)
+		goto out;
+	ret = hist_init(&hb, 1);
+	if (!ret)
+		ret = hist_init(&hc, 1);
+	if (ret) {
+		rtlab_err_seterr(err, ENOMEM, "plot: out of memory");
+		goto out;
+	}
+	ret = pool_kernel(conn, board_id, testcase_id, base_id, clock, &hb,
+			  &pc.baseline.nruns, err);
+	if (!ret)
+		ret = pool_kernel(conn, board_id, testcase_id, cand_id, clock,
+				  &hc, &pc.candidate.nruns, err);
+	if (ret)
+		goto out;
+	snprintf(title, sizeof(title), "%s / %s: baseline over candidate",
+		 q->board, q->testcase);
+	snprintf(sub, sizeof(sub), "clock %s, all complete runs of each "
+		 "kernel pooled", clock);
+	pc.title = title;
+	pc.subtitle = sub;
+	pc.baseline.release = jstr(json_object_get(names, "baseline"),
+				   "release");
+	pc.baseline.hist = &hb;
+	pc.candidate.release = jstr(json_object_get(names, "candidate"),
+				    "release");
+	pc.candidate.hist = &hc;
+	ret = plot_compare_render(&pc, fmt, img, size, err);
+out:
+	json_decref(names);
+	hist_cleanup(&hb);
+	hist_cleanup(&hc);
+	return ret;
+}
+
+/* A figure of the trend's JSON, NAN when null. */
+static double jfig(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+int web_plot_trend(PGconn *conn, const struct web_trend_query *q,
+		   enum plot_format fmt, void **img, size_t *size,
+		   struct rtlab_err *err)
+{
+	struct plot_trend_kernel *tk = NULL;
+	struct plot_trend pt = { 0 };
+	char title[400], sub[300];
+	double *vals = NULL;
+	json_t *t = NULL, *kernels, *k, *runs, *run;
+	size_t i, j, total = 0, at = 0;
+	int board_id, testcase_id;
+	int ret;
+
+	ret = db_board_lookup(conn, q->board, &board_id, err);
+	if (!ret)
+		ret = db_testcase_lookup(conn, q->testcase, &testcase_id, err);
+	if (!ret)
+		ret = db_web_trend(conn, q->board, q->testcase, q->tree,
+				   q->clock, &t, err);
+	if (ret)
+		goto out;
+	kernels = json_object_get(t, "kernels");
+	json_array_foreach(kernels, i, k)
+		total += json_array_size(json_object_get(k, "runs"));
+	tk = calloc(json_array_size(kernels) + 1, sizeof(*tk));
+	vals = calloc(2 * total + 1, sizeof(*vals));
+	if (!tk || !vals) {
+		ret = rtlab_err_seterr(err, ENOMEM, "plot: out of memory");
+		goto out;
+	}
+	json_array_foreach(kernels, i, k) {
+		runs = json_object_get(k, "runs");
+		tk[i].release = jstr(k, "release");
+		tk[i].nruns = json_array_size(runs);
+		tk[i].max_us = vals + at;
+		tk[i].p999_us = vals + total + at;
+		json_array_foreach(runs, j, run) {
+			vals[at + j] = jfig(run, "max_us");
+			vals[total + at + j] = jfig(run, "p999_us");
+		}
+		at += tk[i].nruns;
+	}
+	snprintf(title, sizeof(title), "%s / %s: latency across the kernels "
+		 "of tree '%s'", q->board, q->testcase,
+		 jstr(t, "tree") ? jstr(t, "tree") : "");
+	snprintf(sub, sizeof(sub), "clock %s; each complete run's worst CPU "
+		 "as a point, medians per kernel joined",
+		 jstr(t, "clock") ? jstr(t, "clock") : "?");
+	pt.title = title;
+	pt.subtitle = sub;
+	pt.nkernels = json_array_size(kernels);
+	pt.kernels = tk;
+	ret = plot_trend_render(&pt, fmt, img, size, err);
+out:
+	free(tk);
+	free(vals);
+	json_decref(t);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Routing                                                            */
+
+enum web_route {
+	WEB_NONE,
+	WEB_OVERVIEW,
+	WEB_STYLE,
+	WEB_REGRESSIONS,
+	WEB_RUN,
+	WEB_VERDICT,
+	WEB_REPORT_FILE,
+	WEB_PLOT_COMPARE,
+	WEB_PLOT_TREND,
+};
+
+struct web_match {
+	enum web_route route;
+	enum plot_format fmt;
+	char ref[128];		/* run or verdict reference */
+	const char *file;	/* report file, points into the path */
+};
+
+/* "/PREFIX/REF[/rest]": copy REF, return what follows it (or NULL). */
+static const char *take_ref(const char *path, const char *prefix,
+			    struct web_match *m)
+{
+	size_t n, plen = strlen(prefix);
+	const char *rest;
+
+	if (strncmp(path, prefix, plen))
+		return NULL;
+	rest = path + plen;
+	n = strcspn(rest, "/");
+	if (!n || n >= sizeof(m->ref))
+		return NULL;
+	memcpy(m->ref, rest, n);
+	m->ref[n] = '\0';
+	return rest + n;
+}
+
+static void web_route(const char *path, struct web_match *m)
+{
+	const char *rest;
+
+	memset(m, 0, sizeof(*m));
+	if (!strcmp(path, "/") || !strcmp(path, "/index.html"))
+		m->route = WEB_OVERVIEW;
+	else if (!strcmp(path, "/style.css"))
+		m->route = WEB_STYLE;
+	else if (!strcmp(path, "/regressions"))
+		m->route = WEB_REGRESSIONS;
+	else if (!strncmp(path, PLOTS, strlen(PLOTS))) {
+		rest = path + strlen(PLOTS);
+		if (!strcmp(rest, "compare.png") ||
+		    !strcmp(rest, "compare.svg"))
+			m->route = WEB_PLOT_COMPARE;
+		else if (!strcmp(rest, "trend.png") ||
+			 !strcmp(rest, "trend.svg"))
+			m->route = WEB_PLOT_TREND;
+		if (m->route && plot_format_parse(rest, &m->fmt))
+			m->route = WEB_NONE;
+	} else if ((rest = take_ref(path, "/runs/", m))) {
+		if (!*rest || !strcmp(rest, "/"))
+			m->route = WEB_RUN;
+	} else if ((rest = take_ref(path, "/verdicts/", m))) {
+		if (!*rest || !strcmp(rest, "/"))
+			m->route = WEB_VERDICT;
+		else if (!strncmp(rest, "/report/", 8) && rest[8]) {
+			m->route = WEB_REPORT_FILE;
+			m->file = rest + 8;
+		}
+	}
+}
+
+bool web_match(const char *path)
+{
+	struct web_match m;
+
+	web_route(path, &m);
+	return m.route != WEB_NONE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Pages                                                              */
+
+static const char *const verdict_names[] = {
+	"REGRESSION", "IMPROVEMENT", "NO_CHANGE", "INCONCLUSIVE",
+};
+
+static void verdict_badge(struct page *p, const char *verdict)
+{
+	html(p, "<span class=\"badge ");
+	verdict_class(p, verdict);
+	html(p, "\">");
+	if (verdict)
+		html_text(p, verdict);
+	else
+		html(p, "no verdict");
+	html(p, "</span>");
+}
+
+static enum MHD_Result overview(struct http_request *req)
+{
+	struct rtlab_err err = { "" };
+	struct page p = { 0 };
+	json_t *o = NULL, *kernels, *rows, *row, *k, *cell, *c;
+	size_t i, j, n;
+	int ret;
+
+	ret = db_web_overview(req->db, 0, &o, &err);
+	if (ret)
+		return db_error_page(req, ret, err.msg);
+	kernels = json_object_get(o, "kernels");
+	rows = json_object_get(o, "rows");
+	page_begin(&p, "Overview");
+	html(&p, "<h1>Latency overview</h1>\n");
+	if (!json_array_size(rows)) {
+		html(&p, "<p>No runs stored yet.</p>\n");
+		goto done;
+	}
+	html(&p, "<p>Each cell: the worst maximum and worst p99.9 over the "
+		 "kernel's runs on that board and testcase, coloured by the "
+		 "latest verdict of the kernel there.  Newest kernels "
+		 "first.</p>\n<ul class=\"legend\">");
+	for (i = 0; i < 4; i++) {
+		html(&p, "<li class=\"");
+		verdict_class(&p, verdict_names[i]);
+		html(&p, "\">%s</li>", verdict_names[i]);
+	}
+	html(&p, "<li class=\"v-none\">no verdict</li></ul>\n"
+		 "<table id=\"overview\">\n<tr><th>board / testcase</th>");
+	json_array_foreach(kernels, i, k) {
+		html(&p, "<th>");
+		html_text(&p, jstr(k, "release"));
+		if (jstr(k, "tree") && *jstr(k, "tree")) {
+			html(&p, "<br><small>tree ");
+			html_text(&p, jstr(k, "tree"));
+			html(&p, "</small>");
+		}
+		html(&p, "</th>");
+	}
+	html(&p, "</tr>\n");
+	json_array_foreach(rows, i, row) {
+		html(&p, "<tr><th>");
+		html_text(&p, jstr(row, "board"));
+		html(&p, " / ");
+		html_text(&p, jstr(row, "testcase"));
+		html(&p, "<br><small><a href=\"" PLOTS "trend.svg");
+		url_arg(&p, true, "board", jstr(row, "board"));
+		url_arg(&p, false, "testcase", jstr(row, "testcase"));
+		html(&p, "\">trend</a></small></th>");
+		json_array_foreach(kernels, j, k) {
+			const char *verdict;
+
+			cell = NULL;
+			json_array_foreach(json_object_get(row, "cells"), n,
+					   c)
+				if (json_integer_value(json_object_get(
+					    c, "kernel_id")) ==
+				    json_integer_value(json_object_get(k, "id")))
+					cell = c;
+			if (!cell) {
+				html(&p, "<td class=\"cell v-none\"></td>");
+				continue;
+			}
+			verdict = jstr(cell, "verdict");
+			html(&p, "<td class=\"cell ");
+			verdict_class(&p, verdict);
+			html(&p, "\">");
+			if (verdict)
+				html(&p, "<a href=\"/verdicts/%" JSON_INTEGER_FORMAT
+					 "\">",
+				     json_integer_value(json_object_get(
+					     cell, "verdict_id")));
+			else
+				html(&p, "<a href=\"/runs/%" JSON_INTEGER_FORMAT
+					 "\">",
+				     json_integer_value(json_object_get(
+					     cell, "latest_run")));
+			html(&p, "max ");
+			html_num(&p, json_object_get(cell, "max_us"), "µs");
+			html(&p, "<br>p99.9 ");
+			html_num(&p, json_object_get(cell, "p999_us"), "µs");
+			html(&p, "</a><br><small>");
+			html(&p, "%s &middot; %" JSON_INTEGER_FORMAT " run%s",
+			     verdict ? verdict : "no verdict",
+			     json_integer_value(json_object_get(cell, "runs")),
+			     json_integer_value(json_object_get(cell,
+							       "runs")) == 1 ?
+				     "" : "s");
+			html(&p, "</small></td>");
+		}
+		html(&p, "</tr>\n");
+	}
+	html(&p, "</table>\n");
+done:
+	page_end(&p);
+	json_decref(o);
+	return page_send(req, &p, MHD_HTTP_OK);
+}
+
+static bool has_artifact(const json_t *run, const char *name)
+{
+	const json_t *a;
+	size_t i;
+
+	json_array_foreach(json_object_get(run, "artifacts"), i, a)
+		if (jstr(a, "name") && !strcmp(jstr(a, "name"), name))
+			return true;
+	return false;
+}
+
+static void row_text(struct page *p, const char *key, const char *value)
+{
+	html(p, "<tr><th>%s</th><td>", key);
+	if (value)
+		html_text(p, value);
+	else
+		html(p, "&ndash;");
+	html(p, "</td></tr>\n");
+}
+
+static enum MHD_Result run_page(struct http_request *req, const char *ref)
+{
+	static const char *const figs[] = {
+		"samples", "overflows", "min_us", "avg_us", "p50_us", "p99_us",
+		"p999_us", "p9999_us", "max_us",
+	};
+	struct rtlab_err err = { "" };
+	struct artifact spike = { 0 };
+	struct page p = { 0 };
+	json_t *run = NULL, *kernel, *v, *a;
+	const char *key;
+	int64_t id, vid;
+	size_t i, j;
+	int ret;
+
+	ret = db_run_resolve(req->db, ref, &id, &err);
+	if (!ret)
+		ret = db_run_get(req->db, id, &run, &err);
+	if (ret)
+		return db_error_page(req, ret, err.msg);
+	req->run_id = id;
+	kernel = json_object_get(run, "kernel");
+	page_begin(&p, "Run %" PRId64, id);
+	html(&p, "<h1>Run %" PRId64 " <span class=\"badge\">", id);
+	html_text(&p, jstr(run, "status"));
+	html(&p, "</span></h1>\n<table id=\"identity\">\n");
+	row_text(&p, "uuid", jstr(run, "uuid"));
+	row_text(&p, "board", jstr(run, "board"));
+	row_text(&p, "testcase",
+		 jstr(json_object_get(run, "testcase"), "name"));
+	row_text(&p, "kernel release", jstr(kernel, "release"));
+	row_text(&p, "kernel version", jstr(kernel, "version"));
+	row_text(&p, "kernel tree", jstr(kernel, "tree"));
+	row_text(&p, "config sha256", jstr(kernel, "config_sha256"));
+	row_text(&p, "clock", jstr(run, "clock"));
+	row_text(&p, "status", jstr(run, "status"));
+	if (jstr(run, "error"))
+		row_text(&p, "error", jstr(run, "error"));
+	row_text(&p, "started", jstr(run, "started_at"));
+	row_text(&p, "finished", jstr(run, "finished_at"));
+	row_text(&p, "stored", jstr(run, "created_at"));
+	if (!db_web_run_verdict(req->db, id, &vid, &err))
+		html(&p, "<tr><th>verdict</th><td><a href=\"/verdicts/%"
+			 PRId64 "\">verdict %" PRId64 "</a></td></tr>\n",
+		     vid, vid);
+	html(&p, "</table>\n");
+
+	html(&p, "<h2>Environment</h2>\n");
+	if (json_object_size(json_object_get(run, "environment"))) {
+		html(&p, "<table id=\"environment\">\n");
+		json_object_foreach(json_object_get(run, "environment"), key,
+				    v) {
+			html(&p, "<tr><th>");
+			html_text(&p, key);
+			html(&p, "</th><td>");
+			html_json(&p, v);
+			html(&p, "</td></tr>\n");
+		}
+		html(&p, "</table>\n");
+	} else {
+		html(&p, "<p>None recorded.</p>\n");
+	}
+	if (json_array_size(json_object_get(run, "commands"))) {
+		html(&p, "<h2>Commands</h2>\n<pre>");
+		json_array_foreach(json_object_get(run, "commands"), i, v) {
+			html_json(&p, v);
+			html(&p, "\n");
+		}
+		html(&p, "</pre>\n");
+	}
+
+	html(&p, "<h2>Figures per CPU</h2>\n");
+	if (json_array_size(json_object_get(run, "cpus"))) {
+		html(&p, "<table id=\"figures\">\n<tr><th>thread</th>"
+			 "<th>CPU</th><th>samples</th><th>overflows</th>"
+			 "<th>min µs</th><th>avg µs</th><th>p50 µs</th>"
+			 "<th>p99 µs</th><th>p99.9 µs</th><th>p99.99 µs</th>"
+			 "<th>max µs</th></tr>\n");
+		json_array_foreach(json_object_get(run, "cpus"), i, v) {
+			html(&p, "<tr><td class=\"num\">");
+			html_num(&p, json_object_get(v, "thread"), NULL);
+			html(&p, "</td><td class=\"num\">");
+			html_num(&p, json_object_get(v, "cpu"), NULL);
+			html(&p, "</td>");
+			for (j = 0; j < sizeof(figs) / sizeof(figs[0]); j++) {
+				html(&p, "<td class=\"num\">");
+				html_num(&p, json_object_get(v, figs[j]),
+					 NULL);
+				html(&p, "</td>");
+			}
+			html(&p, "</tr>\n");
+		}
+		html(&p, "</table>\n<h2>Latency histogram</h2>\n"
+			 "<p><img class=\"plot\" src=\"/api/v1/runs/%" PRId64
+			 "/plot.svg\" alt=\"latency histogram per CPU of run %"
+			 PRId64 "\" width=\"1000\" height=\"600\"></p>\n"
+			 "<p><a href=\"/api/v1/runs/%" PRId64 "/plot.png\">"
+			 "PNG</a> &middot; <a href=\"/api/v1/runs/%" PRId64
+			 "/histogram\">histogram data (JSON)</a></p>\n",
+		     id, id, id, id);
+	} else {
+		html(&p, "<p>No histograms: the run did not complete.</p>\n");
+	}
+
+	html(&p, "<h2>Trace</h2>\n");
+	if (has_artifact(run, "trace.dat"))
+		html(&p, "<p><a id=\"trace\" href=\"/api/v1/runs/%" PRId64
+			 "/trace.dat\">trace.dat</a> (open with "
+			 "<code>trace-cmd report</code> or KernelShark)</p>\n",
+		     id);
+	else
+		html(&p, "<p>No trace captured.</p>\n");
+
+	html(&p, "<h2>Spike analysis</h2>\n");
+	ret = db_artifact_get(req->db, id, "spike.txt", &spike, &err);
+	if (!ret) {
+		char *text = strndup(spike.data, spike.size);
+
+		if (!text)
+			p.failed = true;
+		html(&p, "<pre id=\"spike\">");
+		html_text(&p, text);
+		html(&p, "</pre>\n");
+		free(text);
+	} else if (ret == -ENOENT) {
+		html(&p, "<p id=\"spike\">no analysis</p>\n");
+	} else {
+		html(&p, "<p id=\"spike\">analysis unreadable: ");
+		html_text(&p, err.msg);
+		html(&p, "</p>\n");
+	}
+	artifact_cleanup(&spike);
+
+	html(&p, "<h2>Artifacts</h2>\n");
+	if (json_array_size(json_object_get(run, "artifacts"))) {
+		html(&p, "<table id=\"artifacts\">\n<tr><th>name</th>"
+			 "<th>type</th><th>bytes</th><th>sha256</th></tr>\n");
+		json_array_foreach(json_object_get(run, "artifacts"), i, a) {
+			html(&p, "<tr><td><a href=\"/api/v1/runs/%" PRId64
+				 "/artifacts/", id);
+			url_part(&p, jstr(a, "name"), true);
+			html(&p, "\">");
+			html_text(&p, jstr(a, "name"));
+			html(&p, "</a></td><td>");
+			html_text(&p, jstr(a, "content_type"));
+			html(&p, "</td><td class=\"num\">");
+			html_num(&p, json_object_get(a, "size"), NULL);
+			html(&p, "</td><td><small>");
+			html_text(&p, jstr(a, "sha256"));
+			html(&p, "</small></td></tr>\n");
+		}
+		html(&p, "</table>\n");
+	} else {
+		html(&p, "<p>None.</p>\n");
+	}
+	page_end(&p);
+	json_decref(run);
+	return page_send(req, &p, MHD_HTTP_OK);
+}
+
+/* "BASE → CAND" of a figures object {baseline, candidate}. */
+static void html_pair(struct page *p, const json_t *o, const char *unit)
+{
+	html_num(p, json_object_get(o, "baseline"), unit);
+	html(p, " &rarr; ");
+	html_num(p, json_object_get(o, "candidate"), unit);
+}
+
+static enum MHD_Result regressions(struct http_request *req)
+{
+	struct verdict_filter f = { .verdict = "REGRESSION", .limit = 500 };
+	struct rtlab_err err = { "" };
+	struct page p = { 0 };
+	json_t *list = NULL, *v, *fig;
+	size_t i;
+	int ret;
+
+	ret = db_verdicts_list(req->db, &f, &list, &err);
+	if (ret)
+		return db_error_page(req, ret, err.msg);
+	page_begin(&p, "Regressions");
+	html(&p, "<h1>Regressions</h1>\n");
+	if (!json_array_size(list)) {
+		html(&p, "<p>No REGRESSION verdicts.</p>\n");
+		goto done;
+	}
+	html(&p, "<table id=\"regressions\">\n<tr><th>verdict</th>"
+		 "<th>when</th><th>board</th><th>testcase</th><th>clock</th>"
+		 "<th>baseline &rarr; candidate</th><th>p99.9</th>"
+		 "<th>max</th><th>runs</th><th>reason</th></tr>\n");
+	json_array_foreach(list, i, v) {
+		fig = json_object_get(v, "figures");
+		html(&p, "<tr class=\"v-regression\"><td><a href=\"/verdicts/%"
+			 JSON_INTEGER_FORMAT "\">%" JSON_INTEGER_FORMAT
+			 "</a></td><td>",
+		     json_integer_value(json_object_get(v, "id")),
+		     json_integer_value(json_object_get(v, "id")));
+		html_text(&p, jstr(v, "created_at"));
+		html(&p, "</td><td>");
+		html_text(&p, jstr(v, "board"));
+		html(&p, "</td><td>");
+		html_text(&p, jstr(v, "testcase"));
+		html(&p, "</td><td>");
+		html_text(&p, jstr(v, "clock"));
+		html(&p, "</td><td>");
+		html_text(&p, jstr(v, "baseline_kernel"));
+		html(&p, " &rarr; ");
+		html_text(&p, jstr(v, "candidate_kernel"));
+		html(&p, "</td><td class=\"num\">");
+		html_pair(&p, json_object_get(fig, "p99.9"), "µs");
+		html(&p, "</td><td class=\"num\">");
+		html_pair(&p, json_object_get(fig, "max"), "µs");
+		html(&p, "</td><td class=\"num\">");
+		html_num(&p, json_object_get(v, "baseline_runs"), NULL);
+		html(&p, " / ");
+		html_num(&p, json_object_get(v, "candidate_runs"), NULL);
+		html(&p, "</td><td>");
+		html_text(&p, jstr(v, "reason"));
+		html(&p, "</td></tr>\n");
+	}
+	html(&p, "</table>\n");
+done:
+	page_end(&p);
+	json_decref(list);
+	return page_send(req, &p, MHD_HTTP_OK);
+}
+
+static void side_row(struct page *p, const char *name, const json_t *side)
+{
+	const json_t *r;
+	size_t i;
+
+	html(p, "<tr><th>%s</th><td>", name);
+	html_text(p, jstr(side, "release"));
+	if (jstr(side, "version") && *jstr(side, "version")) {
+		html(p, " <small>");
+		html_text(p, jstr(side, "version"));
+		html(p, "</small>");
+	}
+	if (jstr(side, "source")) {
+		html(p, " <small>(");
+		html_text(p, jstr(side, "source"));
+		html(p, " baseline)</small>");
+	}
+	html(p, "<br>runs:");
+	json_array_foreach(json_object_get(side, "runs"), i, r) {
+		if (json_is_integer(r))
+			html(p, " <a href=\"/runs/%" JSON_INTEGER_FORMAT
+				"\">%" JSON_INTEGER_FORMAT "</a>",
+			     json_integer_value(r), json_integer_value(r));
+	}
+	if (!json_array_size(json_object_get(side, "runs")))
+		html(p, " none");
+	html(p, "</td></tr>\n");
+}
+
+static void metrics_table(struct page *p, const json_t *metrics)
+{
+	const char *name;
+	json_t *m;
+
+	html(p, "<table id=\"metrics\">\n<tr><th>metric</th><th>verdict</th>"
+		"<th>baseline &rarr; candidate</th><th>effect</th>"
+		"<th>interval</th><th>floor</th><th>test</th><th>p</th>"
+		"<th>per-run range (baseline; candidate)</th>"
+		"<th>reason</th></tr>\n");
+	json_object_foreach((json_t *)metrics, name, m) {
+		const char *unit = jstr(m, "unit");
+		const char *u = unit && !strcmp(unit, "us") ? "µs" : NULL;
+		json_t *rb = json_object_get(m, "runs_baseline");
+		json_t *rc = json_object_get(m, "runs_candidate");
+
+		html(p, "<tr class=\"");
+		verdict_class(p, jstr(m, "verdict"));
+		html(p, "\"><th>");
+		html_text(p, name);
+		html(p, "</th><td>");
+		html_text(p, jstr(m, "verdict"));
+		html(p, "</td><td class=\"num\">");
+		html_num(p, json_object_get(m, "baseline"), u);
+		html(p, " &rarr; ");
+		html_num(p, json_object_get(m, "candidate"), u);
+		html(p, "</td><td class=\"num\">");
+		html_num(p, json_object_get(m, "effect"),
+			 u ? u : (unit && !strcmp(unit, "ratio") ? "×" : NULL));
+		html(p, "</td><td>[");
+		html_num(p, json_object_get(m, "effect_lo"), NULL);
+		html(p, ", ");
+		html_num(p, json_object_get(m, "effect_hi"), NULL);
+		html(p, "]");
+		if (jstr(m, "interval")) {
+			html(p, "<br><small>");
+			html_text(p, jstr(m, "interval"));
+			html(p, "</small>");
+		}
+		html(p, "</td><td class=\"num\">");
+		html_num(p, json_object_get(m, "floor"), NULL);
+		html(p, "</td><td>");
+		html_text(p, jstr(m, "test"));
+		html(p, "</td><td class=\"num\">");
+		html_num(p, json_object_get(m, "p_value"), NULL);
+		html(p, "</td><td class=\"num\">");
+		html_num(p, json_array_get(rb, 0), NULL);
+		html(p, "&ndash;");
+		html_num(p, json_array_get(rb, 1), NULL);
+		html(p, "; ");
+		html_num(p, json_array_get(rc, 0), NULL);
+		html(p, "&ndash;");
+		html_num(p, json_array_get(rc, 1), NULL);
+		html(p, "</td><td>");
+		html_text(p, jstr(m, "reason"));
+		html(p, "</td></tr>\n");
+	}
+	html(p, "</table>\n");
+}
+
+/* The href of a plot of this verdict's series. */
+static void plot_href(struct page *p, const json_t *v, const char *plot)
+{
+	html(p, PLOTS "%s", plot);
+	url_arg(p, true, "board", jstr(v, "board"));
+	url_arg(p, false, "testcase", jstr(v, "testcase"));
+	if (!strncmp(plot, "compare", 7)) {
+		html(p, "&amp;baseline=%" JSON_INTEGER_FORMAT
+			"&amp;candidate=%" JSON_INTEGER_FORMAT,
+		     json_integer_value(json_object_get(
+			     json_object_get(v, "baseline"), "kernel_id")),
+		     json_integer_value(json_object_get(
+			     json_object_get(v, "candidate"), "kernel_id")));
+	} else {
+		url_arg(p, false, "tree",
+			jstr(json_object_get(v, "candidate"), "tree"));
+	}
+	url_arg(p, false, "clock", jstr(v, "clock"));
+}
+
+static void plot_block(struct page *p, const json_t *v, const char *kind,
+		       const char *alt)
+{
+	char svg[32], png[32];
+
+	snprintf(svg, sizeof(svg), "%s.svg", kind);
+	snprintf(png, sizeof(png), "%s.png", kind);
+	html(p, "<p><img class=\"plot\" id=\"%s-plot\" src=\"", kind);
+	plot_href(p, v, svg);
+	html(p, "\" alt=\"%s\" width=\"1000\" height=\"600\"></p>\n"
+		"<p><a href=\"", alt);
+	plot_href(p, v, png);
+	html(p, "\">PNG</a></p>\n");
+}
+
+static const char *const report_fixed[] = {
+	"report.txt", "report.html", "bug.json",
+};
+
+static void report_block(struct page *p, PGconn *db, int64_t id)
+{
+	struct rtlab_err err = { "" };
+	json_t *r = NULL, *files, *a;
+	const char *dir;
+	size_t i;
+	int ret;
+
+	html(p, "<h2>Report</h2>\n");
+	ret = db_web_report(db, id, &r, &err);
+	if (ret == -ENOENT) {
+		html(p, "<p id=\"report\">No report yet (<code>rtlab report %"
+			PRId64 "</code> writes one).</p>\n", id);
+		return;
+	}
+	if (ret) {
+		html(p, "<p id=\"report\">Report unreadable: ");
+		html_text(p, err.msg);
+		html(p, "</p>\n");
+		return;
+	}
+	files = json_object_get(r, "files");
+	dir = jstr(files, "dir");
+	html(p, "<div id=\"report\">\n");
+	if (jstr(r, "bug_url")) {
+		html(p, "<p>Filed as <a href=\"");
+		html_text(p, jstr(r, "bug_url"));
+		html(p, "\">bug ");
+		html_num(p, json_object_get(r, "bug_id"), NULL);
+		html(p, "</a> on ");
+		html_text(p, jstr(r, "filed_at"));
+		html(p, ".</p>\n");
+	}
+	if (jstr(files, "summary")) {
+		html(p, "<p>Summary: <q>");
+		html_text(p, jstr(files, "summary"));
+		html(p, "</q></p>\n");
+	}
+	html(p, "<p>Generated ");
+	html_text(p, jstr(r, "created_at"));
+	if (dir) {
+		html(p, " into <code>");
+		html_text(p, dir);
+		html(p, "</code>");
+	}
+	html(p, ".</p>\n<ul>\n");
+	for (i = 0; dir && i < 3; i++)
+		html(p, "<li><a href=\"/verdicts/%" PRId64 "/report/%s\">%s"
+			"</a></li>\n", id, report_fixed[i], report_fixed[i]);
+	json_array_foreach(json_object_get(files, "attachments"), i, a) {
+		const char *name = json_string_value(a);
+
+		if (!name)
+			continue;
+		html(p, "<li>");
+		if (dir && !strchr(name, '/')) {
+			html(p, "<a href=\"/verdicts/%" PRId64
+				"/report/attachments/%02zu-", id, i + 1);
+			url_part(p, name, false);
+			html(p, ".json\">");
+		}
+		html(p, "attachment: ");
+		html_text(p, name);
+		html(p, "%s</li>\n", dir && !strchr(name, '/') ? "</a>" : "");
+	}
+	html(p, "</ul>\n</div>\n");
+	json_decref(r);
+}
+
+static int parse_id(const char *s, int64_t *id)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || *end || v <= 0)
+		return -EINVAL;
+	*id = v;
+	return 0;
+}
+
+static enum MHD_Result verdict_page(struct http_request *req,
+				    const char *ref)
+{
+	struct rtlab_err err = { "" };
+	struct page p = { 0 };
+	json_t *v = NULL, *details;
+	int64_t id;
+	int ret;
+
+	if (parse_id(ref, &id))
+		return error_page(req, MHD_HTTP_NOT_FOUND, "Not found",
+				  "no such verdict (expected a verdict id)");
+	ret = db_verdict_get(req->db, id, &v, &err);
+	if (ret)
+		return db_error_page(req, ret, err.msg);
+	details = json_object_get(v, "details");
+	page_begin(&p, "Verdict %" PRId64, id);
+	html(&p, "<h1>Verdict %" PRId64 ": ", id);
+	verdict_badge(&p, jstr(v, "verdict"));
+	html(&p, "</h1>\n<p id=\"reason\">");
+	html_text(&p, jstr(v, "reason"));
+	html(&p, "</p>\n<table id=\"verdict\">\n");
+	row_text(&p, "board", jstr(v, "board"));
+	row_text(&p, "testcase", jstr(v, "testcase"));
+	row_text(&p, "tree", jstr(v, "tree"));
+	row_text(&p, "clock", jstr(v, "clock"));
+	side_row(&p, "baseline", json_object_get(v, "baseline"));
+	side_row(&p, "candidate", json_object_get(v, "candidate"));
+	row_text(&p, "computed", jstr(v, "created_at"));
+	if (jstr(details, "error"))
+		row_text(&p, "error", jstr(details, "error"));
+	if (json_is_integer(json_object_get(details, "more_runs")))
+		html(&p, "<tr><th>more runs</th><td>about %"
+			 JSON_INTEGER_FORMAT " more per side would likely "
+			 "settle it</td></tr>\n",
+		     json_integer_value(json_object_get(details,
+							"more_runs")));
+	html(&p, "</table>\n<h2>Metrics</h2>\n");
+	if (json_object_size(json_object_get(details, "metrics")))
+		metrics_table(&p, json_object_get(details, "metrics"));
+	else
+		html(&p, "<p>No metrics were computed.</p>\n");
+	html(&p, "<h2>Baseline over candidate</h2>\n");
+	plot_block(&p, v, "compare", "pooled latency histograms, baseline "
+		   "over candidate");
+	html(&p, "<h2>Trend across the tree</h2>\n");
+	plot_block(&p, v, "trend", "max and p99.9 across the kernels of the "
+		   "tree");
+	report_block(&p, req->db, id);
+	html(&p, "<p><a href=\"/api/v1/verdicts/%" PRId64 "\">verdict as "
+		 "JSON</a></p>\n", id);
+	page_end(&p);
+	json_decref(v);
+	return page_send(req, &p, MHD_HTTP_OK);
+}
+
+/* A file of a verdict's report, read back from the directory the report
+ * was written to; only the names the report recorded. */
+static enum MHD_Result report_file(struct http_request *req,
+				   const char *ref, const char *file)
+{
+	struct rtlab_err err = { "" };
+	const char *dir, *ctype = NULL, *name;
+	char path[PATH_MAX], want[300];
+	json_t *r = NULL, *a;
+	enum MHD_Result res;
+	struct stat st;
+	char *data = NULL;
+	int64_t id;
+	size_t i;
+	int fd = -1, ret;
+
+	if (parse_id(ref, &id))
+		return error_page(req, MHD_HTTP_NOT_FOUND, "Not found",
+				  "no such verdict (expected a verdict id)");
+	ret = db_web_report(req->db, id, &r, &err);
+	if (ret) {
+		res = db_error_page(req, ret, err.msg);
+		goto out;
+	}
+	dir = jstr(json_object_get(r, "files"), "dir");
+	for (i = 0; i < 3; i++)
+		if (!strcmp(file, report_fixed[i]))
+			ctype = i == 0 ? "text/plain; charset=utf-8" :
+			       i == 1 ? "text/html; charset=utf-8" :
+					"application/json";
+	json_array_foreach(json_object_get(json_object_get(r, "files"),
+					   "attachments"), i, a) {
+		name = json_string_value(a);
+		if (!name || strchr(name, '/'))
+			continue;
+		snprintf(want, sizeof(want), "attachments/%02zu-%s.json",
+			 i + 1, name);
+		if (!strcmp(file, want))
+			ctype = "application/json";
+	}
+	if (!ctype || !dir) {
+		res = error_page(req, MHD_HTTP_NOT_FOUND, "Not found",
+				 "the report of this verdict has no such file");
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    st.st_size > REPORT_FILE_MAX) {
+		res = error_page(req, MHD_HTTP_NOT_FOUND, "Not found",
+				 "the report file is no longer on the server "
+				 "(was the report written elsewhere?)");
+		goto out;
+	}
+	data = malloc(st.st_size ? st.st_size : 1);
+	if (!data || read(fd, data, st.st_size) != st.st_size) {
+		res = error_page(req, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				 "Read error", "the report file could not be "
+				 "read");
+		goto out;
+	}
+	res = http_respond(req, MHD_HTTP_OK, ctype, data, st.st_size, NULL,
+			   NULL);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(data);
+	json_decref(r);
+	return res;
+}
+
+/* The status for a plot's error. */
+static unsigned int plot_status(int ret)
+{
+	switch (ret) {
+	case -ENOENT:
+		return MHD_HTTP_NOT_FOUND;
+	case -EINVAL:
+		return MHD_HTTP_BAD_REQUEST;
+	default:
+		return MHD_HTTP_INTERNAL_SERVER_ERROR;
+	}
+}
+
+static enum MHD_Result plot_answer(struct http_request *req,
+				   const struct web_match *m)
+{
+	static const char *const need_compare[] = {
+		"board", "testcase", "baseline", "candidate",
+	};
+	struct rtlab_err err = { "" };
+	void *img = NULL;
+	size_t size = 0, i, nneed;
+	enum MHD_Result r;
+	int ret;
+
+	nneed = m->route == WEB_PLOT_COMPARE ? 4 : 2;
+	for (i = 0; i < nneed; i++) {
+		const char *v = http_query(req, need_compare[i]);
+
+		if (!v || !*v)
+			return http_respond_error(
+				req, MHD_HTTP_BAD_REQUEST,
+				"%s: missing query '%s' (expected %s)",
+				req->path, need_compare[i],
+				m->route == WEB_PLOT_COMPARE ?
+					"board, testcase, baseline, "
+					"candidate and optionally clock" :
+					"board, testcase and optionally "
+					"tree and clock");
+	}
+	if (m->route == WEB_PLOT_COMPARE) {
+		struct web_compare_query q = {
+			http_query(req, "board"), http_query(req, "testcase"),
+			http_query(req, "baseline"),
+			http_query(req, "candidate"), http_query(req, "clock"),
+		};
+
+		if (q.clock && !*q.clock)
+			q.clock = NULL;
+		ret = web_plot_compare(req->db, &q, m->fmt, &img, &size, &err);
+	} else {
+		struct web_trend_query q = {
+			http_query(req, "board"), http_query(req, "testcase"),
+			http_query(req, "tree"), http_query(req, "clock"),
+		};
+
+		if (q.clock && !*q.clock)
+			q.clock = NULL;
+		ret = web_plot_trend(req->db, &q, m->fmt, &img, &size, &err);
+	}
+	if (ret)
+		r = http_respond_error(req, plot_status(ret), "%s", err.msg);
+	else
+		r = http_respond(req, MHD_HTTP_OK,
+				 m->fmt == PLOT_SVG ? "image/svg+xml" :
+						      "image/png",
+				 img, size, NULL, NULL);
+	free(img);
+	return r;
+}
+
+enum MHD_Result web_handle(struct http_request *req)
+{
+	struct web_match m;
+
+	web_route(req->path, &m);
+	if (m.route == WEB_STYLE)
+		return http_respond(req, MHD_HTTP_OK, "text/css; charset=utf-8",
+				    style_css, sizeof(style_css) - 1,
+				    "Cache-Control", "max-age=3600");
+	if (!req->db) {
+		if (m.route == WEB_PLOT_COMPARE || m.route == WEB_PLOT_TREND)
+			return http_respond_error(
+				req, MHD_HTTP_SERVICE_UNAVAILABLE,
+				"database unavailable: %s", req->db_error);
+		return error_page(req, MHD_HTTP_SERVICE_UNAVAILABLE,
+				  "Database unavailable", req->db_error);
+	}
+	switch (m.route) {
+	case WEB_OVERVIEW:
+		return overview(req);
+	case WEB_REGRESSIONS:
+		return regressions(req);
+	case WEB_RUN:
+		return run_page(req, m.ref);
+	case WEB_VERDICT:
+		return verdict_page(req, m.ref);
+	case WEB_REPORT_FILE:
+		return report_file(req, m.ref, m.file);
+	case WEB_PLOT_COMPARE:
+	case WEB_PLOT_TREND:
+		return plot_answer(req, &m);
+	default:
+		return error_page(req, MHD_HTTP_NOT_FOUND, "Not found",
+				  "no such page");
+	}
+}

@@ -614,7 +614,12 @@ static int prepare(struct run *r, const struct kernel_def *k,
 	if (ret)
 		return ret;
 	phase(r, "initramfs");
-	cache = path_join(rtlab_state_dir(), "cache/initramfs");
+	{
+		char *root = rtlab_cache_dir();
+
+		cache = root ? path_join(root, "initramfs") : NULL;
+		free(root);
+	}
 	init = path_join(r->b->dir, "guest-init.sh");
 	agent = find_agent(r->o);
 	jobp = path_join(r->work, "job.cpio.gz");

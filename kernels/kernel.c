@@ -230,7 +230,11 @@ struct kernel_def *kernel_def_find(const char *name, struct rtlab_err *err)
 
 char *kernel_cache_root(void)
 {
-	return path_join(rtlab_state_dir(), "cache/kernels");
+	char *cache = rtlab_cache_dir(), *root;
+
+	root = cache ? path_join(cache, "kernels") : NULL;
+	free(cache);
+	return root;
 }
 
 void kernel_ident_cleanup(struct kernel_ident *id)

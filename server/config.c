@@ -89,6 +89,18 @@ static char *source_tree(void)
 	return NULL;
 }
 
+char *rtlab_cache_dir(void)
+{
+	const char *env = getenv("RTLAB_CACHE_DIR");
+	char *path;
+
+	if (env && *env)
+		return strdup(env);
+	if (asprintf(&path, "%s/cache", rtlab_state_dir()) < 0)
+		return NULL;
+	return path;
+}
+
 char *rtlab_data_dir(void)
 {
 	const char *env = getenv("RTLAB_DATADIR");

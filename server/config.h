@@ -43,6 +43,14 @@
 const char *rtlab_state_dir(void);
 
 /**
+ * rtlab_cache_dir() - where fetched kernels and built initramfs archives
+ * are kept: $RTLAB_CACHE_DIR, else STATE_DIR/cache.  A cache can be shared
+ * by several state directories (the tests do).
+ * Return: malloc'd path, caller frees; NULL on -ENOMEM.
+ */
+char *rtlab_cache_dir(void);
+
+/**
  * rtlab_data_dir() - the directory of shipped data (schema/, testcases/,
  * boards/, kernels/): $RTLAB_DATADIR; else the source tree the running
  * binary was built in (the parent of the executable's directory, or its

@@ -13,6 +13,7 @@
 #                              stopped and removed on exit
 #   $RTLAB, $AGENT             the binaries of $RTLAB_BUILD (default build/)
 #   $TOP                       the source tree
+#   $RTLAB_CACHE_DIR           kernel and initramfs cache shared by all tests
 
 TOP=${RTLAB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 RTLAB_BUILD=${RTLAB_BUILD:-$TOP/build}
@@ -23,6 +24,10 @@ esac
 RTLAB=$RTLAB_BUILD/rtlab
 AGENT=$RTLAB_BUILD/rtlab-agent
 export RTLAB_TOP="$TOP" RTLAB_BUILD
+# Fetched kernels and initramfs archives are shared by every test (and kept
+# between runs), so a kernel is downloaded once.
+RTLAB_CACHE_DIR=${RTLAB_CACHE_DIR:-$RTLAB_BUILD/cache}
+export RTLAB_CACHE_DIR
 # Tests choose their database themselves.
 unset RTLAB_DB RTLAB_CONFIG
 

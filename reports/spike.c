@@ -1008,6 +1008,8 @@ char *spike_result_text(const struct spike_result *res)
 	if (res->has_blocking) {
 		tprintf(&t, "  blocking thread: ");
 		ttask(&t, &res->blocking);
+		if (!res->blocking.pid)
+			tprintf(&t, " (idle)");
 		tprintf(&t, " %.2f us in the window, ran %.2f us "
 			"(switch-in to switch-out)\n",
 			res->blocking_window_ns / NS_PER_US,
@@ -1022,8 +1024,9 @@ char *spike_result_text(const struct spike_result *res)
 			res->silent_start_ns / 1e9,
 			(res->silent_start_ns + res->silent_ns) / 1e9);
 		ttask(&t, &res->silent_task);
-		tprintf(&t, " ran: preemption or interrupts disabled, or "
-			"code without tracepoints\n");
+		tprintf(&t, res->silent_task.pid ?
+			" ran: preemption or interrupts disabled, or code "
+			"without tracepoints\n" : " ran: leaving idle\n");
 	}
 	if (res->source == SPIKE_SOURCE_TRACEMARK)
 		tline(&t, "measuring thread, switch-in to mark:",
@@ -1220,5 +1223,35 @@ out:
 		unlink(path);
 	artifact_cleanup(&a);
 	json_decref(run);
+	return ret;
+}
+
+int spike_run_get(PGconn *conn, int64_t run_id, bool json,
+		  struct artifact *a, struct rtlab_err *err)
+{
+	const char *name = json ? SPIKE_ARTIFACT_JSON : SPIKE_ARTIFACT_TEXT;
+	struct spike_result res = { 0 };
+	char *text = NULL, *js = NULL;
+	int ret;
+
+	memset(a, 0, sizeof(*a));
+	ret = db_artifact_get(conn, run_id, name, a, err);
+	if (ret != -ENOENT)
+		return ret;
+	ret = spike_run_analyze(conn, run_id, -1, &res, err);
+	if (ret)
+		goto out;
+	text = spike_result_text(&res);
+	js = spike_result_json(&res);
+	if (!text || !js) {
+		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	ret = spike_store(conn, run_id, text, js, err) ?:
+	      db_artifact_get(conn, run_id, name, a, err);
+out:
+	free(text);
+	free(js);
+	spike_result_cleanup(&res);
 	return ret;
 }

@@ -173,4 +173,17 @@ int spike_run_analyze(PGconn *conn, int64_t run_id, int cpu,
 		      struct spike_result *res, struct rtlab_err *err)
 	__must_check;
 
+struct artifact;
+
+/**
+ * spike_run_get() - the stored analysis of run @run_id as an artifact
+ * (spike.json when @json, else spike.txt); when none is stored yet, the
+ * run's trace.dat is analyzed and both are stored first, so the next call
+ * only reads.
+ * Return: 0 with @a filled (caller releases with artifact_cleanup()), or
+ * what spike_run_analyze() or spike_store() returned, @err saying why.
+ */
+int spike_run_get(PGconn *conn, int64_t run_id, bool json,
+		  struct artifact *a, struct rtlab_err *err) __must_check;
+
 #endif

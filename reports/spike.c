@@ -1208,7 +1208,16 @@ int spike_run_analyze(PGconn *conn, int64_t run_id, int cpu,
 	snprintf(res->file, sizeof(res->file), "run %" PRId64 " trace.dat",
 		 run_id);
 	if (ret) {
-		rtlab_err_prefix(err, "run %" PRId64, run_id);
+		/* Name the run's trace, not the temporary copy. */
+		if (err && !strncmp(err->msg, path, strlen(path))) {
+			char rest[RTLAB_ERR_LEN - 64];
+
+			snprintf(rest, sizeof(rest), "%.*s",
+				 (int)sizeof(rest) - 1,
+				 err->msg + strlen(path));
+			snprintf(err->msg, sizeof(err->msg),
+				 "run %" PRId64 " trace.dat%s", run_id, rest);
+		}
 		goto out;
 	}
 	release = json_string_value(json_object_get(

@@ -21,7 +21,8 @@
 static void compare_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: rtlab plot compare --board B --testcase T --baseline K1\n"
+		"usage: rtlab plot compare --board B --testcase T "
+		"--baseline K1\n"
 		"                          --candidate K2 [--clock C] "
 		"-o FILE.png|FILE.svg\n\n"
 		"Draw the baseline kernel's latency histogram over the "

@@ -335,13 +335,13 @@ static void plot_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: rtlab plot RUN -o FILE.png|FILE.svg\n"
-		"       rtlab plot compare --board B --testcase T --baseline K1 "
-		"--candidate K2 -o F\n"
+		"       rtlab plot compare --board B --testcase T "
+		"--baseline K1 --candidate K2 -o F\n"
 		"       rtlab plot trend --board B --testcase T [--tree TREE] "
 		"-o F\n\n"
-		"Draw a run's per-CPU latency histogram (log-scale counts, 1 us\n"
-		"buckets, maxima marked) with gnuplot; 'compare' and 'trend' "
-		"draw a series\n(see 'rtlab plot compare --help').\n");
+		"Draw a run's per-CPU latency histogram (log-scale counts, "
+		"1 us\nbuckets, maxima marked) with gnuplot; 'compare' and "
+		"'trend' draw a series\n(see 'rtlab plot compare --help').\n");
 }
 
 int cmd_plot(int argc, char **argv)

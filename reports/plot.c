@@ -637,7 +637,7 @@ int plot_script_trend(const struct plot_trend *t, enum plot_format fmt,
 	ps_printf(s, " noenhanced\n"
 		     "set datafile missing '?'\n"
 		     "set xlabel 'Kernel (in order of first run)'\n"
-		     "set key outside bottom center horizontal box "
+		     "set key outside top center horizontal box "
 		     "noenhanced\n"
 		     "set grid ytics mytics lc rgb '#d0d0d0'\n"
 		     "set xrange [-0.5:%zu.5]\n", t->nkernels - 1);

@@ -121,7 +121,8 @@ int db_web_trend(PGconn *conn, const char *board, const char *testcase,
 {
 	static const char sql[] =
 		"WITH s AS (SELECT b.id AS board_id, t.id AS testcase_id "
-		"FROM boards b, testcases t WHERE b.name = $1 AND t.name = $2), "
+		"FROM boards b, testcases t "
+		"WHERE b.name = $1 AND t.name = $2), "
 		"latest AS (SELECT r.clock, k.tree FROM runs r "
 		"JOIN s USING (board_id, testcase_id) "
 		"JOIN kernels k ON k.id = r.kernel_id "

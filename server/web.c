@@ -43,7 +43,8 @@ static const char style_css[] =
 	"font-weight:600}\n"
 	"main{padding:1em 1.2em;max-width:1400px}\n"
 	"h1{font-size:1.5em;margin:.2em 0 .6em}\n"
-	"h2{font-size:1.15em;margin:1.4em 0 .4em;border-bottom:1px solid #ccc}\n"
+	"h2{font-size:1.15em;margin:1.4em 0 .4em;"
+	"border-bottom:1px solid #ccc}\n"
 	"table{border-collapse:collapse;background:#fff;margin:.3em 0}\n"
 	"th,td{border:1px solid #ccc;padding:.3em .6em;text-align:left;"
 	"vertical-align:top}\n"
@@ -615,12 +616,25 @@ static void verdict_badge(struct page *p, const char *verdict)
 	html(p, "</span>");
 }
 
+/* The cell of kernel @kernel_id in an overview row, or NULL. */
+static json_t *find_cell(const json_t *row, const json_t *kernel_id)
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(row, "cells"), i, c)
+		if (json_integer_value(json_object_get(c, "kernel_id")) ==
+		    json_integer_value(kernel_id))
+			return c;
+	return NULL;
+}
+
 static enum MHD_Result overview(struct http_request *req)
 {
 	struct rtlab_err err = { "" };
 	struct page p = { 0 };
-	json_t *o = NULL, *kernels, *rows, *row, *k, *cell, *c;
-	size_t i, j, n;
+	json_t *o = NULL, *kernels, *rows, *row, *k, *cell;
+	size_t i, j;
 	int ret;
 
 	ret = db_web_overview(req->db, 0, &o, &err);
@@ -668,13 +682,7 @@ static enum MHD_Result overview(struct http_request *req)
 		json_array_foreach(kernels, j, k) {
 			const char *verdict;
 
-			cell = NULL;
-			json_array_foreach(json_object_get(row, "cells"), n,
-					   c)
-				if (json_integer_value(json_object_get(
-					    c, "kernel_id")) ==
-				    json_integer_value(json_object_get(k, "id")))
-					cell = c;
+			cell = find_cell(row, json_object_get(k, "id"));
 			if (!cell) {
 				html(&p, "<td class=\"cell v-none\"></td>");
 				continue;
@@ -683,16 +691,11 @@ static enum MHD_Result overview(struct http_request *req)
 			html(&p, "<td class=\"cell ");
 			verdict_class(&p, verdict);
 			html(&p, "\">");
-			if (verdict)
-				html(&p, "<a href=\"/verdicts/%" JSON_INTEGER_FORMAT
-					 "\">",
-				     json_integer_value(json_object_get(
-					     cell, "verdict_id")));
-			else
-				html(&p, "<a href=\"/runs/%" JSON_INTEGER_FORMAT
-					 "\">",
-				     json_integer_value(json_object_get(
-					     cell, "latest_run")));
+			html(&p, "<a href=\"/%s/%" JSON_INTEGER_FORMAT "\">",
+			     verdict ? "verdicts" : "runs",
+			     json_integer_value(json_object_get(
+				     cell, verdict ? "verdict_id" :
+						     "latest_run")));
 			html(&p, "max ");
 			html_num(&p, json_object_get(cell, "max_us"), "µs");
 			html(&p, "<br>p99.9 ");
@@ -992,21 +995,61 @@ static void side_row(struct page *p, const char *name, const json_t *side)
 	html(p, "</td></tr>\n");
 }
 
+/* The metrics in the order a maintainer reads them; others follow. */
+static const char *const metric_order[] = {
+	"p99", "p99.9", "max", "tail_rate", "w1",
+};
+#define NMETRIC_ORDER (sizeof(metric_order) / sizeof(metric_order[0]))
+
+static bool metric_known(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NMETRIC_ORDER; i++)
+		if (!strcmp(name, metric_order[i]))
+			return true;
+	return false;
+}
+
 static void metrics_table(struct page *p, const json_t *metrics)
 {
 	const char *name;
 	json_t *m;
+	size_t k;
 
 	html(p, "<table id=\"metrics\">\n<tr><th>metric</th><th>verdict</th>"
 		"<th>baseline &rarr; candidate</th><th>effect</th>"
 		"<th>interval</th><th>floor</th><th>test</th><th>p</th>"
 		"<th>per-run range (baseline; candidate)</th>"
 		"<th>reason</th></tr>\n");
-	json_object_foreach((json_t *)metrics, name, m) {
-		const char *unit = jstr(m, "unit");
-		const char *u = unit && !strcmp(unit, "us") ? "µs" : NULL;
-		json_t *rb = json_object_get(m, "runs_baseline");
-		json_t *rc = json_object_get(m, "runs_candidate");
+	for (k = 0; k < NMETRIC_ORDER + json_object_size(metrics); k++) {
+		const char *unit;
+		const char *u;
+		json_t *rb, *rc;
+
+		if (k < NMETRIC_ORDER) {
+			name = metric_order[k];
+			m = json_object_get(metrics, name);
+		} else {
+			/* Metrics this page does not know, as stored. */
+			void *it = json_object_iter((json_t *)metrics);
+			size_t n;
+
+			for (n = NMETRIC_ORDER; it && n < k; n++)
+				it = json_object_iter_next((json_t *)metrics,
+							   it);
+			name = it ? json_object_iter_key(it) : NULL;
+			m = it ? json_object_iter_value(it) : NULL;
+			if (name && metric_known(name))
+				continue;
+		}
+		if (!m)
+			continue;
+		unit = jstr(m, "unit");
+		u = unit && !strcmp(unit, "us") ? "µs" : NULL;
+		rb = json_object_get(m, "runs_baseline");
+		rc = json_object_get(m, "runs_candidate");
+
 
 		html(p, "<tr class=\"");
 		verdict_class(p, jstr(m, "verdict"));
@@ -1019,8 +1062,9 @@ static void metrics_table(struct page *p, const json_t *metrics)
 		html(p, " &rarr; ");
 		html_num(p, json_object_get(m, "candidate"), u);
 		html(p, "</td><td class=\"num\">");
-		html_num(p, json_object_get(m, "effect"),
-			 u ? u : (unit && !strcmp(unit, "ratio") ? "×" : NULL));
+		if (!u && unit && !strcmp(unit, "ratio"))
+			u = "×";
+		html_num(p, json_object_get(m, "effect"), u);
 		html(p, "</td><td>[");
 		html_num(p, json_object_get(m, "effect_lo"), NULL);
 		html(p, ", ");

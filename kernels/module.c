@@ -524,6 +524,7 @@ int module_archive(const char *ko_path, const char *release,
 		archive_entry_set_pathname(e, dest);
 		archive_entry_set_filetype(e, AE_IFDIR);
 		archive_entry_set_perm(e, 0755);
+		archive_entry_set_size(e, 0);
 		if (archive_write_header(a, e) != ARCHIVE_OK) {
 			ret = rtlab_err_seterr(err, EIO, "%s: %s", out_path,
 					       archive_error_string(a));

@@ -11,7 +11,8 @@
 # recorded seed, and removed).  About 4-5 minutes on 2 cores.
 #
 # The kernel cache persists in $RTLAB_BUILD/test-state between runs (set
-# RTLAB_TEST_STATE to put it elsewhere), so only the first run downloads.
+# RTLAB_TEST_STATE, or RTLAB_CACHE_DIR, to put it elsewhere), so only the
+# first run downloads.
 set -u
 . "$(dirname "$0")/../lib.sh"
 export RTLAB_DATADIR="$TOP"
@@ -39,7 +40,7 @@ check "rtlab calibrate --board qemu-icount ran (status $rc)" test $rc = 0
 [ $rc = 0 ] || sed 's/^/#   /' "$tmp/cal.err" | tail -n 30
 
 # The module, as calibrate built it into the kernel cache.
-ko=$(ls "$RTLAB_STATE_DIR"/cache/kernels/modules/"$release"/rtlab_inject-*/rtlab_inject.ko 2>/dev/null | head -n 1)
+ko=$(ls "${RTLAB_CACHE_DIR:-$RTLAB_STATE_DIR/cache}"/kernels/modules/"$release"/rtlab_inject-*/rtlab_inject.ko 2>/dev/null | head -n 1)
 check "rtlab_inject.ko was built for $release" test -n "$ko"
 vm=$(modinfo -F vermagic "$ko" 2>/dev/null)
 check "its vermagic matches the kernel ($vm)" \

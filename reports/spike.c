@@ -7,13 +7,13 @@
  * thread) and the timer interrupt that woke the thread; the second, over
  * the spike's CPU only, replays the CPU's contexts (tasks, IRQ handlers,
  * softirqs, the local timer interrupt) and charges each stretch of time
- * inside the window to whatever was on top when it passed.
+ * inside the window to whatever was on top when it passed.  One open of
+ * the file serves both (parsing its headers costs more than the events).
  */
 
 #include <errno.h>
 #include <stdarg.h>
 #include <inttypes.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -695,10 +695,9 @@ int spike_analyze_cpu(const char *path, int want_cpu,
 	struct tracecmd_input *h = NULL;
 	struct pass1 p1 = { 0 };
 	struct pass2 p2 = { 0 };
+	struct tep_record *rec;
 	struct ct_thread *t;
 	struct ev ev;
-	cpu_set_t *set = NULL;
-	size_t setsize;
 	int ret = 0;
 
 	memset(res, 0, sizeof(*res));
@@ -787,39 +786,27 @@ int spike_analyze_cpu(const char *path, int want_cpu,
 	if (res->timer_ns >= res->expiry_ns && res->timer_ns)
 		res->irq_delay_ns = res->timer_ns - res->expiry_ns;
 
-	/* Pass 2, on the spike's CPU only, with a fresh handle. */
-	tracecmd_close(h);
-	h = open_trace(path, err, &ret);
-	if (!h)
-		goto out;
-	ev_init(&ev, tracecmd_get_tep(h));
-	setsize = CPU_ALLOC_SIZE(res->cpu + 1);
-	set = CPU_ALLOC(res->cpu + 1);
-	if (!set) {
-		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
-		goto out;
-	}
-	CPU_ZERO_S(setsize, set);
-	CPU_SET_S(res->cpu, setsize, set);
+	/* Pass 2, on the spike's CPU only: back to its first record. */
 	p2.ev = &ev;
 	p2.res = res;
 	p2.cur = -1;
 	p2.win_start = res->expiry_ns;
 	p2.win_end = res->end_ns;
-	if (tracecmd_iterate_events(h, set, setsize, pass2_cb, &p2) < 0 ||
-	    p2.nomem) {
-		ret = p2.nomem ? rtlab_err_seterr(err, ENOMEM,
-						  "out of memory") :
-			rtlab_err_set(err, "%s: reading CPU %d's events "
-				      "failed", path, res->cpu);
-		goto out;
+	for (rec = tracecmd_read_cpu_first(h, res->cpu); rec && !p2.done;
+	     rec = tracecmd_read_data(h, res->cpu)) {
+		ret = pass2_cb(h, rec, res->cpu, &p2);
+		tracecmd_free_record(rec);
+		rec = NULL;
+		if (ret || p2.nomem) {
+			ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+			goto out;
+		}
 	}
+	tracecmd_free_record(rec);
 	pass2_finish(&p2);
 	if (p2.nomem)
 		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
 out:
-	if (set)
-		CPU_FREE(set);
 	free(p2.tasks);
 	free(p2.items);
 	free(p1.timer_entry);

@@ -179,7 +179,7 @@ struct pass1 {
 	struct ev *ev;
 	int want_cpu;
 	int ncpus;
-	uint64_t *timer_entry;		/* per CPU, 0 outside the timer IRQ */
+	uint64_t *timer_entry;	/* per CPU; 0: not in the timer IRQ */
 	size_t nthreads, cap;
 	struct ct_thread *threads;
 	uint64_t nevents;
@@ -323,7 +323,7 @@ struct task {
 	char comm[SPIKE_COMM_LEN];
 	uint64_t window_ns;
 	uint64_t since_ns;	/* switch-in of the current stint */
-	uint64_t stint_ns;	/* the last stint that overlapped the window */
+	uint64_t stint_ns;	/* last stint overlapping the window */
 	int depth;		/* contexts it was in when switched out */
 	struct ctx saved[SPIKE_MAX_DEPTH];
 };
@@ -492,7 +492,7 @@ static void pop(struct pass2 *p, enum spike_kind kind, int id, uint64_t ts)
 		    (id < 0 || p->stack[i].id == id))
 			break;
 	if (i < 0)
-		return;		/* its entry was before the trace began */
+		return;	/* its entry was before the trace began */
 	while (p->depth > i) {
 		struct ctx *c = &p->stack[p->depth - 1];
 

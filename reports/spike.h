@@ -89,7 +89,7 @@ struct spike_result {
 	uint64_t blocking_window_ns;	/* its time inside the window */
 	uint64_t blocking_stint_ns;	/* its switch-in to switch-out */
 
-	uint64_t irq_delay_ns;	/* expiry to the timer interrupt's entry */
+	uint64_t irq_delay_ns;	/* expiry to the timer IRQ's entry */
 	uint64_t timer_irq_ns;	/* that interrupt's duration */
 	uint64_t wakeup_to_run_ns;
 	uint64_t irq_ns, softirq_ns, thread_ns, self_ns;

@@ -98,7 +98,7 @@ TRUNC=$(upload "$work/trunc.tgz")
 check "four bundles stored (ids $GOOD $OTHER $NONE $TRUNC)" \
 	test -n "$GOOD" -a -n "$OTHER" -a -n "$NONE" -a -n "$TRUNC"
 
-# -- rtlab analyze RUN ---------------------------------------------------------
+# -- rtlab analyze RUN ------------------------------------------------------
 "$RTLAB" analyze "$GOOD" >"$work/a.txt" 2>"$work/a.err"
 rc=$?
 check "rtlab analyze $GOOD exits 0 (got $rc: $(head -c 200 "$work/a.err"))" \
@@ -114,17 +114,20 @@ check "--json: lat_us 300, threshold 150, blocking rtlab_inject/0" \
 		.blocking.comm == "rtlab_inject/0"'
 check "--json: the injector ran 300-400 us from switch-in to switch-out" \
 	jqt "$work/a.json" '.blocking_ran_us >= 300 and .blocking_ran_us <= 400'
-check "nothing stored without --store" test \
-	"$("$RTLAB" db psql -tAc "SELECT count(*) FROM artifacts WHERE name LIKE 'spike%'")" = 0
+nspike() {	# [SQL-CONDITION]: spike artifacts stored
+	"$RTLAB" db psql -tAc "SELECT count(*) FROM artifacts
+		WHERE name LIKE 'spike%' ${1:+AND $1}"
+}
+check "nothing stored without --store" test "$(nspike)" = 0
 "$RTLAB" analyze "$GOOD" --store >/dev/null 2>"$work/s.err"
 check "--store: spike.txt and spike.json stored with run $GOOD" test \
-	"$("$RTLAB" db psql -tAc "SELECT string_agg(name, ' ' ORDER BY name) FROM artifacts WHERE run_id = $GOOD AND name LIKE 'spike%'")" = \
-	"spike.json spike.txt"
+	"$("$RTLAB" db psql -tAc "SELECT string_agg(name, ' ' ORDER BY name)
+		FROM artifacts WHERE run_id = $GOOD AND name LIKE 'spike%'")" \
+	= "spike.json spike.txt"
 "$RTLAB" analyze "$GOOD" --store >/dev/null 2>>"$work/s.err"
-check "--store twice replaces, no duplicate" test \
-	"$("$RTLAB" db psql -tAc "SELECT count(*) FROM artifacts WHERE name LIKE 'spike%'")" = 2
+check "--store twice replaces, no duplicate" test "$(nspike)" = 2
 
-# -- the API -------------------------------------------------------------------
+# -- the API ---------------------------------------------------------------
 st=$(get "$GOOD/spike")
 check "GET /runs/$GOOD/spike is 200 (got $st)" test "$st" = 200
 check "... the stored text, the injector named" \
@@ -145,10 +148,10 @@ st=$(get "$NONE/spike")
 check "run without a trace: 404 (got $st)" test "$st" = 404
 check "... saying it has no trace" \
 	jqt "$work/resp" '.error | contains("has no trace")'
-check "nothing stored for the refused runs" test \
-	"$("$RTLAB" db psql -tAc "SELECT count(*) FROM artifacts WHERE name LIKE 'spike%' AND run_id <> $GOOD")" = 0
+check "nothing stored for the refused runs" \
+	test "$(nspike "run_id <> $GOOD")" = 0
 
-# -- refusals on the command line ------------------------------------------------
+# -- refusals on the command line ------------------------------------------
 "$RTLAB" analyze "$OTHER" >/dev/null 2>"$work/e1"
 rc=$?
 check "rtlab analyze of another kernel's trace exits 1 (got $rc)" test $rc = 1

@@ -863,6 +863,10 @@ static enum MHD_Result run_page(struct http_request *req, const char *ref)
 		html_text(&p, text);
 		html(&p, "</pre>\n");
 		free(text);
+	} else if (ret == -ENOENT && has_artifact(run, "trace.dat")) {
+		html(&p, "<p id=\"spike\">no analysis stored yet: <a "
+			 "href=\"/api/v1/runs/%" PRId64 "/spike\">analyze the "
+			 "trace now</a></p>\n", id);
 	} else if (ret == -ENOENT) {
 		html(&p, "<p id=\"spike\">no analysis</p>\n");
 	} else {

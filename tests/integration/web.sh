@@ -373,6 +373,11 @@ check "rtlab plot trend without --testcase: usage error (2)" test $? = 2
 check "rtlab plot compare of an unknown kernel: 1, naming it" \
 	sh -c "[ $? = 1 ] && grep -q '9.9-nope' '$work/plot.err'"
 
+# RTLAB_WEB_KEEP=DIR keeps the screenshots and plots to look at, and a
+# full-length screenshot of the verdict page.
 if [ -n "$RTLAB_WEB_KEEP" ]; then
 	cp "$work"/*.png "$RTLAB_WEB_KEEP"/ 2>/dev/null
+	_chromium --window-size=1200,3000 --hide-scrollbars \
+		--screenshot="$RTLAB_WEB_KEEP/verdict-full.png" \
+		"$URL/verdicts/$VID" >/dev/null
 fi

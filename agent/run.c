@@ -56,6 +56,7 @@ static void run_on_signal(int sig)
 struct run_opts {
 	const char *testcase, *board, *run_id, *tracefs, *out, *upload;
 	const char *token, *spool, *clock;
+	const char *kernel_name, *kernel_tree;	/* what the lab calls it */
 	unsigned int duration_s;	/* 0: the testcase's */
 };
 
@@ -81,6 +82,8 @@ struct run_ctx {
 	double t0;
 	struct progress prog;	/* on a terminal only */
 };
+
+static void run_kernel_label(struct run_ctx *r);
 
 static double mono_s(void)
 {
@@ -208,6 +211,7 @@ static void run_capture_env(struct run_ctx *r)
 	phase(r, "environment");
 	r->kernel = env_kernel_json("");
 	r->env = env_environment_json("", r->o.clock);
+	run_kernel_label(r);
 	if (!r->kernel || !r->env) {
 		run_fail(r, "out of memory recording the environment");
 		return;
@@ -728,8 +732,10 @@ static int run_finish(struct run_ctx *r)
 
 	free(r->finished_at);
 	r->finished_at = iso_now();
-	if (!r->kernel)
+	if (!r->kernel) {
 		r->kernel = env_kernel_json("");
+		run_kernel_label(r);
+	}
 	if (!r->env)
 		r->env = env_environment_json("", r->o.clock);
 	rlog(r, LOG_LEVEL_INFO, "run %s: %s%s%s", r->run_id,
@@ -798,6 +804,7 @@ static void run_usage(FILE *f)
 	fprintf(f,
 "usage: rtlab-agent run --testcase FILE [--duration SECONDS] [--board NAME]\n"
 "                       [--run-id UUID] [--tracefs DIR] [--clock CLOCK]\n"
+"                       [--kernel-name NAME] [--kernel-tree TREE]\n"
 "                       (--out BUNDLE | --upload URL --token TOKEN)\n"
 "                       [--spool DIR]\n"
 "\n"
@@ -811,6 +818,9 @@ static void run_usage(FILE *f)
 "  --tracefs DIR       tracefs root (default %s, then %s)\n"
 "  --clock CLOCK       what the board's clock is: host (default), icount:3,\n"
 "                      ...  (runs on different clocks are never compared)\n"
+"  --kernel-name NAME  the lab's name for the booted kernel (its definition)\n"
+"  --kernel-tree TREE  the kernel's tree, e.g. debian-rt: runs of one tree,\n"
+"                      board and testcase form a series\n"
 "  --out BUNDLE        write the bundle to this file\n"
 "  --upload URL        POST the bundle, e.g. http://127.0.0.1:8080/api/v1/runs\n"
 "  --token TOKEN       the board's token (default $RTLAB_TOKEN)\n"
@@ -822,6 +832,19 @@ static void run_usage(FILE *f)
 		FTRACE_DEFAULT_ROOT, FTRACE_DEBUGFS_ROOT, UPLOAD_DEFAULT_SPOOL);
 }
 
+/* The booted kernel knows its release, not what the lab calls it. */
+static void run_kernel_label(struct run_ctx *r)
+{
+	if (!r->kernel)
+		return;
+	if (r->o.kernel_name && *r->o.kernel_name)
+		json_object_set_new(r->kernel, "name",
+				    json_string(r->o.kernel_name));
+	if (r->o.kernel_tree && *r->o.kernel_tree)
+		json_object_set_new(r->kernel, "tree",
+				    json_string(r->o.kernel_tree));
+}
+
 static int run_parse_opts(int argc, char **argv, struct run_opts *o)
 {
 	static const struct option opts[] = {
@@ -831,6 +854,8 @@ static int run_parse_opts(int argc, char **argv, struct run_opts *o)
 		{ "run-id", required_argument, NULL, 'r' },
 		{ "tracefs", required_argument, NULL, 'T' },
 		{ "clock", required_argument, NULL, 'k' },
+		{ "kernel-name", required_argument, NULL, 'N' },
+		{ "kernel-tree", required_argument, NULL, 'R' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "upload", required_argument, NULL, 'u' },
 		{ "token", required_argument, NULL, 't' },
@@ -867,6 +892,8 @@ static int run_parse_opts(int argc, char **argv, struct run_opts *o)
 		case 'r': o->run_id = optarg; break;
 		case 'T': o->tracefs = optarg; break;
 		case 'k': o->clock = optarg; break;
+		case 'N': o->kernel_name = optarg; break;
+		case 'R': o->kernel_tree = optarg; break;
 		case 'o': o->out = optarg; break;
 		case 'u': o->upload = optarg; break;
 		case 't': o->token = optarg; break;

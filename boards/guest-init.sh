@@ -65,7 +65,9 @@ out=/tmp/bundle.tar.gz
 if [ -x /usr/bin/rtlab-agent ]; then
 	rtlab-agent run --testcase /job/testcase.yaml \
 		--duration "$RTLAB_DURATION" --board "$RTLAB_BOARD" \
-		--run-id "$RTLAB_RUN_ID" --clock "$RTLAB_CLOCK" --out "$out"
+		--run-id "$RTLAB_RUN_ID" --clock "$RTLAB_CLOCK" \
+		--kernel-name "${RTLAB_KERNEL_NAME:-}" \
+		--kernel-tree "${RTLAB_KERNEL_TREE:-}" --out "$out"
 	rc=$?
 else
 	# No agent in this initramfs: measure with cyclictest alone so the

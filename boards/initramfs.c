@@ -8,6 +8,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <dirent.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <openssl/evp.h>
@@ -680,6 +681,15 @@ out:
 	return ret;
 }
 
+/* A value that can stand in the job's shell parameters unquoted. */
+static bool shell_safe(const char *v)
+{
+	for (; v && *v; v++)
+		if (!isalnum((unsigned char)*v) && !strchr("._-+", *v))
+			return false;
+	return true;
+}
+
 int initramfs_job(const char *path, const struct initramfs_job *j,
 		  struct rtlab_err *err)
 {
@@ -687,11 +697,20 @@ int initramfs_job(const char *path, const struct initramfs_job *j,
 	char *params = NULL;
 	int len, ret;
 
-	/* values are checked by the caller: uuid, board name, digits */
+	/* values are checked by the caller: uuid, board name, digits;
+	 * kernel name and tree come from definition files: quote them */
+	if (!shell_safe(j->kernel_name) || !shell_safe(j->kernel_tree))
+		return rtlab_err_set(err, "kernel name or tree '%s'/'%s': "
+				     "expected letters, digits, '.', '_', '-'",
+				     j->kernel_name ? j->kernel_name : "",
+				     j->kernel_tree ? j->kernel_tree : "");
 	len = asprintf(&params,
 		       "RTLAB_RUN_ID=%s\nRTLAB_BOARD=%s\nRTLAB_CLOCK=%s\n"
-		       "RTLAB_DURATION=%u\n",
-		       j->run_id, j->board, j->clock, j->duration_s);
+		       "RTLAB_DURATION=%u\nRTLAB_KERNEL_NAME='%s'\n"
+		       "RTLAB_KERNEL_TREE='%s'\n",
+		       j->run_id, j->board, j->clock, j->duration_s,
+		       j->kernel_name ? j->kernel_name : "",
+		       j->kernel_tree ? j->kernel_tree : "");
 	if (len < 0)
 		return -ENOMEM;
 	ents_add(&l, "job", ENT_DIR, 0755);

@@ -637,6 +637,8 @@ static int prepare(struct run *r, const struct kernel_def *k,
 	job.run_id = r->run_id;
 	job.board = r->b->name;
 	job.clock = r->clock;
+	job.kernel_name = r->id.name;
+	job.kernel_tree = r->id.tree;
 	job.duration_s = r->o->duration_s;
 	job.testcase_path = testcase_path;
 	job.fault = r->o->fault == BOARD_FAULT_PANIC ? "panic" :

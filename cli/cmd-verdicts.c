@@ -6,6 +6,7 @@
  * baselines of the series.  Reads PostgreSQL directly (no server needed).
  */
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -249,12 +250,18 @@ static void compare_usage(FILE *out)
 	fprintf(out,
 		"usage: rtlab compare --board B --testcase T --baseline K1\n"
 		"                     --candidate K2 [--clock C] [--json]\n"
+		"                     [--baseline-runs IDS] [--candidate-runs IDS]\n"
+		"                     [--store]\n"
 		"       rtlab compare [--json] BASE.bundle... -- CAND.bundle...\n\n"
 		"Compare two kernels now: their complete runs on one board,\n"
 		"testcase and clock from the database (K = kernel id or release;\n"
 		"--clock when the candidate ran with several), or result bundles\n"
 		"offline (no database).  Parameters come from the testcase\n"
-		"definition's 'verdict' object.  Nothing is stored.\n\n"
+		"definition's 'verdict' object.  --baseline-runs and\n"
+		"--candidate-runs (comma-separated run ids) pick the runs of\n"
+		"each side, e.g. clean and injected runs of one kernel.\n"
+		"Nothing is stored unless --store: then the verdict is kept\n"
+		"like those computed as runs land (rtlab verdicts, reports).\n\n"
 		"Exit status: 0 a verdict was computed (whatever it is, also\n"
 		"INCONCLUSIVE); 1 the comparison could not be made (unknown\n"
 		"board, testcase or kernel, no candidate runs, clocks or boards\n"
@@ -264,8 +271,26 @@ static void compare_usage(FILE *out)
 /* Options of compare, parsed from argv[0..argc). */
 struct compare_opts {
 	const char *board, *testcase, *base, *cand, *clock;
-	bool as_json;
+	char *base_runs, *cand_runs;	/* "{1,2}", malloc'd */
+	bool as_json, store;
 };
+
+/* "4,5,6" -> "{4,5,6}"; NULL when it is not a list of run ids. */
+static char *run_ids_literal(const char *list)
+{
+	const char *p;
+	char *lit;
+
+	if (!*list)
+		return NULL;
+	for (p = list; *p; p++)
+		if (!isdigit((unsigned char)*p) &&
+		    !(*p == ',' && p != list && p[1] && p[1] != ','))
+			return NULL;
+	if (asprintf(&lit, "{%s}", list) < 0)
+		return NULL;
+	return lit;
+}
 
 static int compare_parse(int argc, char **argv, struct compare_opts *o)
 {
@@ -276,6 +301,9 @@ static int compare_parse(int argc, char **argv, struct compare_opts *o)
 		{ "candidate", required_argument, NULL, 'C' },
 		{ "clock", required_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "baseline-runs", required_argument, NULL, 'X' },
+		{ "candidate-runs", required_argument, NULL, 'Y' },
+		{ "store", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -302,6 +330,25 @@ static int compare_parse(int argc, char **argv, struct compare_opts *o)
 		case 'j':
 			o->as_json = true;
 			break;
+		case 'X':
+		case 'Y': {
+			char **dst = c == 'X' ? &o->base_runs : &o->cand_runs;
+
+			free(*dst);
+			*dst = run_ids_literal(optarg);
+			if (!*dst) {
+				fprintf(stderr, "rtlab compare: --%s-runs %s: "
+					"expected run ids separated by commas, "
+					"e.g. 4,5,6\n",
+					c == 'X' ? "baseline" : "candidate",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
+		case 'S':
+			o->store = true;
+			break;
 		case 'h':
 			compare_usage(stdout);
 			return 1;
@@ -319,9 +366,11 @@ static int compare_offline(struct compare_opts *o, char **base, int nbase,
 	struct rtlab_err err = { "" };
 	json_t *v = NULL;
 
-	if (o->board || o->testcase || o->base || o->cand || o->clock) {
+	if (o->board || o->testcase || o->base || o->cand || o->clock ||
+	    o->base_runs || o->cand_runs || o->store) {
 		fprintf(stderr, "rtlab compare: --board, --testcase, "
-			"--baseline, --candidate and --clock are for the "
+			"--baseline, --candidate, --clock, the run lists and "
+			"--store are for the "
 			"database; bundles carry their own\n");
 		return EXIT_USAGE;
 	}
@@ -370,6 +419,8 @@ static int compare_db(struct compare_opts *o)
 		goto out;
 	}
 	vp.clock = o->clock;
+	vp.base_runs = o->base_runs;
+	vp.cand_runs = o->cand_runs;
 	vp.baseline_source = "requested";
 	if (verdict_compute(conn, &vp, &v, &err)) {
 		fprintf(stderr, "rtlab compare: %s\n", err.msg);
@@ -379,6 +430,17 @@ static int compare_db(struct compare_opts *o)
 		print_json(v);
 	else
 		verdict_print(stdout, v);
+	if (o->store) {
+		int64_t id;
+
+		if (verdict_store(conn, &vp, v, &id, NULL, &err)) {
+			fprintf(stderr, "rtlab compare: storing the verdict: "
+				"%s\n", err.msg);
+			goto out;
+		}
+		if (!o->as_json)
+			printf("stored as verdict %lld\n", (long long)id);
+	}
 	ret = 0;
 out:
 	json_decref(v);
@@ -398,17 +460,21 @@ int cmd_compare(int argc, char **argv)
 			break;
 	ret = compare_parse(sep, argv, &o);
 	if (ret)
-		return ret == 1 ? 0 : ret;
-	if (sep < argc)
-		return compare_offline(&o, argv + optind, sep - optind,
-				       argv + sep + 1, argc - sep - 1);
-	if (optind < sep) {
+		ret = ret == 1 ? 0 : ret;
+	else if (sep < argc)
+		ret = compare_offline(&o, argv + optind, sep - optind,
+				      argv + sep + 1, argc - sep - 1);
+	else if (optind < sep) {
 		fprintf(stderr, "rtlab compare: unexpected argument '%s' "
 			"(bundles are compared as BASE.bundle... -- "
 			"CAND.bundle...)\n", argv[optind]);
-		return EXIT_USAGE;
+		ret = EXIT_USAGE;
+	} else {
+		ret = compare_db(&o);
 	}
-	return compare_db(&o);
+	free(o.base_runs);
+	free(o.cand_runs);
+	return ret;
 }
 
 static void baseline_usage(FILE *out)

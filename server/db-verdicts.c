@@ -469,14 +469,24 @@ int db_series_runs_load(PGconn *conn, int board_id, int testcase_id,
 			int kernel_id, const char *clock,
 			struct series_runs *out, struct rtlab_err *err)
 {
+	return db_series_runs_load_ids(conn, board_id, testcase_id, kernel_id,
+				       clock, NULL, out, err);
+}
+
+int db_series_runs_load_ids(PGconn *conn, int board_id, int testcase_id,
+			    int kernel_id, const char *clock,
+			    const char *run_ids, struct series_runs *out,
+			    struct rtlab_err *err)
+{
 	/* The newest runs through runs_series, then their histograms
 	 * through the histograms primary key; one round trip. */
 	static const char sql[] =
 		"WITH sel AS (SELECT id, uuid FROM runs "
 		"WHERE board_id = $1::integer AND testcase_id = $2::integer "
 		"AND kernel_id = $3::integer AND status = 'complete' "
-		"AND clock = $4 ORDER BY id DESC LIMIT " 
-		"$5::integer) "
+		"AND clock = $4 "
+		"AND ($6::bigint[] IS NULL OR id = ANY($6::bigint[])) "
+		"ORDER BY id DESC LIMIT $5::integer) "
 		"SELECT sel.id, sel.uuid, h.thread, h.cpu, h.range_us, "
 		"array_to_string(h.bucket_us, ','), "
 		"array_to_string(h.counts, ','), cardinality(h.bucket_us), "
@@ -484,7 +494,7 @@ int db_series_runs_load(PGconn *conn, int board_id, int testcase_id,
 		"FROM sel LEFT JOIN histograms h ON h.run_id = sel.id "
 		"ORDER BY sel.id, h.thread";
 	char b[16], t[16], k[16], lim[16];
-	const char *p[5] = { b, t, k, clock, lim };
+	const char *p[6] = { b, t, k, clock, lim, run_ids };
 	uint64_t *lat = NULL, *cnt = NULL;
 	size_t cap = 0, nruns = 0;
 	PGresult *res;
@@ -495,7 +505,7 @@ int db_series_runs_load(PGconn *conn, int board_id, int testcase_id,
 	snprintf(t, sizeof(t), "%d", testcase_id);
 	snprintf(k, sizeof(k), "%d", kernel_id);
 	snprintf(lim, sizeof(lim), "%d", SERIES_MAX_RUNS);
-	ret = q_rows(conn, sql, 5, p, &res, err, "loading the series' runs");
+	ret = q_rows(conn, sql, 6, p, &res, err, "loading the series' runs");
 	if (ret)
 		return ret;
 	n = PQntuples(res);

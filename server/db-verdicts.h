@@ -139,6 +139,17 @@ int db_series_runs_load(PGconn *conn, int board_id, int testcase_id,
 			struct series_runs *out,
 			struct rtlab_err *err) __must_check;
 
+/**
+ * db_series_runs_load_ids() - db_series_runs_load() restricted to the runs
+ * whose ids are in @run_ids, a PostgreSQL array literal such as "{4,5,6}"
+ * (NULL: no restriction).  Runs of the list that are not complete runs of
+ * that kernel, board, testcase and clock are not loaded.
+ */
+int db_series_runs_load_ids(PGconn *conn, int board_id, int testcase_id,
+			    int kernel_id, const char *clock,
+			    const char *run_ids, struct series_runs *out,
+			    struct rtlab_err *err) __must_check;
+
 /** series_runs_cleanup() - free what db_series_runs_load() filled; safe
  *  twice and on a zeroed struct. */
 void series_runs_cleanup(struct series_runs *s);

@@ -355,11 +355,14 @@ static int compute(PGconn *conn, const struct verdict_pair *vp,
 	if (verdict_params_parse(def, testcase, &params, &perr) && !why[0])
 		snprintf(why, sizeof(why), "%s", perr.msg);
 
-	ret = db_series_runs_load(conn, vp->board_id, vp->testcase_id,
-				  vp->base_kernel_id, clock, &sb, err);
+	ret = db_series_runs_load_ids(conn, vp->board_id, vp->testcase_id,
+				      vp->base_kernel_id, clock, vp->base_runs,
+				      &sb, err);
 	if (!ret)
-		ret = db_series_runs_load(conn, vp->board_id, vp->testcase_id,
-					  vp->cand_kernel_id, clock, &sc, err);
+		ret = db_series_runs_load_ids(conn, vp->board_id,
+					      vp->testcase_id,
+					      vp->cand_kernel_id, clock,
+					      vp->cand_runs, &sc, err);
 	if (ret)
 		goto out;
 	res = calloc(1, sizeof(*res));

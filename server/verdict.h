@@ -57,6 +57,8 @@ struct verdict_pair {
 	int board_id, testcase_id;
 	int base_kernel_id, cand_kernel_id;
 	const char *clock;		/* NULL: the candidate's only clock */
+	const char *base_runs;		/* run ids "{1,2}" to compare, or NULL */
+	const char *cand_runs;		/* for every complete run of the kernel */
 	const char *baseline_source;	/* "pinned", "default", "requested" */
 };
 

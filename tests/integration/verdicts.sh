@@ -383,3 +383,34 @@ check "real A/A compare: exit 0" test $? = 0
 check "real A/A: not REGRESSION ($(sed -n 's/^verdict: //p' "$work/real.txt"))" \
 	sh -c "grep -q '^verdict: ' '$work/real.txt' && ! grep -q '^verdict: REGRESSION' '$work/real.txt'"
 check "... clock host, 10 runs' ids printed" test "$(grep -c '^ *runs [0-9a-f]' "$work/real.txt")" = 2
+
+# -- compare chosen runs; --store keeps the verdict ------------------------------
+ids() {	# ids of a kernel's complete runs on b1, oldest first, comma-separated
+	"$RTLAB" runs --board b1 --kernel "$1" --testcase $T --status complete \
+		--limit 100 --json | jq -r 'map(.id) | sort | .[:5] | map(tostring) | join(",")'
+}
+ids2=$(ids 6.1.0-2-rt) ids3=$(ids 6.1.0-3-rt)
+"$RTLAB" compare --board b1 --testcase $T --baseline 6.1.0-2-rt \
+	--candidate 6.1.0-3-rt --baseline-runs "$ids2" --candidate-runs "$ids3" \
+	--json >"$work/sel.json" 2>"$work/sel.err"
+check "compare chosen runs: exit 0" test $? = 0
+check "... REGRESSION on exactly the runs chosen" test "$(jq -r '.verdict + " " +
+	(.details.candidate.runs | length | tostring)' "$work/sel.json")" = "REGRESSION 5"
+"$RTLAB" compare --board b1 --testcase $T --baseline 6.1.0-2-rt \
+	--candidate 6.1.0-3-rt --baseline-runs "$ids2" \
+	--candidate-runs "${ids3%%,*}" >"$work/sel1.txt" 2>&1
+check "one candidate run chosen: INCONCLUSIVE, not a confident verdict" \
+	grep -q '^verdict: INCONCLUSIVE' "$work/sel1.txt"
+check "a malformed run list is a usage error" test "$("$RTLAB" compare \
+	--board b1 --testcase $T --baseline 6.1.0-2-rt --candidate 6.1.0-3-rt \
+	--candidate-runs '4,,5' >/dev/null 2>&1; echo $?)" = 2
+nv=$(verdicts_json | jq length)
+"$RTLAB" compare --board b1 --testcase $T --baseline 6.1.0-2-rt \
+	--candidate 6.1.0-3-rt --baseline-runs "$ids2" --candidate-runs "$ids3" \
+	--store >"$work/store.txt" 2>&1
+sid=$(sed -n 's/^stored as verdict \([0-9]*\)$/\1/p' "$work/store.txt")
+check "compare --store says which verdict it stored" test -n "$sid"
+check "... and rtlab verdict shows it: REGRESSION" test "$("$RTLAB" verdict \
+	--json "$sid" 2>/dev/null | jq -r .verdict)" = REGRESSION
+check "... stored once (replacing or adding, never more)" \
+	test "$(verdicts_json | jq length)" -le $((nv + 1))

@@ -23,6 +23,7 @@
 #include "../server/db-runs.h"
 #include "plot.h"
 #include "report.h"
+#include "spike.h"
 
 /* ------------------------------------------------------------------ */
 /* A growing string with a sticky failure flag, checked once at the end. */
@@ -555,14 +556,20 @@ char *report_text(const json_t *ctx, const struct report_attachment *atts,
 
 	sb_add(&s, "\n== Spike analysis ==\n");
 	trace = run_artifact(cand, "trace.dat");
-	if (trace)
+	if (trace) {
+		const char *analysis = jstr(ctx, "spike_analysis", NULL);
+
 		sb_add(&s, "  trace.dat of candidate run %" JSON_INTEGER_FORMAT
 		       " captured (%" JSON_INTEGER_FORMAT " bytes, attached); "
-		       "read it with `trace-cmd report` or KernelShark.\n"
-		       "  Analysis of the spike: not done yet.\n",
+		       "read it with `trace-cmd report` or KernelShark.\n",
 		       json_integer_value(json_object_get(cand, "id")),
 		       json_integer_value(json_object_get(trace, "size")));
-	else
+		if (analysis)
+			sb_add(&s, "\n%s", analysis);
+		else
+			sb_add(&s, "  The trace could not be analyzed: %s\n",
+			       jstr(ctx, "spike_error", "unknown reason"));
+	} else
 		sb_add(&s, "  no trace captured (candidate run %"
 		       JSON_INTEGER_FORMAT " stored no trace.dat)\n",
 		       json_integer_value(json_object_get(cand, "id")));
@@ -1148,6 +1155,44 @@ static int att_artifact(PGconn *conn, struct report *r, const json_t *run,
 	return ret;
 }
 
+/*
+ * The analysis of the worst candidate run's trace: in report.txt (through
+ * ctx "spike_analysis") and attached.  A trace that cannot be analyzed
+ * (truncated, from another kernel, no spike) is said in the report, not
+ * an error: the trace itself is still attached.
+ */
+static int att_spike(PGconn *conn, struct report *r, const json_t *run,
+		     struct rtlab_err *err)
+{
+	json_int_t id = json_integer_value(json_object_get(run, "id"));
+	struct rtlab_err serr = { "" };
+	struct artifact a = { 0 };
+	char summary[200];
+	char *text;
+	int ret;
+
+	if (spike_run_get(conn, id, false, &a, &serr)) {
+		json_object_set_new(r->ctx, "spike_error",
+				    json_string(serr.msg));
+		return 0;
+	}
+	text = strndup(a.data, a.size);
+	ret = text ? json_object_set_new(r->ctx, "spike_analysis",
+					 json_string(text)) : -1;
+	free(text);
+	if (ret) {
+		artifact_cleanup(&a);
+		return rtlab_err_seterr(err, ENOMEM, "report: out of memory");
+	}
+	snprintf(summary, sizeof(summary), "spike analysis of the trace of "
+		 "candidate run %" JSON_INTEGER_FORMAT, id);
+	ret = att_add(r, "spike-analysis.txt", "text/plain", summary, a.data,
+		      a.size);
+	a.data = NULL;
+	artifact_cleanup(&a);
+	return ret;
+}
+
 static char *config_delta_of(PGconn *conn, const json_t *base,
 			     const json_t *cand, struct rtlab_err *err,
 			     int *ret)
@@ -1224,6 +1269,8 @@ int report_build(PGconn *conn, int64_t verdict_id, bool force,
 				   "trace.dat", "application/octet-stream",
 				   "ftrace trace (trace-cmd) of the worst "
 				   "spike", err);
+	if (!ret && cand && run_artifact(cand, "trace.dat"))
+		ret = att_spike(conn, r, cand, err);
 	if (!ret && cand)
 		ret = att_artifact(conn, r, cand, "console.log",
 				   "console.log", "text/plain",

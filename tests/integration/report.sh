@@ -112,7 +112,7 @@ check "bug.json: description is report.txt" \
 check "bug.json: summary tagged [PREEMPT_RT], names figures and kernels" \
 	jqt '.summary | startswith("[PREEMPT_RT] max latency ") and
 		contains("qemu-icount/cyclictest-hackbench") and
-		contains("6.1.0-58-rt-amd64 vs 6.1.0-57-rt-amd64")' "$OUT/bug.json"
+		contains("6.1.0-57-rt-amd64 vs 6.1.0-56-rt-amd64")' "$OUT/bug.json"
 check "report.txt: the config delta shows CONFIG_PREEMPT_RT removed" \
 	grep -qx '    -CONFIG_PREEMPT_RT=y' "$OUT/report.txt"
 check "report.txt: the trace of the worst run is named" \
@@ -148,16 +148,21 @@ for a in "$OUT"/attachments/*.json; do
 	config-*)
 		cmp -s "$work/att.bin" "$work/files/$WORST/config" ||
 			badatt="$badatt $name" ;;
+	spike-analysis.txt)
+		grep -q 'blocking thread: rtlab_inject/0' "$work/att.bin" ||
+			badatt="$badatt $name" ;;
 	*)
 		cmp -s "$work/att.bin" "$work/files/$WORST/$name" ||
 			badatt="$badatt $name" ;;
 	esac
 done
-check "9 attachments written (got $natt)" test $natt = 9
+check "10 attachments written (got $natt)" test $natt = 10
 check "attachments decode to the stored bytes (bad:${badatt:- none})" \
 	test -z "$badatt"
 check "trace.dat of the worst run attached" \
 	test -f "$OUT/attachments/06-trace.dat.json"
+check "report.txt: the spike analysis names the blocking kthread" \
+	grep -q '^  blocking thread: rtlab_inject/0' "$OUT/report.txt"
 check "the report is recorded, not filed" test "$("$RTLAB" db psql -tAc \
 	"SELECT count(*) || '/' || count(bug_id) FROM reports
 	 WHERE verdict_id = $VID")" = 1/0
@@ -237,7 +242,7 @@ check "--dry-run prints the bug and the attachments" \
 file_it file.out --bugzilla "$BZ"
 check "filing: exit 0 ($(tail -n 1 "$work/file.out"))" test $rc = 0
 check "filing: says the bug and its URL" grep -q \
-	"filed as bug 1000: $BZ/show_bug.cgi?id=1000 (9 of 9 attachments)" \
+	"filed as bug 1000: $BZ/show_bug.cgi?id=1000 (10 of 10 attachments)" \
 	"$work/file.out"
 check "filing: bug id and URL recorded for the verdict" \
 	test "$("$RTLAB" db psql -tAc "SELECT bug_id || ' ' || bug_url
@@ -259,7 +264,7 @@ check "filing: cf_tree PREEMPT_RT and the rest sent" \
 		.cf_tree == "PREEMPT_RT" and .cf_regression == "Yes" and
 		.op_sys == "Linux" and .platform == "x86-64"' \
 		"$work/bz-ok.log")" = true
-check "filing: 9 attachments posted" test "$(posts ok attachment)" = 9
+check "filing: 10 attachments posted" test "$(posts ok attachment)" = 10
 check "filing: the stand-in got trace.dat's bytes" cmp -s \
 	"$work/bz-ok/1000-trace.dat" "$work/files/$WORST/trace.dat"
 

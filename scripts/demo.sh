@@ -40,7 +40,7 @@ until curl -fsS "$URL/healthz" >/dev/null 2>&1; do
 done
 
 say "registering this host as board 'local'"
-if "$RTLAB" board list | grep -q '^local\b'; then
+if "$RTLAB" board list 2>/dev/null | grep -q '^local\b'; then
 	token=$("$RTLAB" board token local --quiet)
 else
 	token=$("$RTLAB" board add local --kind local --quiet)
@@ -58,12 +58,129 @@ done
 
 for r in $runs; do
 	tc=${r%%:*} id=${r#*:}
-	say "run $id ($tc), as stored in PostgreSQL"
-	"$RTLAB" show "$id"
-	"$RTLAB" plot "$id" -o "$out/$tc.png"
+	say "local board, $tc: run $id as stored in PostgreSQL"
+	"$RTLAB" show "$id" | sed -n '/^kernel /p;/^CPU /,/^$/p'
+	"$RTLAB" plot "$id" -o "$out/$tc.png" >/dev/null
 	echo "plot: $out/$tc.png"
 done
 
+# -- the virtual board: Debian's PREEMPT_RT kernel and its non-RT twin -------
+#
+# QEMU with the icount clock (guest time follows executed instructions), so
+# latencies measure the kernel's own code paths rather than this host's
+# noise.  Process churn (hackbench start-ups forking hundreds of tasks) is
+# the load that separates the two kernels.  Each run is one boot; two
+# workers run the queue, one QEMU each.
+VRUNS=${RTLAB_DEMO_VRUNS:-5}
+VDURATION=${RTLAB_DEMO_VDURATION:-3}
+TC=cyclictest-churn
+
+say "virtual board: fetching Debian's RT and non-RT kernels (once)"
+"$RTLAB" kernel fetch debian-rt
+"$RTLAB" kernel fetch debian
+
+say "registering the icount virtual board as 'vboard'"
+printf '{"board": "qemu-icount"}\n' >"$out/vboard.json"
+if "$RTLAB" board list 2>/dev/null | grep -q '^vboard\b'; then
+	vtoken=$("$RTLAB" board token vboard --quiet)
+else
+	vtoken=$("$RTLAB" board add vboard --kind qemu \
+		--definition "$out/vboard.json" --quiet)
+fi
+
+# drain_vboard: two workers run the queued vboard jobs, uploading each
+# bundle through the server as the board would.
+drain_vboard() {
+	pids=""
+	for w in 1 2; do
+		"$RTLAB" worker --board vboard --drain --server "$URL" \
+			--token "$vtoken" --name "demo-worker-$w" \
+			>>"$out/worker-$w.log" 2>&1 &
+		pids="$pids $!"
+	done
+	rc=0
+	for p in $pids; do
+		wait "$p" || rc=1
+	done
+	"$RTLAB" jobs --limit "$VRUNS"
+	return $rc
+}
+
+say "RT kernel: $VRUNS runs of $TC (${VDURATION}s each) on the virtual board"
+"$RTLAB" job add --kernel debian-rt --board vboard --testcase $TC \
+	--repeat "$VRUNS" --duration "$VDURATION" --quiet >/dev/null
+drain_vboard || true
+rt_release=$("$RTLAB" kernel fetch debian-rt | sed -n 's/^release: *//p')
+nonrt_release=$("$RTLAB" kernel fetch debian | sed -n 's/^release: *//p')
+
+# The non-RT kernel's runs are judged against the RT kernel: pin it as the
+# baseline of the non-RT kernel's series, so a verdict is stored as its
+# runs land, as it would be for a nightly build of a tree.
+"$RTLAB" baseline set --board vboard --testcase $TC --tree debian \
+	--kernel "$rt_release"
+
+say "non-RT kernel: $VRUNS runs of $TC (${VDURATION}s each) on the virtual board"
+"$RTLAB" job add --kernel debian --board vboard --testcase $TC \
+	--repeat "$VRUNS" --duration "$VDURATION" --quiet >/dev/null
+drain_vboard || true
+
+for rel in "$rt_release" "$nonrt_release"; do
+	id=$("$RTLAB" runs --board vboard --kernel "$rel" --status complete \
+		--limit 1 --json | jq -r '.[0].id // empty')
+	[ -n "$id" ] || continue
+	say "virtual board, kernel $rel: latest run $id"
+	"$RTLAB" show "$id" | sed -n '/^CPU /,/^$/p'
+	"$RTLAB" plot "$id" -o "$out/vboard-$rel.png" >/dev/null
+	echo "plot: $out/vboard-$rel.png"
+done
+
+say "verdict: non-RT ($nonrt_release) against the RT baseline ($rt_release)"
+"$RTLAB" compare --board vboard --testcase $TC --baseline "$rt_release" \
+	--candidate "$nonrt_release" || true
+
+# -- the lab checks itself: an injected latency must be caught ------------------
+#
+# Clean runs and runs with a SCHED_FIFO 99 spinner (2 ms, every 50 ms with
+# a seeded jitter) on this host: the same kernel, the same testcase, so the
+# only difference is the injected latency.
+say "local board: $VRUNS clean runs and $VRUNS with an injected 2 ms latency"
+clean="" injected=""
+for i in $(seq "$VRUNS"); do
+	for side in clean inject-user; do
+		tcf=$top/testcases/calibrate-idle.yaml
+		[ $side = inject-user ] && tcf=$top/testcases/calibrate-inject-user.yaml
+		"$AGENT" run --testcase "$tcf" --board local --duration 3 \
+			--upload "$URL/api/v1/runs" --token "$token" \
+			--spool "$out/spool" >"$out/calibrate.upload" 2>&1 || true
+		uuid=$(sed -n "s/.*run \([0-9a-f-]*\) stored.*/\1/p" "$out/calibrate.upload")
+		id=$("$RTLAB" show "$uuid" --json | jq -r .id)
+		printf '  %-12s run %s\n' "$side" "$id"
+		if [ $side = clean ]; then clean="$clean,$id"; else injected="$injected,$id"; fi
+	done
+done
+say "verdict: injected runs against clean runs of the same kernel"
+"$RTLAB" compare --board local --testcase calibrate-idle \
+	--baseline "$(uname -r)" --candidate "$(uname -r)" \
+	--baseline-runs "${clean#,}" --candidate-runs "${injected#,}" \
+	--store | tee "$out/inject-verdict.txt" |
+	sed -n '/^verdict:/p;/^  METRIC/,$p'
+inject_vid=$(sed -n 's/^stored as verdict //p' "$out/inject-verdict.txt")
+
+# -- reports a maintainer reads ---------------------------------------------------
+nonrt_vid=$("$RTLAB" verdicts --board vboard --testcase $TC --verdict REGRESSION \
+	--limit 1 --json | jq -r '.[0].id // empty')
+for v in "nonrt:$nonrt_vid" "injected:$inject_vid"; do
+	name=${v%%:*} vid=${v#*:}
+	[ -n "$vid" ] || { echo "no $name regression to report"; continue; }
+	say "report of verdict $vid ($name): Bugzilla-ready, with plots and the spike's trace"
+	"$RTLAB" report "$vid" -o "$out/report-$name" || true
+	sed -n '1,/^== /p' "$out/report-$name/report.txt" | head -n 12
+	echo "files:  $out/report-$name/ (report.txt, report.html, bug.json, attachments/)"
+	echo "page:   $URL/verdicts/$vid"
+done
+
 say "done"
-echo "API:    $URL/api/v1/runs (while a server runs: rtlab server --listen 127.0.0.1:$PORT)"
+echo "Web pages: $URL/ (overview), $URL/regressions, $URL/runs/ID"
+echo "They are served while 'rtlab server' runs: $RTLAB server --listen 127.0.0.1:$PORT"
+echo "File a report: $RTLAB report file VERDICT_ID --bugzilla URL (API key: RTLAB_BUGZILLA_API_KEY)"
 echo "Stop the embedded PostgreSQL with: $RTLAB db stop"

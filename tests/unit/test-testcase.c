@@ -129,7 +129,7 @@ static void test_shipped(void)
 {
 	static const char *const names[] = { "cyclictest-idle",
 		"cyclictest-hackbench", "cyclictest-network",
-		"cyclictest-stress" };
+		"cyclictest-stress", "cyclictest-churn" };
 	const char *top = getenv("RTLAB_TOP");
 	char path[4096];
 	size_t i;

@@ -174,7 +174,9 @@ for v in "nonrt:$nonrt_vid" "injected:$inject_vid"; do
 	[ -n "$vid" ] || { echo "no $name regression to report"; continue; }
 	say "report of verdict $vid ($name): Bugzilla-ready, with plots and the spike's trace"
 	"$RTLAB" report "$vid" -o "$out/report-$name" || true
-	sed -n '1,/^== /p' "$out/report-$name/report.txt" | head -n 12
+	head -n 1 "$out/report-$name/report.txt"
+	sed -n '/^== Spike analysis/,/^== Runs/p' "$out/report-$name/report.txt" |
+		sed '$d'
 	echo "files:  $out/report-$name/ (report.txt, report.html, bug.json, attachments/)"
 	echo "page:   $URL/verdicts/$vid"
 done

@@ -9,13 +9,13 @@
 # with it (spike, tracemark, early stop).  Then store the bundle through a
 # throwaway database and server and read trace.dat back byte for byte.
 #
-# The kernel is fetched once into the cache under the state directory:
-# $RTLAB_VBOARD_STATE, else $RTLAB_STATE_DIR, else /var/lib/rtlab.
+# The kernel is fetched once into the cache all tests share
+# ($RTLAB_CACHE_DIR, see tests/lib.sh).
 . "$(dirname "$0")/../lib.sh"
 
 BREAK_US=40
 DURATION_S=3
-vb_state=${RTLAB_VBOARD_STATE:-${RTLAB_STATE_DIR:-/var/lib/rtlab}}
+vb_state=${RTLAB_TEST_STATE:-$RTLAB_BUILD/test-state}
 work=$(mktemp -d /tmp/rtlab-vbtrace.XXXXXX) || exit 1
 on_exit "rm -rf '$work'"
 

@@ -11,6 +11,9 @@
 #   start_db                   a throwaway embedded PostgreSQL: temporary
 #                              RTLAB_STATE_DIR (exported), 'rtlab db start',
 #                              stopped and removed on exit
+#   start_server DIR [ARGS]    'rtlab server --listen 127.0.0.1:0 ARGS',
+#                              output in DIR/server.out and server.log,
+#                              stopped on exit; sets SPID, PORT and URL
 #   $RTLAB, $AGENT             the binaries of $RTLAB_BUILD (default build/)
 #   $TOP                       the source tree
 #   $RTLAB_CACHE_DIR           kernel and initramfs cache shared by all tests
@@ -79,4 +82,28 @@ start_db() {
 		cat "$RTLAB_STATE_DIR/start.log"
 		return 1
 	fi
+}
+
+# start_server DIR [ARGS...]: returns 1, saying why, when it does not come up.
+start_server() {
+	_dir=$1
+	shift
+	"$RTLAB" server --listen 127.0.0.1:0 "$@" >"$_dir/server.out" \
+		2>"$_dir/server.log" &
+	SPID=$!
+	on_exit "kill $SPID 2>/dev/null; wait $SPID 2>/dev/null"
+	_i=0
+	while ! grep -q 'listening on' "$_dir/server.out" 2>/dev/null; do
+		_i=$((_i + 1))
+		if [ $_i -gt 100 ] || ! kill -0 $SPID 2>/dev/null; then
+			echo "start_server: rtlab server did not come up:"
+			cat "$_dir/server.out" "$_dir/server.log"
+			return 1
+		fi
+		sleep 0.1
+	done
+	PORT=$(sed -n 's/^rtlab server: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' \
+		"$_dir/server.out")
+	URL=http://127.0.0.1:$PORT
+	[ -n "$PORT" ]
 }

@@ -29,24 +29,8 @@ echo '{"board": "qemu-icount"}' >"$work/vb.json"
 "$RTLAB" board add vb1 --kind qemu --definition "$work/vb.json" --quiet \
 	>/dev/null 2>>"$work/board.err"
 
-"$RTLAB" server --listen 127.0.0.1:0 >"$work/server.out" \
-	2>"$work/server.log" &
-SPID=$!
-on_exit "kill $SPID 2>/dev/null; wait $SPID 2>/dev/null"
-i=0
-while ! grep -q 'listening on' "$work/server.out" 2>/dev/null; do
-	i=$((i + 1))
-	if [ $i -gt 100 ] || ! kill -0 $SPID 2>/dev/null; then
-		not_ok "server starts"
-		cat "$work/server.out" "$work/server.log"
-		exit 1
-	fi
-	sleep 0.1
-done
-PORT=$(sed -n 's/^rtlab server: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' \
-	"$work/server.out")
+start_server "$work" || { not_ok "server starts"; exit 1; }
 check "server listens on a loopback port" test -n "$PORT"
-URL=http://127.0.0.1:$PORT
 
 # -- invalid jobs: a clear message, exit status, nothing queued ---------------
 

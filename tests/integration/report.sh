@@ -34,23 +34,7 @@ ok "throwaway database starts"
 TOKEN=$("$RTLAB" board add qemu-icount --kind qemu --quiet 2>"$work/board.err")
 check "board qemu-icount registered" test ${#TOKEN} = 64
 
-"$RTLAB" server --listen 127.0.0.1:0 --threads 2 \
-	>"$work/server.out" 2>"$work/server.log" &
-SPID=$!
-on_exit "kill $SPID 2>/dev/null; wait $SPID 2>/dev/null"
-i=0
-while ! grep -q 'listening on' "$work/server.out" 2>/dev/null; do
-	i=$((i + 1))
-	if [ $i -gt 100 ] || ! kill -0 $SPID 2>/dev/null; then
-		not_ok "server starts"
-		cat "$work/server.out" "$work/server.log"
-		exit 1
-	fi
-	sleep 0.1
-done
-PORT=$(sed -n 's/^rtlab server: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' \
-	"$work/server.out")
-URL=http://127.0.0.1:$PORT
+start_server "$work" --threads 2 || { not_ok "server starts"; exit 1; }
 
 python3 "$FIX/mkruns.py" --out "$work" --side baseline --seed 1 >/dev/null &&
 	python3 "$FIX/mkruns.py" --out "$work" --side candidate --seed 2 \

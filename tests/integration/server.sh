@@ -24,24 +24,9 @@ check "board qemu1 registered, token printed" test ${#TOKEN} = 64
 OTHER=$("$RTLAB" board add other --quiet 2>>"$work/board.err")
 check "board other registered" test ${#OTHER} = 64
 
-"$RTLAB" server --listen 127.0.0.1:0 --max-upload-mb 1 --threads 3 \
-	>"$work/server.out" 2>"$work/server.log" &
-SPID=$!
-on_exit "kill $SPID 2>/dev/null; wait $SPID 2>/dev/null"
-i=0
-while ! grep -q 'listening on' "$work/server.out" 2>/dev/null; do
-	i=$((i + 1))
-	if [ $i -gt 100 ] || ! kill -0 $SPID 2>/dev/null; then
-		not_ok "server starts"
-		cat "$work/server.out" "$work/server.log"
-		exit 1
-	fi
-	sleep 0.1
-done
-PORT=$(sed -n 's/^rtlab server: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' \
-	"$work/server.out")
+start_server "$work" --max-upload-mb 1 --threads 3 ||
+	{ not_ok "server starts"; exit 1; }
 check "server listens on a loopback port" test -n "$PORT"
-URL=http://127.0.0.1:$PORT
 API=$URL/api/v1/runs
 
 # -- helpers ----------------------------------------------------------------

@@ -56,23 +56,8 @@ if ! start_db; then
 fi
 TOKEN=$("$RTLAB" board add qemu1 --kind qemu --quiet 2>"$work/board.err")
 check "board registered" test ${#TOKEN} = 64
-"$RTLAB" server --listen 127.0.0.1:0 >"$work/server.out" \
-	2>"$work/server.log" &
-spid=$!
-on_exit "kill $spid 2>/dev/null; wait $spid 2>/dev/null"
-i=0
-while ! grep -q 'listening on' "$work/server.out" 2>/dev/null; do
-	i=$((i + 1))
-	if [ $i -gt 100 ] || ! kill -0 $spid 2>/dev/null; then
-		not_ok "server starts"
-		cat "$work/server.out" "$work/server.log"
-		exit 1
-	fi
-	sleep 0.1
-done
-port=$(sed -n 's/^rtlab server: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' \
-	"$work/server.out")
-API=http://127.0.0.1:$port/api/v1/runs
+start_server "$work" || { not_ok "server starts"; exit 1; }
+API=$URL/api/v1/runs
 
 upload() {	# BUNDLE: prints the run id, or nothing
 	curl -s -o "$work/up" -H "Authorization: Bearer $TOKEN" \

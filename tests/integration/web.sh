@@ -33,24 +33,8 @@ ok "throwaway database starts"
 TOKEN=$("$RTLAB" board add web1 --kind qemu --quiet 2>"$work/board.err")
 check "board web1 registered" test ${#TOKEN} = 64
 
-"$RTLAB" server --listen 127.0.0.1:0 --threads 3 \
-	>"$work/server.out" 2>"$work/server.log" &
-SPID=$!
-on_exit "kill $SPID 2>/dev/null; wait $SPID 2>/dev/null"
-i=0
-while ! grep -q 'listening on' "$work/server.out" 2>/dev/null; do
-	i=$((i + 1))
-	if [ $i -gt 100 ] || ! kill -0 $SPID 2>/dev/null; then
-		not_ok "server starts"
-		cat "$work/server.out" "$work/server.log"
-		exit 1
-	fi
-	sleep 0.1
-done
-PORT=$(sed -n 's/^rtlab server: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' \
-	"$work/server.out")
+start_server "$work" --threads 3 || { not_ok "server starts"; exit 1; }
 check "server listens on a loopback port" test -n "$PORT"
-URL=http://127.0.0.1:$PORT
 
 # -- fixture runs ---------------------------------------------------------
 # A bundle as the agent builds it, around a real cyclictest --json file.

@@ -406,6 +406,22 @@ check "rtlab plot -o x.svg writes SVG" \
 "$RTLAB" plot "$IDLE" -o "$work/x.jpg" 2>/dev/null
 check "rtlab plot -o x.jpg is a usage error" test $? = 2
 
+# -- the server down, then up: the agent spools, then flush delivers ---------------
+down=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+srid=$(cat /proc/sys/kernel/random/uuid)
+"$AGENT" run --testcase "$TOP/testcases/cyclictest-idle.yaml" --duration 1 \
+	--board qemu1 --run-id "$srid" --spool "$work/spool" --token "$TOKEN" \
+	--upload "http://127.0.0.1:$down/api/v1/runs" >"$work/spool.out" 2>&1
+check "server down: the agent spools the bundle and exits 0" \
+	sh -c "test $? = 0 && test -s '$work/spool/$srid.bundle'"
+stored() { "$RTLAB" db psql -tAc "SELECT count(*) FROM runs WHERE uuid = '$1'"; }
+check "... the run is not stored yet" test "$(stored "$srid")" = 0
+"$AGENT" flush --spool "$work/spool" --upload "$API" --token "$TOKEN" \
+	>"$work/flush.out" 2>&1
+check "server up: flush exits 0" test $? = 0
+check "... the spooled run is stored once" test "$(stored "$srid")" = 1
+check "... and the spool is empty" test ! -e "$work/spool/$srid.bundle"
+
 # -- the log and a clean stop ------------------------------------------------------
 check "log line per request with status, board and run" \
 	grep -q "POST /api/v1/runs 201 .* board=qemu1 run=$RUN\$" \

@@ -15,14 +15,15 @@
 static void check_usage(FILE *f)
 {
 	fprintf(f,
-"usage: rtlab-agent check --testcase FILE [--tracefs DIR]\n"
+"usage: rtlab-agent check --testcase FILE [--tracefs DIR] [--tools]\n"
 "\n"
 "Parse the testcase, then look for every tool it needs on PATH and, when it\n"
 "has a trace section, for its events in the tracefs.  Prints what is there\n"
 "and what is missing.\n"
 "\n"
 "  --testcase FILE  testcase YAML (see testcases/README.md)\n"
-"  --tracefs DIR    tracefs root (default %s, then %s)\n"
+"  --tracefs DIR    tracefs root (default %s, then %s)\n""  --tools          only list the tools the testcase needs, one a line\n"
+
 "\n"
 "Exit status: 0 ready, 1 invalid or something missing, 2 usage error.\n",
 		FTRACE_DEFAULT_ROOT, FTRACE_DEBUGFS_ROOT);
@@ -33,6 +34,7 @@ int cmd_check(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "testcase", required_argument, NULL, 'c' },
 		{ "tracefs", required_argument, NULL, 'T' },
+		{ "tools", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -41,7 +43,7 @@ int cmd_check(int argc, char **argv)
 	struct rtlab_err err = { "" };
 	struct testcase tc;
 	const char **tools = NULL;
-	int c, missing = 0;
+	int c, missing = 0, list_tools = 0;
 	size_t i;
 
 	optind = 1;
@@ -49,6 +51,7 @@ int cmd_check(int argc, char **argv)
 		switch (c) {
 		case 'c': file = optarg; break;
 		case 'T': tracefs = optarg; break;
+		case 't': list_tools = 1; break;
 		case 'h': check_usage(stdout); return AGENT_EXIT_OK;
 		default: check_usage(stderr); return AGENT_EXIT_USAGE;
 		}
@@ -64,9 +67,17 @@ int cmd_check(int argc, char **argv)
 		testcase_cleanup(&tc);
 		return AGENT_EXIT_FAILURE;
 	}
+	tools = testcase_tools(&tc);
+	if (list_tools) {
+		/* For a board driver: what the board must carry. */
+		for (i = 0; tools && tools[i]; i++)
+			printf("%s\n", tools[i]);
+		free(tools);
+		testcase_cleanup(&tc);
+		return AGENT_EXIT_OK;
+	}
 	printf("testcase %s (%s): valid, %u s, %zu load(s)\n", tc.name, file,
 	       tc.duration_s, tc.nloads);
-	tools = testcase_tools(&tc);
 	for (i = 0; tools && tools[i]; i++) {
 		char *path = proc_which(tools[i]);
 

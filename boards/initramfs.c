@@ -157,14 +157,31 @@ static void ents_add_data(struct ents *l, const char *dest, const void *data,
 	e->len = len;
 }
 
-/* Find @tool in the usual directories. */
+/* Find @tool in the usual directories, or in $RTLAB_BOARD_TOOLS_PATH
+ * (colon-separated) when set: where the board's tools are taken from. */
 static char *find_tool(const char *tool)
 {
 	static const char *const dirs[] = { "/usr/sbin", "/usr/bin", "/sbin",
 					    "/bin", "/usr/local/bin" };
+	const char *env = getenv("RTLAB_BOARD_TOOLS_PATH");
 	size_t i;
 	char *p;
 
+	if (env && *env) {
+		char *copy = strdup(env), *save = NULL, *d;
+
+		for (d = copy ? strtok_r(copy, ":", &save) : NULL; d;
+		     d = strtok_r(NULL, ":", &save)) {
+			p = path_join(d, tool);
+			if (p && !access(p, X_OK)) {
+				free(copy);
+				return p;
+			}
+			free(p);
+		}
+		free(copy);
+		return NULL;
+	}
 	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		p = path_join(dirs[i], tool);
 		if (p && !access(p, X_OK))
@@ -172,6 +189,31 @@ static char *find_tool(const char *tool)
 		free(p);
 	}
 	return NULL;
+}
+
+int initramfs_check_tools(const char *const *tools, size_t ntools,
+			  struct rtlab_err *err)
+{
+	size_t i, j;
+
+	for (i = 0; i < ntools; i++) {
+		char *path = NULL;
+		bool listed = false;
+
+		for (j = 0; j < sizeof(base_tools) / sizeof(base_tools[0]); j++)
+			listed |= !strcmp(tools[i], base_tools[j]);
+		if (listed)
+			path = find_tool(tools[i]);
+		free(path);
+		if (!listed || !path)
+			return rtlab_err_seterr(err, ENOENT,
+				"needs '%s', which the virtual board cannot "
+				"carry: %s", tools[i], listed ?
+				"it is not installed on this host (the board's "
+				"tools are copied from the host)" :
+				"it is not among the board's tools");
+	}
+	return 0;
 }
 
 /* @bin and every shared library ldd says it needs, at their own paths. */

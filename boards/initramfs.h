@@ -34,6 +34,14 @@ struct initramfs_job {
 };
 
 /**
+ * initramfs_check_tools() - can the base archive carry every tool of
+ * @tools (a testcase's, from `rtlab-agent check --tools`)?
+ * Return: 0, or -ENOENT with @err naming the first tool it cannot.
+ */
+int initramfs_check_tools(const char *const *tools, size_t ntools,
+			  struct rtlab_err *err) __must_check;
+
+/**
  * initramfs_base() - the base archive, built or taken from @cache_dir.
  * @init_path: the guest's /init script.
  * @agent_path: rtlab-agent to include, NULL when there is none yet.

@@ -599,6 +599,50 @@ static enum outcome supervise(struct run *r, pid_t pid, int lfd,
 	return oc;
 }
 
+/*
+ * Before anything boots: the testcase must parse (the agent's own parser
+ * says so, naming the file and key) and every tool it needs must be one
+ * the initramfs can carry.
+ */
+static int check_testcase(const struct board_run_opts *o,
+			  const char *testcase_path, struct rtlab_err *err)
+{
+	char *agent = find_agent(o), *out = NULL, *line, *save = NULL;
+	const char *tools[32];
+	size_t n = 0;
+	int ret;
+
+	if (!agent)	/* the guest then runs cyclictest alone */
+		return 0;
+	{
+		char *argv[] = { agent, "check", "--testcase",
+				 (char *)testcase_path, "--tools", NULL };
+
+		ret = spawn_capture(argv, NULL, 1, &out, err);
+	}
+	if (ret > 0) {
+		/* the agent's message names the file and key */
+		char *nl = out ? strchr(out, '\n') : NULL;
+
+		if (nl)
+			*nl = '\0';
+		ret = rtlab_err_set(err, "%s", out && *out ? out :
+				    "testcase check failed");
+	}
+	for (line = ret ? NULL : strtok_r(out, "\n", &save);
+	     line && n < sizeof(tools) / sizeof(tools[0]);
+	     line = strtok_r(NULL, "\n", &save))
+		tools[n++] = line;
+	if (!ret) {
+		ret = initramfs_check_tools(tools, n, err);
+		if (ret)
+			rtlab_err_prefix(err, "testcase %s", testcase_path);
+	}
+	free(out);
+	free(agent);
+	return ret;
+}
+
 static int prepare(struct run *r, const struct kernel_def *k,
 		   const char *testcase_path, struct rtlab_err *err)
 {
@@ -609,6 +653,9 @@ static int prepare(struct run *r, const struct kernel_def *k,
 	bool built = false;
 	int ret;
 
+	ret = check_testcase(r->o, testcase_path, err);
+	if (ret)
+		return ret;
 	phase(r, "fetch");
 	ret = kernel_fetch(k, NULL, &r->id, err);
 	if (ret)

@@ -94,6 +94,29 @@ bad_board unknown-key "unknown field 'cpu_count'" "kind: qemu" \
 	"clock: icount" "cpu_count: 1"
 bad_board bad-clock "field 'clock'" "kind: qemu" "clock: sundial"
 
+# --- testcases the board cannot run: refused before anything boots ----------
+printf 'name: x\nmeasurement:\n  priority: 300\n' >"$tmp/badtc.yaml"
+"$rtlab" boot -q --board qemu-icount --kernel debian-rt --testcase \
+	"$tmp/badtc.yaml" --duration 1 --out "$tmp/badtc.bundle" \
+	>"$tmp/badtc.out" 2>&1
+check "an invalid testcase is refused before booting (exit 1)" test $? = 1
+check "... naming file, line and key" has "$tmp/badtc.out" \
+	"badtc.yaml:3: measurement.priority"
+check "... and no bundle written" test ! -e "$tmp/badtc.bundle"
+# A board whose tools come from a directory without iperf3.
+mkdir -p "$tmp/tools"
+for t in busybox cyclictest hackbench; do
+	ln -sf "$(command -v $t)" "$tmp/tools/$t"
+done
+RTLAB_BOARD_TOOLS_PATH=$tmp/tools "$rtlab" boot -q --board qemu-icount \
+	--kernel debian-rt --testcase "$top/testcases/cyclictest-network.yaml" \
+	--duration 1 --out "$tmp/notool.bundle" >"$tmp/notool.out" 2>&1
+check "a testcase needing a tool the board lacks is refused (exit 1)" \
+	test $? = 1
+check "... naming the testcase and the tool" has "$tmp/notool.out" \
+	"cyclictest-network.yaml: needs 'iperf3'"
+check "... before booting: no bundle" test ! -e "$tmp/notool.bundle"
+
 # --- boots ---------------------------------------------------------------
 # boot NAME KERNEL TESTCASE [rtlab boot options...]: bundle in $tmp/NAME
 boot() {

@@ -83,32 +83,6 @@ static int query(PGconn *conn, const char *sql, int n, const char *const *p,
 	return rtlab_err_seterr(err, e, "%s: %s", what, msg);
 }
 
-/* The first row's first column, JSON text, parsed.  -ENOENT: no row. */
-static int query_json(PGconn *conn, const char *sql, int n,
-		      const char *const *p, json_t **out,
-		      struct rtlab_err *err, const char *what)
-{
-	json_error_t jerr;
-	PGresult *res;
-	int ret;
-
-	*out = NULL;
-	ret = query(conn, sql, n, p, &res, err, what);
-	if (ret)
-		return ret;
-	if (PQntuples(res) < 1 || PQgetisnull(res, 0, 0)) {
-		ret = -ENOENT;
-		goto out;
-	}
-	*out = json_loads(PQgetvalue(res, 0, 0), 0, &jerr);
-	if (!*out)
-		ret = rtlab_err_seterr(err, EIO, "%s: unreadable JSON from "
-				       "the database: %s", what, jerr.text);
-out:
-	PQclear(res);
-	return ret;
-}
-
 int db_report_verdict_get(PGconn *conn, int64_t verdict_id, json_t **out,
 			  struct rtlab_err *err)
 {
@@ -138,7 +112,7 @@ int db_report_verdict_get(PGconn *conn, int64_t verdict_id, json_t **out,
 	int ret;
 
 	snprintf(id, sizeof(id), "%" PRId64, verdict_id);
-	ret = query_json(conn, sql, 1, p, out, err, "reading the verdict");
+	ret = db_query_json(conn, sql, 1, p, out, err, "reading the verdict");
 	if (ret == -ENOENT)
 		rtlab_err_seterr(err, ENOENT, "verdict %s not found", id);
 	return ret;
@@ -249,7 +223,7 @@ int db_kcidb_get(PGconn *conn, const char *since, json_t **out,
 	const char *p[1] = { since };
 	int ret;
 
-	ret = query_json(conn, sql, 1, p, out, err, "reading runs for KCIDB");
+	ret = db_query_json(conn, sql, 1, p, out, err, "reading runs for KCIDB");
 	if (ret == -EINVAL)
 		rtlab_err_seterr(err, EINVAL, "--since '%s': expected an ISO "
 				 "date or time such as 2026-12-01 or "

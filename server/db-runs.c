@@ -24,63 +24,11 @@
 #define ISO(col) \
 	"to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
 
-static void trim_nl(char *s)
-{
-	size_t n = strlen(s);
-
-	while (n && (s[n - 1] == '\n' || s[n - 1] == ' '))
-		s[--n] = '\0';
-}
-
-/* Data the client sent that PostgreSQL refused (class 22 data exception,
- * 23 integrity violation) is the client's fault; anything else is ours. */
-static int pg_fail(PGconn *conn, PGresult *res, struct rtlab_err *err,
-		   const char *what)
-{
-	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) :
-				  NULL;
-	const char *prim = res ? PQresultErrorField(res,
-						    PG_DIAG_MESSAGE_PRIMARY) :
-				 NULL;
-	char msg[RTLAB_ERR_LEN];
-	int e = EIO;
-
-	snprintf(msg, sizeof(msg), "%s",
-		 prim ? prim : PQerrorMessage(conn));
-	trim_nl(msg);
-	if (state && (!strncmp(state, "22", 2) || !strncmp(state, "23", 2)))
-		e = EINVAL;
-	return rtlab_err_seterr(err, e, "%s: %s", what, msg);
-}
-
-static PGresult *q(PGconn *conn, const char *sql, int n,
-		   const char *const *p)
-{
-	return PQexecParams(conn, sql, n, NULL, p, NULL, NULL, 0);
-}
-
-/* Run a query expected to return rows (possibly none). */
-static int q_rows(PGconn *conn, const char *sql, int n, const char *const *p,
-		  PGresult **out, struct rtlab_err *err, const char *what)
-{
-	PGresult *res = q(conn, sql, n, p);
-	int ret;
-
-	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-		ret = pg_fail(conn, res, err, what);
-		PQclear(res);
-		*out = NULL;
-		return ret;
-	}
-	*out = res;
-	return 0;
-}
-
 static int q_id(PGconn *conn, const char *sql, int n, const char *const *p,
 		int64_t *id, struct rtlab_err *err, const char *what)
 {
 	PGresult *res;
-	int ret = q_rows(conn, sql, n, p, &res, err, what);
+	int ret = db_query_rows(conn, sql, n, p, &res, err, what);
 
 	if (ret)
 		return ret;
@@ -206,7 +154,7 @@ static int send_hist(PGconn *conn, const struct hist *h,
 	p[13] = q_or_null(s.p9999_us, p9999, sizeof(p9999));
 	/* libpq copies the parameters into its buffer here. */
 	if (!PQsendQueryParams(conn, sql, 14, NULL, p, NULL, NULL, 0))
-		ret = pg_fail(conn, NULL, err, "sending a histogram");
+		ret = db_fail(conn, NULL, err, "sending a histogram");
 out:
 	free(buckets);
 	free(counts);
@@ -232,7 +180,7 @@ static int send_artifact(PGconn *conn, const struct bundle_file *f,
 	p[4] = f->size ? (const char *)f->data : "";
 	lens[4] = (int)f->size;
 	if (!PQsendQueryParams(conn, sql, 5, NULL, p, lens, fmts, 0))
-		return pg_fail(conn, NULL, err, "sending an artifact");
+		return db_fail(conn, NULL, err, "sending an artifact");
 	return 0;
 }
 
@@ -299,7 +247,7 @@ static int store_pipeline(PGconn *conn, const struct run_record *rec,
 
 	*taken = false;
 	if (!PQenterPipelineMode(conn))
-		return pg_fail(conn, NULL, err, "entering pipeline mode");
+		return db_fail(conn, NULL, err, "entering pipeline mode");
 	p[0] = m->run_id;
 	p[1] = bid;
 	p[2] = run_status_name(m->status);
@@ -316,7 +264,7 @@ static int store_pipeline(PGconn *conn, const struct run_record *rec,
 	p[12] = m->testcase;
 	if (!PQsendQueryParams(conn, store_run_sql, 13, NULL, p, NULL, NULL,
 			       0)) {
-		ret = pg_fail(conn, NULL, err, "sending the run");
+		ret = db_fail(conn, NULL, err, "sending the run");
 		goto sync;
 	}
 	for (i = 0; i < rec->nhists; i++) {
@@ -335,7 +283,7 @@ static int store_pipeline(PGconn *conn, const struct run_record *rec,
 	}
 sync:
 	if (!PQpipelineSync(conn) && !ret)
-		ret = pg_fail(conn, NULL, err, "sending the run");
+		ret = db_fail(conn, NULL, err, "sending the run");
 
 	/* Collect every result, first error wins. */
 	for (done = 0; !sync_seen;) {
@@ -345,7 +293,7 @@ sync:
 			 * connection's. */
 			if (PQstatus(conn) != CONNECTION_OK) {
 				if (!ret)
-					ret = pg_fail(conn, NULL, err, what);
+					ret = db_fail(conn, NULL, err, what);
 				break;
 			}
 			continue;
@@ -376,7 +324,7 @@ sync:
 				       done <= rec->nhists ?
 							"storing a histogram" :
 							"storing an artifact";
-				ret = pg_fail(conn, res, err, what);
+				ret = db_fail(conn, res, err, what);
 			}
 			done++;
 			break;
@@ -384,12 +332,12 @@ sync:
 		PQclear(res);
 		if (PQstatus(conn) != CONNECTION_OK && !sync_seen) {
 			if (!ret)
-				ret = pg_fail(conn, NULL, err, what);
+				ret = db_fail(conn, NULL, err, what);
 			break;
 		}
 	}
 	if (!PQexitPipelineMode(conn) && !ret)
-		ret = pg_fail(conn, NULL, err, "leaving pipeline mode");
+		ret = db_fail(conn, NULL, err, "leaving pipeline mode");
 	if (*taken)
 		ret = 0;
 	return ret;
@@ -471,7 +419,7 @@ int db_run_resolve(PGconn *conn, const char *ref, int64_t *run_id,
 	else if (n >= 4 && n < 36 &&
 		 strspn(ref, "0123456789abcdefABCDEF-") == n) {
 		/* A uuid prefix, as `rtlab runs` prints it. */
-		ret = q_rows(conn,
+		ret = db_query_rows(conn,
 			     "SELECT id FROM runs WHERE uuid::text LIKE "
 			     "lower($1) || '%' LIMIT 2",
 			     1, p, &res, err, "looking up the run");
@@ -540,7 +488,7 @@ int db_runs_list(PGconn *conn, const struct run_filter *f, json_t **out,
 	p[2] = f->testcase;
 	p[3] = f->status;
 	p[4] = limit;
-	ret = q_rows(conn, sql, 5, p, &res, err, "listing runs");
+	ret = db_query_rows(conn, sql, 5, p, &res, err, "listing runs");
 	if (ret)
 		return ret;
 	ret = json_result(res, out, err, "listing runs");
@@ -588,7 +536,7 @@ int db_run_get(PGconn *conn, int64_t run_id, json_t **out,
 	int ret;
 
 	snprintf(id, sizeof(id), "%" PRId64, run_id);
-	ret = q_rows(conn, sql, 1, p, &res, err, "reading the run");
+	ret = db_query_rows(conn, sql, 1, p, &res, err, "reading the run");
 	if (ret)
 		return ret;
 	ret = json_result(res, out, err, "reading the run");
@@ -615,7 +563,7 @@ int db_run_histograms(PGconn *conn, int64_t run_id, json_t **out,
 	int ret;
 
 	snprintf(id, sizeof(id), "%" PRId64, run_id);
-	ret = q_rows(conn, sql, 1, p, &res, err, "reading histograms");
+	ret = db_query_rows(conn, sql, 1, p, &res, err, "reading histograms");
 	if (ret)
 		return ret;
 	ret = json_result(res, out, err, "reading histograms");
@@ -722,7 +670,7 @@ int db_run_hists_load(PGconn *conn, int64_t run_id, struct run_hists *rh,
 	memset(rh, 0, sizeof(*rh));
 	rh->run_id = run_id;
 	snprintf(id, sizeof(id), "%" PRId64, run_id);
-	ret = q_rows(conn,
+	ret = db_query_rows(conn,
 		     "SELECT r.uuid, b.name, k.release, k.version, t.name, "
 		     "r.status, r.clock FROM runs r "
 		     "JOIN boards b ON b.id = r.board_id "
@@ -753,7 +701,7 @@ int db_run_hists_load(PGconn *conn, int64_t run_id, struct run_hists *rh,
 		return rtlab_err_seterr(err, ENOMEM, "run %s: out of memory",
 					id);
 
-	ret = q_rows(conn,
+	ret = db_query_rows(conn,
 		     "SELECT thread, cpu, range_us, "
 		     "array_to_string(bucket_us, ','), "
 		     "array_to_string(counts, ','), cardinality(bucket_us), "
@@ -813,7 +761,7 @@ int db_artifact_get(PGconn *conn, int64_t run_id, const char *name,
 			   "WHERE run_id = $1::bigint AND name = $2",
 			   2, NULL, p, NULL, NULL, 1);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-		ret = pg_fail(conn, res, err, "reading the artifact");
+		ret = db_fail(conn, res, err, "reading the artifact");
 		goto out;
 	}
 	if (PQntuples(res) < 1) {
@@ -846,7 +794,7 @@ int db_ping(PGconn *conn, struct rtlab_err *err)
 	int ret = 0;
 
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
-		ret = pg_fail(conn, res, err, "database");
+		ret = db_fail(conn, res, err, "database");
 	if (ret == -EINVAL)
 		ret = -EIO;
 	PQclear(res);
@@ -858,7 +806,7 @@ int db_runs_schema_check(PGconn *conn, struct rtlab_err *err)
 	PGresult *res;
 	int ret;
 
-	ret = q_rows(conn,
+	ret = db_query_rows(conn,
 		     "SELECT to_regclass('runs') IS NOT NULL AND "
 		     "to_regclass('histograms') IS NOT NULL AND "
 		     "to_regclass('artifacts') IS NOT NULL",

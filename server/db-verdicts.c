@@ -23,49 +23,12 @@
 /* Serializes verdict stores of one candidate kernel: "rtlabver". */
 #define VERDICT_LOCK_KEY "1920234598"
 
-static int pg_fail(PGconn *conn, PGresult *res, struct rtlab_err *err,
-		   const char *what)
-{
-	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) :
-				  NULL;
-	const char *prim = res ? PQresultErrorField(res,
-						    PG_DIAG_MESSAGE_PRIMARY) :
-				 NULL;
-	char msg[RTLAB_ERR_LEN];
-	size_t n;
-	int e = EIO;
-
-	snprintf(msg, sizeof(msg), "%s", prim ? prim : PQerrorMessage(conn));
-	n = strlen(msg);
-	while (n && isspace((unsigned char)msg[n - 1]))
-		msg[--n] = '\0';
-	if (state && (!strncmp(state, "22", 2) || !strncmp(state, "23", 2)))
-		e = EINVAL;
-	return rtlab_err_seterr(err, e, "%s: %s", what, msg);
-}
-
-static int q_rows(PGconn *conn, const char *sql, int n, const char *const *p,
-		  PGresult **out, struct rtlab_err *err, const char *what)
-{
-	PGresult *res = PQexecParams(conn, sql, n, NULL, p, NULL, NULL, 0);
-	int ret;
-
-	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-		ret = pg_fail(conn, res, err, what);
-		PQclear(res);
-		*out = NULL;
-		return ret;
-	}
-	*out = res;
-	return 0;
-}
-
 /* First column of the first row as an int; -ENOENT when no row/NULL. */
 static int q_int(PGconn *conn, const char *sql, int n, const char *const *p,
 		 int64_t *v, struct rtlab_err *err, const char *what)
 {
 	PGresult *res;
-	int ret = q_rows(conn, sql, n, p, &res, err, what);
+	int ret = db_query_rows(conn, sql, n, p, &res, err, what);
 
 	if (ret)
 		return ret;
@@ -73,30 +36,6 @@ static int q_int(PGconn *conn, const char *sql, int n, const char *const *p,
 		ret = -ENOENT;
 	else
 		*v = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
-	PQclear(res);
-	return ret;
-}
-
-/* One row, one column of JSON text into a jansson value. */
-static int q_json(PGconn *conn, const char *sql, int n, const char *const *p,
-		  json_t **out, struct rtlab_err *err, const char *what)
-{
-	json_error_t jerr;
-	PGresult *res;
-	int ret = q_rows(conn, sql, n, p, &res, err, what);
-
-	*out = NULL;
-	if (ret)
-		return ret;
-	if (PQntuples(res) < 1 || PQgetisnull(res, 0, 0)) {
-		ret = -ENOENT;
-		goto out;
-	}
-	*out = json_loads(PQgetvalue(res, 0, 0), JSON_DECODE_ANY, &jerr);
-	if (!*out)
-		ret = rtlab_err_seterr(err, EIO, "%s: bad JSON from the "
-				       "database: %s", what, jerr.text);
-out:
 	PQclear(res);
 	return ret;
 }
@@ -145,7 +84,7 @@ int db_kernel_resolve(PGconn *conn, const char *ref, int *kernel_id,
 			*kernel_id = (int)id;
 		return ret;
 	}
-	ret = q_rows(conn, "SELECT id FROM kernels WHERE release = $1 "
+	ret = db_query_rows(conn, "SELECT id FROM kernels WHERE release = $1 "
 		     "ORDER BY id", 1, p, &res, err, "looking up the kernel");
 	if (ret)
 		return ret;
@@ -181,7 +120,7 @@ int db_run_series(PGconn *conn, int64_t run_id, struct run_series *rs,
 	int ret;
 
 	snprintf(id, sizeof(id), "%" PRId64, run_id);
-	ret = q_rows(conn,
+	ret = db_query_rows(conn,
 		     "SELECT r.board_id, r.testcase_id, r.kernel_id, r.status, "
 		     "r.clock, k.tree FROM runs r "
 		     "JOIN kernels k ON k.id = r.kernel_id "
@@ -215,7 +154,7 @@ int db_kernel_tree(PGconn *conn, int kernel_id, char *tree, size_t size,
 	int ret;
 
 	snprintf(id, sizeof(id), "%d", kernel_id);
-	ret = q_rows(conn, "SELECT tree FROM kernels WHERE id = $1::integer",
+	ret = db_query_rows(conn, "SELECT tree FROM kernels WHERE id = $1::integer",
 		     1, p, &res, err, "reading the kernel's tree");
 	if (ret)
 		return ret;
@@ -368,7 +307,7 @@ int db_baselines_list(PGconn *conn, const char *board, const char *testcase,
 		"AND ($3::text IS NULL OR y.tree = $3)";
 	const char *p[3] = { board, testcase, tree };
 
-	return q_json(conn, sql, 3, p, out, err, "listing baselines");
+	return db_query_json(conn, sql, 3, p, out, err, "listing baselines");
 }
 
 int db_series_clocks(PGconn *conn, int board_id, int testcase_id,
@@ -380,7 +319,7 @@ int db_series_clocks(PGconn *conn, int board_id, int testcase_id,
 	snprintf(b, sizeof(b), "%d", board_id);
 	snprintf(t, sizeof(t), "%d", testcase_id);
 	snprintf(k, sizeof(k), "%d", kernel_id);
-	return q_json(conn,
+	return db_query_json(conn,
 		      "SELECT COALESCE(json_object_agg(clock, n ORDER BY "
 		      "clock), '{}')::text FROM (SELECT clock, count(*) AS n "
 		      "FROM runs WHERE board_id = $1::integer AND "
@@ -505,7 +444,7 @@ int db_series_runs_load_ids(PGconn *conn, int board_id, int testcase_id,
 	snprintf(t, sizeof(t), "%d", testcase_id);
 	snprintf(k, sizeof(k), "%d", kernel_id);
 	snprintf(lim, sizeof(lim), "%d", SERIES_MAX_RUNS);
-	ret = q_rows(conn, sql, 6, p, &res, err, "loading the series' runs");
+	ret = db_query_rows(conn, sql, 6, p, &res, err, "loading the series' runs");
 	if (ret)
 		return ret;
 	n = PQntuples(res);
@@ -577,7 +516,7 @@ int db_verdict_names(PGconn *conn, int board_id, int testcase_id,
 	snprintf(t, sizeof(t), "%d", testcase_id);
 	snprintf(kb, sizeof(kb), "%d", base_kernel_id);
 	snprintf(kc, sizeof(kc), "%d", cand_kernel_id);
-	ret = q_json(conn,
+	ret = db_query_json(conn,
 		     "SELECT json_build_object('board', b.name, "
 		     "'testcase', t.name, "
 		     "'baseline', json_build_object('kernel_id', kb.id, "
@@ -604,7 +543,7 @@ int db_testcase_definition(PGconn *conn, int testcase_id, json_t **out,
 	int ret;
 
 	snprintf(t, sizeof(t), "%d", testcase_id);
-	ret = q_json(conn, "SELECT definition::text FROM testcases "
+	ret = db_query_json(conn, "SELECT definition::text FROM testcases "
 		     "WHERE id = $1::integer", 1, p, out, err,
 		     "reading the testcase definition");
 	if (ret == -ENOENT)
@@ -730,7 +669,7 @@ int db_verdicts_list(PGconn *conn, const struct verdict_filter *f,
 			     limit };
 
 	snprintf(limit, sizeof(limit), "%u", f->limit ? f->limit : 50);
-	return q_json(conn, sql, 5, p, out, err, "listing verdicts");
+	return db_query_json(conn, sql, 5, p, out, err, "listing verdicts");
 }
 
 int db_verdict_get(PGconn *conn, int64_t id, json_t **out,
@@ -760,7 +699,7 @@ int db_verdict_get(PGconn *conn, int64_t id, json_t **out,
 	int ret;
 
 	snprintf(ids, sizeof(ids), "%" PRId64, id);
-	ret = q_json(conn, sql, 1, p, out, err, "reading the verdict");
+	ret = db_query_json(conn, sql, 1, p, out, err, "reading the verdict");
 	if (ret == -ENOENT)
 		rtlab_err_seterr(err, ENOENT, "verdict %s not found", ids);
 	return ret;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "db-web.h"
+#include "db.h"
 
 #define ISO(col) \
 	"to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
@@ -24,50 +25,6 @@
 		"WHERE h.run_id = r.id)"
 #define RUN_P999 "(SELECT max(h.p999_us) FROM histograms h " \
 		 "WHERE h.run_id = r.id)"
-
-static int pg_fail(PGconn *conn, PGresult *res, struct rtlab_err *err,
-		   const char *what)
-{
-	const char *prim = res ? PQresultErrorField(res,
-						    PG_DIAG_MESSAGE_PRIMARY) :
-				 NULL;
-	char msg[RTLAB_ERR_LEN];
-	size_t n;
-
-	snprintf(msg, sizeof(msg), "%s", prim ? prim : PQerrorMessage(conn));
-	n = strlen(msg);
-	while (n && isspace((unsigned char)msg[n - 1]))
-		msg[--n] = '\0';
-	return rtlab_err_seterr(err, EIO, "%s: %s", what, msg);
-}
-
-/* One row, one column of JSON text into a jansson value; -ENOENT when
- * there is no row or it is NULL. */
-static int q_json(PGconn *conn, const char *sql, int n, const char *const *p,
-		  json_t **out, struct rtlab_err *err, const char *what)
-{
-	json_error_t jerr;
-	PGresult *res;
-	int ret = 0;
-
-	*out = NULL;
-	res = PQexecParams(conn, sql, n, NULL, p, NULL, NULL, 0);
-	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-		ret = pg_fail(conn, res, err, what);
-		goto out;
-	}
-	if (PQntuples(res) < 1 || PQgetisnull(res, 0, 0)) {
-		ret = -ENOENT;
-		goto out;
-	}
-	*out = json_loads(PQgetvalue(res, 0, 0), JSON_DECODE_ANY, &jerr);
-	if (!*out)
-		ret = rtlab_err_seterr(err, EIO, "%s: bad JSON from the "
-				       "database: %s", what, jerr.text);
-out:
-	PQclear(res);
-	return ret;
-}
 
 int db_web_overview(PGconn *conn, unsigned int nkernels, json_t **out,
 		    struct rtlab_err *err)
@@ -112,7 +69,7 @@ int db_web_overview(PGconn *conn, unsigned int nkernels, json_t **out,
 
 	snprintf(n, sizeof(n), "%u", nkernels ? nkernels :
 						WEB_OVERVIEW_KERNELS);
-	return q_json(conn, sql, 1, p, out, err, "reading the overview");
+	return db_query_json(conn, sql, 1, p, out, err, "reading the overview");
 }
 
 int db_web_trend(PGconn *conn, const char *board, const char *testcase,
@@ -150,7 +107,7 @@ int db_web_trend(PGconn *conn, const char *board, const char *testcase,
 	const char *p[4] = { board, testcase, tree, clock };
 	int ret;
 
-	ret = q_json(conn, sql, 4, p, out, err, "reading the trend");
+	ret = db_query_json(conn, sql, 4, p, out, err, "reading the trend");
 	if (ret == -ENOENT)
 		rtlab_err_seterr(err, ENOENT, "no complete run of board '%s', "
 				 "testcase '%s'%s%s%s%s%s%s", board, testcase,
@@ -175,7 +132,7 @@ int db_web_report(PGconn *conn, int64_t verdict_id, json_t **out,
 	int ret;
 
 	snprintf(id, sizeof(id), "%" PRId64, verdict_id);
-	ret = q_json(conn, sql, 1, p, out, err, "reading the report");
+	ret = db_query_json(conn, sql, 1, p, out, err, "reading the report");
 	if (ret == -ENOENT)
 		rtlab_err_seterr(err, ENOENT, "verdict %s has no report", id);
 	return ret;
@@ -196,7 +153,7 @@ int db_web_run_verdict(PGconn *conn, int64_t run_id, int64_t *verdict_id,
 	int ret;
 
 	snprintf(id, sizeof(id), "%" PRId64, run_id);
-	ret = q_json(conn, sql, 1, p, &j, err, "finding the run's verdict");
+	ret = db_query_json(conn, sql, 1, p, &j, err, "finding the run's verdict");
 	if (!ret) {
 		*verdict_id = json_integer_value(j);
 		if (*verdict_id <= 0)

@@ -426,3 +426,66 @@ int db_migrate(PGconn *conn, const char *schema_dir, struct rtlab_err *err)
 	migrations_free(m, n);
 	return ret < 0 ? ret : applied;
 }
+
+int db_fail(PGconn *conn, PGresult *res, struct rtlab_err *err,
+	    const char *what)
+{
+	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) :
+				  NULL;
+	const char *prim = res ? PQresultErrorField(res,
+						    PG_DIAG_MESSAGE_PRIMARY) :
+				 NULL;
+	char msg[RTLAB_ERR_LEN];
+	size_t n;
+	int e = EIO;
+
+	snprintf(msg, sizeof(msg), "%s", prim ? prim : PQerrorMessage(conn));
+	n = strlen(msg);
+	while (n && isspace((unsigned char)msg[n - 1]))
+		msg[--n] = '\0';
+	if (state && (!strncmp(state, "22", 2) || !strncmp(state, "23", 2)))
+		e = EINVAL;
+	return rtlab_err_seterr(err, e, "%s: %s", what, msg);
+}
+
+int db_query_rows(PGconn *conn, const char *sql, int nparams,
+		  const char *const *params, PGresult **out,
+		  struct rtlab_err *err, const char *what)
+{
+	PGresult *res = PQexecParams(conn, sql, nparams, NULL, params, NULL,
+				     NULL, 0);
+	int ret;
+
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		ret = db_fail(conn, res, err, what);
+		PQclear(res);
+		*out = NULL;
+		return ret;
+	}
+	*out = res;
+	return 0;
+}
+
+int db_query_json(PGconn *conn, const char *sql, int nparams,
+		  const char *const *params, json_t **out,
+		  struct rtlab_err *err, const char *what)
+{
+	json_error_t jerr;
+	PGresult *res;
+	int ret = db_query_rows(conn, sql, nparams, params, &res, err, what);
+
+	*out = NULL;
+	if (ret)
+		return ret;
+	if (PQntuples(res) < 1 || PQgetisnull(res, 0, 0)) {
+		ret = -ENOENT;
+		goto out;
+	}
+	*out = json_loads(PQgetvalue(res, 0, 0), JSON_DECODE_ANY, &jerr);
+	if (!*out)
+		ret = rtlab_err_seterr(err, EIO, "%s: bad JSON from the "
+				       "database: %s", what, jerr.text);
+out:
+	PQclear(res);
+	return ret;
+}

@@ -10,6 +10,7 @@
  */
 
 #include <stdint.h>
+#include <jansson.h>
 #include <libpq-fe.h>
 #include "error.h"
 
@@ -43,6 +44,33 @@ int db_exec(PGconn *conn, struct rtlab_err *err, const char *sql, int nparams,
 int db_query_int64(PGconn *conn, struct rtlab_err *err, const char *sql,
 		   int nparams, const char *const *params,
 		   int64_t *out) __must_check;
+
+/**
+ * db_fail() - turn a failed query into an error: "@what: PostgreSQL's
+ * message" in @err.  Data the client sent that PostgreSQL refused (SQLSTATE
+ * class 22, data exception, or 23, integrity violation) is -EINVAL, the
+ * client's fault; anything else is -EIO.  @res may be NULL; not cleared.
+ */
+int db_fail(PGconn *conn, PGresult *res, struct rtlab_err *err,
+	    const char *what);
+
+/**
+ * db_query_rows() - run a query that returns rows (possibly none).
+ * Return: 0 with *@out (the caller PQclear()s it; it stays inside the
+ * database module), or db_fail()'s errno with *@out NULL.
+ */
+int db_query_rows(PGconn *conn, const char *sql, int nparams,
+		  const char *const *params, PGresult **out,
+		  struct rtlab_err *err, const char *what) __must_check;
+
+/**
+ * db_query_json() - the first row's first column, JSON text, parsed.
+ * Return: 0 with *@out (caller json_decref()s); -ENOENT when there is no
+ * row or it is NULL; -EIO for unreadable JSON; db_fail()'s errno.
+ */
+int db_query_json(PGconn *conn, const char *sql, int nparams,
+		  const char *const *params, json_t **out,
+		  struct rtlab_err *err, const char *what) __must_check;
 
 /** db_begin()/db_commit()/db_rollback() - transaction brackets.
  *  db_rollback() is safe to call when no transaction is open. */

@@ -591,23 +591,6 @@ void run_hists_cleanup(struct run_hists *rh)
 	memset(rh, 0, sizeof(*rh));
 }
 
-/* Parse the "1,2,3" of array_to_string into @n values. */
-static int parse_list(const char *s, uint64_t *vals, size_t n)
-{
-	size_t i;
-	char *end;
-
-	for (i = 0; i < n; i++) {
-		if (!isdigit((unsigned char)*s))
-			return -EINVAL;
-		vals[i] = strtoull(s, &end, 10);
-		s = end;
-		if (*s == ',')
-			s++;
-	}
-	return *s ? -EINVAL : 0;
-}
-
 static int load_hist(PGresult *res, int row, struct hist *h)
 {
 	uint32_t range = strtoul(PQgetvalue(res, row, 2), NULL, 10);
@@ -626,8 +609,8 @@ static int load_hist(PGresult *res, int row, struct hist *h)
 		ret = -ENOMEM;
 		goto out;
 	}
-	if (parse_list(PQgetvalue(res, row, 3), lat, n) ||
-	    parse_list(PQgetvalue(res, row, 4), cnt, n)) {
+	if (db_parse_list(PQgetvalue(res, row, 3), lat, n) ||
+	    db_parse_list(PQgetvalue(res, row, 4), cnt, n)) {
 		ret = -EIO;
 		goto out;
 	}

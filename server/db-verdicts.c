@@ -344,23 +344,6 @@ void series_runs_cleanup(struct series_runs *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* Parse @n comma-separated unsigned numbers of array_to_string(). */
-static int parse_list(const char *s, uint64_t *vals, size_t n)
-{
-	size_t i;
-	char *end;
-
-	for (i = 0; i < n; i++) {
-		if (!isdigit((unsigned char)*s))
-			return -EINVAL;
-		vals[i] = strtoull(s, &end, 10);
-		s = end;
-		if (*s == ',')
-			s++;
-	}
-	return *s ? -EINVAL : 0;
-}
-
 /* Columns of the runs query, from 2 on: one histogram. */
 static int load_hist(PGresult *res, int row, struct hist *h, uint64_t **lat,
 		     uint64_t **cnt, size_t *cap)
@@ -385,8 +368,8 @@ static int load_hist(PGresult *res, int row, struct hist *h, uint64_t **lat,
 		return ret;
 	h->thread = atoi(PQgetvalue(res, row, 2));
 	h->cpu = atoi(PQgetvalue(res, row, 3));
-	if (parse_list(PQgetvalue(res, row, 5), *lat, n) ||
-	    parse_list(PQgetvalue(res, row, 6), *cnt, n))
+	if (db_parse_list(PQgetvalue(res, row, 5), *lat, n) ||
+	    db_parse_list(PQgetvalue(res, row, 6), *cnt, n))
 		return -EIO;
 	for (i = 0; i < n; i++) {
 		if ((*lat)[i] >= range)

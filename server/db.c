@@ -489,3 +489,19 @@ out:
 	PQclear(res);
 	return ret;
 }
+
+int db_parse_list(const char *s, uint64_t *vals, size_t n)
+{
+	size_t i;
+	char *end;
+
+	for (i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)*s))
+			return -EINVAL;
+		vals[i] = strtoull(s, &end, 10);
+		s = end;
+		if (*s == ',')
+			s++;
+	}
+	return *s ? -EINVAL : 0;
+}

@@ -72,6 +72,13 @@ int db_query_json(PGconn *conn, const char *sql, int nparams,
 		  const char *const *params, json_t **out,
 		  struct rtlab_err *err, const char *what) __must_check;
 
+/**
+ * db_parse_list() - the @n unsigned numbers of an array_to_string(arr, ',')
+ * column ("1,2,3") into @vals: how histogram arrays leave the database.
+ * Return: 0, or -EINVAL when the text is not exactly @n numbers.
+ */
+int db_parse_list(const char *s, uint64_t *vals, size_t n) __must_check;
+
 /** db_begin()/db_commit()/db_rollback() - transaction brackets.
  *  db_rollback() is safe to call when no transaction is open. */
 int db_begin(PGconn *conn, struct rtlab_err *err) __must_check;

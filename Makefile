@@ -7,6 +7,10 @@
 prefix  ?= /usr/local
 bindir  ?= $(prefix)/bin
 datadir ?= $(prefix)/share/rtlab
+docdir  ?= $(prefix)/share/doc/rtlab
+unitdir ?= $(prefix)/lib/systemd/system
+sysusersdir ?= $(prefix)/lib/sysusers.d
+sysconfdir ?= /etc
 DESTDIR ?=
 BUILD   ?= build
 
@@ -25,12 +29,17 @@ PKGS_RTLAB := $(PKGS_LIB) yaml-0.1 libcurl uuid libpq libmicrohttpd \
 
 pkg_cflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
 pkg_libs   = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
+# Libraries pkg-config does not know yet: on a new machine, before `make
+# deps`.  demo and check run deps first and then build in a sub-make, which
+# reads this Makefile again once the libraries are there.
+PKGS_ALL   := $(sort $(PKGS_AGENT) $(PKGS_RTLAB))
+PKGS_MISSING := $(if $(filter deps help clean uninstall,$(MAKECMDGOALS)),,$(foreach p,$(PKGS_ALL),$(if $(shell $(PKG_CONFIG) --exists $(p) 2>/dev/null && echo y),,$(p))))
 
 BASE_CFLAGS := -std=gnu11 -Wall -Wextra $(WERROR) -Wshadow \
 	-Wno-unused-parameter -Wmissing-prototypes -Wstrict-prototypes \
 	-D_GNU_SOURCE -Ilib -MMD -MP \
 	-DRTLAB_DATADIR='"$(datadir)"'
-ALL_CFLAGS  = $(BASE_CFLAGS) $(call pkg_cflags,$(PKGS_RTLAB) $(PKGS_AGENT)) \
+ALL_CFLAGS := $(BASE_CFLAGS) $(call pkg_cflags,$(PKGS_ALL)) \
 	$(CFLAGS) $(CPPFLAGS)
 
 ifeq ($(V),1)
@@ -69,9 +78,17 @@ LIBS_RTLAB := $(call pkg_libs,$(PKGS_RTLAB)) -lm -lpthread
 .SECONDARY:
 
 .PHONY: all deps demo check check-unit check-integration memcheck bench \
-	install clean help format
+	install uninstall clean help format libs-present
 
 all: $(AGENT_BIN) $(RTLAB_BIN) $(UNIT_BINS) $(BENCH_BINS)
+
+# Say what is missing instead of failing on the first #include.
+libs-present:
+ifneq ($(strip $(PKGS_MISSING)),)
+	@echo "rtlab: pkg-config does not find: $(strip $(PKGS_MISSING))" >&2
+	@echo "rtlab: run 'make deps' as root first (it installs the Debian packages)" >&2
+	@exit 1
+endif
 
 help:
 	@echo 'rtlab make targets:'
@@ -83,24 +100,31 @@ help:
 	@echo '  check-integration  integration tests only'
 	@echo '  memcheck           unit tests under valgrind'
 	@echo '  bench              build the benchmarks (run them from bench/, see README)'
-	@echo '  install            install binaries and data under DESTDIR/prefix'
+	@echo '  install            install binaries, data, docs, systemd units under DESTDIR/prefix'
+	@echo '  uninstall          remove exactly what install wrote (its install-manifest)'
 	@echo '  format             clang-format the C sources'
 	@echo '  clean              remove $(BUILD)/'
-	@echo 'Variables: V=1 (show commands), CFLAGS, WERROR=, prefix, DESTDIR, BUILD'
+	@echo 'Variables: V=1 (show commands), CFLAGS, WERROR=, prefix, DESTDIR, BUILD,'
+	@echo '           bindir, datadir, docdir, unitdir, sysusersdir, sysconfdir'
 
 deps:
 	$(Q)sh scripts/deps.sh
 
-demo: deps all
+# deps may install the libraries this Makefile asked pkg-config about when
+# it was read: build in a sub-make, which asks again.
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
 	$(Q)sh scripts/demo.sh
 
-check: deps all
+check: deps
+	$(Q)$(MAKE) --no-print-directory all
 	$(Q)sh tests/run.sh
 
 check-unit: all
 	$(Q)sh tests/run.sh --unit
 
-check-integration: deps all
+check-integration: deps
+	$(Q)$(MAKE) --no-print-directory all
 	$(Q)sh tests/run.sh --integration
 
 memcheck: all
@@ -108,7 +132,7 @@ memcheck: all
 
 bench: $(BENCH_BINS)
 
-$(BUILD)/%.o: %.c
+$(BUILD)/%.o: %.c | libs-present
 	@mkdir -p $(dir $@)
 	$(echo_cmd) CC $<
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
@@ -143,10 +167,15 @@ $(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIBCORE) $(LIBRTLAB)
 	$(echo_cmd) LD $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_RTLAB)
 
+INSTALL_VARS = DESTDIR='$(DESTDIR)' prefix='$(prefix)' bindir='$(bindir)' \
+	datadir='$(datadir)' docdir='$(docdir)' unitdir='$(unitdir)' \
+	sysusersdir='$(sysusersdir)' sysconfdir='$(sysconfdir)'
+
 install: $(AGENT_BIN) $(RTLAB_BIN)
-	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(datadir)
-	install -m 755 $(AGENT_BIN) $(RTLAB_BIN) $(DESTDIR)$(bindir)/
-	cp -r schema testcases boards kernels $(DESTDIR)$(datadir)/
+	$(Q)$(INSTALL_VARS) sh scripts/install.sh install $(BUILD)
+
+uninstall:
+	$(Q)$(INSTALL_VARS) sh scripts/install.sh uninstall $(BUILD)
 
 format:
 	clang-format -i $(LIB_SRCS) $(AGENT_SRCS) $(CORE_SRCS) cli/main.c \

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Install the Debian 12 packages rtlab needs to build, test and run its
-# demo.  Idempotent, and silent when everything is already there.
+# demo.  Idempotent, and silent when everything is already there (one
+# dpkg-query, well under a second).  Prints what it installs; when apt
+# cannot install something it stops with apt's own error and what to do.
 set -eu
 
 PKGS="
@@ -18,15 +20,20 @@ qemu-system-x86 busybox-static cpio kmod dpkg-dev iputils-ping
 procps iproute2 curl valgrind
 jq python3 python3-jsonschema
 chromium fonts-liberation fonts-dejavu-core
+systemd
 "
+# Further packages named on the command line (tests use it to see how a
+# package apt cannot install is reported).
+PKGS="$PKGS $*"
 
+# One dpkg-query for all of them: "name status" per installed package.
+installed=$(dpkg-query -W -f='${binary:Package} ${db:Status-Abbrev}\n' \
+	$PKGS 2>/dev/null || true)
 missing=""
 for p in $PKGS; do
-	s=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-	case "$s" in
-	*"install ok installed"*) ;;
-	*) missing="$missing $p" ;;
-	esac
+	if ! printf '%s\n' "$installed" | grep -q "^$p\(:[a-z0-9]*\)\? ii"; then
+		missing="$missing $p"
+	fi
 done
 [ -z "$missing" ] && exit 0
 
@@ -35,8 +42,31 @@ if [ "$(id -u)" != 0 ]; then
 	echo "rtlab: run 'make deps' as root, or install them with apt-get" >&2
 	exit 1
 fi
-echo "rtlab: installing Debian packages:$missing"
+
+log=$(mktemp /tmp/rtlab-deps.XXXXXX)
+fail() {
+	echo "rtlab: $1 failed; apt said:" >&2
+	grep -E '^(E|W|Err):' "$log" >&2 || tail -n 15 "$log" >&2
+	echo "rtlab: $2" >&2
+	echo "rtlab: nothing of rtlab was built; run 'make deps' again once that is fixed (full log: $log)" >&2
+	exit 1
+}
+
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -q >/dev/null
+echo "rtlab: installing Debian packages:$missing"
+echo "rtlab: (apt-get; a few minutes on a new machine)"
+# A dpkg run interrupted earlier (a killed install) would make every
+# later apt-get refuse: finish it first.
+dpkg --configure -a >>"$log" 2>&1 ||
+	fail "dpkg --configure -a" "repair the package database (dpkg --audit)"
+apt-get update -q >>"$log" 2>&1 ||
+	fail "apt-get update" "the package archive is unreachable or a source in /etc/apt/sources.list* is wrong"
+# apt-get update exits 0 when some lists could not be fetched.
+if grep -qE '^(Err|W: Failed to fetch|E:)' "$log"; then
+	fail "apt-get update" "the package archive is unreachable or a source in /etc/apt/sources.list* is wrong"
+fi
 # shellcheck disable=SC2086
-apt-get install -y -q --no-install-recommends $missing >/dev/null
+apt-get install -y -q --no-install-recommends $missing >>"$log" 2>&1 ||
+	fail "apt-get install" "a package above could not be installed (is this Debian 12 with its main archive and security updates?)"
+rm -f "$log"
+echo "rtlab: Debian packages installed"

@@ -101,6 +101,37 @@ char *rtlab_cache_dir(void)
 	return path;
 }
 
+/* An installed tree around the executable: PREFIX/bin/rtlab reads
+ * PREFIX/share/rtlab, so a tree installed with DESTDIR, or moved, still
+ * finds its data. */
+static char *installed_tree(void)
+{
+	char exe[PATH_MAX], *slash, *dir;
+	ssize_t n;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return NULL;
+	*slash = '\0';
+	if (asprintf(&dir, "%s/../share/rtlab", exe) < 0)
+		return NULL;
+	if (is_dir(dir)) {
+		char *real = realpath(dir, NULL);
+
+		if (real) {
+			free(dir);
+			return real;
+		}
+		return dir;
+	}
+	free(dir);
+	return NULL;
+}
+
 char *rtlab_data_dir(void)
 {
 	const char *env = getenv("RTLAB_DATADIR");
@@ -109,6 +140,9 @@ char *rtlab_data_dir(void)
 	if (env && *env)
 		return strdup(env);
 	dir = source_tree();
+	if (dir)
+		return dir;
+	dir = installed_tree();
 	if (dir)
 		return dir;
 	return strdup(RTLAB_DATADIR);

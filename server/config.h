@@ -55,7 +55,8 @@ char *rtlab_cache_dir(void);
  * boards/, kernels/): $RTLAB_DATADIR; else the source tree the running
  * binary was built in (the parent of the executable's directory, or its
  * grandparent for build/tests/ binaries, when it contains schema/); else
- * the compiled-in RTLAB_DATADIR.
+ * the installed tree around it (PREFIX/bin/rtlab reads PREFIX/share/rtlab);
+ * else the compiled-in RTLAB_DATADIR.
  * Return: malloc'd path, caller frees; NULL on -ENOMEM.
  */
 char *rtlab_data_dir(void);

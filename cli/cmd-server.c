@@ -65,6 +65,7 @@ int cmd_server(int argc, char **argv)
 	const char *listen = NULL;
 	unsigned int max_mb = 0, threads = 4;
 	bool quiet = false;
+	char *schema;
 	PGconn *conn;
 	int c, ret = 1;
 
@@ -111,11 +112,16 @@ int cmd_server(int argc, char **argv)
 		fprintf(stderr, "rtlab server: %s\n", err.msg);
 		goto out;
 	}
-	if (db_runs_schema_check(conn, &err)) {
-		fprintf(stderr, "rtlab server: %s\n", err.msg);
+	schema = rtlab_data_path("schema");
+	if (!schema || db_runs_schema_check(conn, &err) ||
+	    db_schema_ready(conn, schema, &err)) {
+		fprintf(stderr, "rtlab server: %s\n",
+			schema ? err.msg : "out of memory");
 		db_disconnect(conn);
+		free(schema);
 		goto out;
 	}
+	free(schema);
 	db_disconnect(conn);
 
 	hc.listen = listen ? listen : cfg.listen;

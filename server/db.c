@@ -7,10 +7,10 @@
  */
 
 #include <ctype.h>
-#include <stdbool.h>
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -375,11 +375,18 @@ static int migrate_one(PGconn *conn, const char *dir,
 	}
 	res = PQexec(conn, sql);
 	if (!result_ok(res)) {
-		ret = rtlab_err_seterr(err, EIO, "%s line %d: %s", path,
+		const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+		bool denied = state && !strcmp(state, "42501");
+
+		ret = rtlab_err_seterr(err, denied ? EACCES : EIO,
+			"%s line %d: %s%s", path,
 			line_of(sql, PQresultErrorField(res,
 					PG_DIAG_STATEMENT_POSITION)),
 			pg_msg(PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY),
-			       msg, sizeof(msg)));
+			       msg, sizeof(msg)),
+			denied ? " (migrations need the role that owns the "
+				 "database, not the server's role: "
+				 "docs/database.md, 'Roles')" : "");
 		PQclear(res);
 		goto fail;
 	}
@@ -425,6 +432,92 @@ int db_migrate(PGconn *conn, const char *schema_dir, struct rtlab_err *err)
 	}
 	migrations_free(m, n);
 	return ret < 0 ? ret : applied;
+}
+
+/* The newest migration under @schema_dir, 0 when there is none. */
+static int migrations_newest(const char *schema_dir, int *newest,
+			     struct rtlab_err *err)
+{
+	struct migration *m = NULL;
+	size_t n = 0;
+	int ret;
+
+	ret = migrations_list(schema_dir, &m, &n, err);
+	if (ret)
+		return ret;
+	*newest = n ? m[n - 1].version : 0;
+	migrations_free(m, n);
+	return 0;
+}
+
+int db_schema_ready(PGconn *conn, const char *schema_dir,
+		    struct rtlab_err *err)
+{
+	/* Every table and sequence of the schema the server's role must
+	 * read and write; the first few missing rights, named. */
+	static const char rights_sql[] =
+		"SELECT current_user, count(*) OVER (),"
+		"       m.priv || ' on ' || m.kind || ' ' || m.name "
+		"FROM (SELECT c.relname AS name, p.priv,"
+		"             CASE c.relkind WHEN 'S' THEN 'sequence'"
+		"                            ELSE 'table' END AS kind,"
+		"             CASE c.relkind"
+		"                  WHEN 'S' THEN has_sequence_privilege(c.oid, p.priv)"
+		"                  ELSE has_table_privilege(c.oid, p.priv)"
+		"             END AS granted"
+		"      FROM pg_class c"
+		"      JOIN pg_namespace n ON n.oid = c.relnamespace"
+		"      JOIN (VALUES ('r', 'SELECT'), ('r', 'INSERT'),"
+		"                   ('r', 'UPDATE'), ('r', 'DELETE'),"
+		"                   ('p', 'SELECT'), ('p', 'INSERT'),"
+		"                   ('p', 'UPDATE'), ('p', 'DELETE'),"
+		"                   ('S', 'USAGE')) AS p(relkind, priv)"
+		"        ON p.relkind = c.relkind::text"
+		"      WHERE n.nspname = current_schema()) m "
+		"WHERE NOT m.granted ORDER BY m.name, m.priv LIMIT 3";
+	char list[256] = "";
+	int64_t version = 0;
+	int newest = 0, ret, i;
+	PGresult *res;
+
+	ret = migrations_newest(schema_dir, &newest, err);
+	if (ret)
+		return ret;
+	ret = db_query_int64(conn, err,
+			     "SELECT coalesce(max(version), 0) "
+			     "FROM schema_version", 0, NULL, &version);
+	if (ret)
+		return rtlab_err_seterr(err, ESTALE,
+			"the database has no rtlab schema_version table: "
+			"run 'rtlab db migrate' (as the role that owns the "
+			"database) first");
+	if (version < newest)
+		return rtlab_err_seterr(err, ESTALE,
+			"the database schema is at version %" PRId64
+			", this rtlab needs %d (%s): run 'rtlab db migrate' as "
+			"the role that owns the database", version, newest,
+			schema_dir);
+	if (version > newest)
+		return rtlab_err_seterr(err, ESTALE,
+			"the database schema is at version %" PRId64
+			", newer than this rtlab knows (%d in %s): upgrade "
+			"rtlab", version, newest, schema_dir);
+	ret = db_query_rows(conn, rights_sql, 0, NULL, &res, err,
+			    "checking the role's rights");
+	if (ret)
+		return ret;
+	if (PQntuples(res) > 0) {
+		for (i = 0; i < PQntuples(res); i++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list),
+				 "%s%s", i ? ", " : "", PQgetvalue(res, i, 2));
+		ret = rtlab_err_seterr(err, EACCES,
+			"role %s lacks %s rights it needs (%s%s): grant them "
+			"as docs/database.md, 'Roles', shows",
+			PQgetvalue(res, 0, 0), PQgetvalue(res, 0, 1), list,
+			atoi(PQgetvalue(res, 0, 1)) > i ? ", ..." : "");
+	}
+	PQclear(res);
+	return ret;
 }
 
 int db_fail(PGconn *conn, PGresult *res, struct rtlab_err *err,

@@ -94,4 +94,16 @@ void db_rollback(PGconn *conn);
  */
 int db_migrate(PGconn *conn, const char *schema_dir, struct rtlab_err *err);
 
+/**
+ * db_schema_ready() - whether the database suits this rtlab: every
+ * migration under @schema_dir applied (and none newer), and the connected
+ * role allowed to read and write every table and use every sequence of
+ * the schema (what a least-privilege server role needs).
+ * Return: 0; -ESTALE the schema is behind or ahead; -EACCES a right is
+ * missing; another negative errno on a database error.  @err says which
+ * role lacks what, and what to run.
+ */
+int db_schema_ready(PGconn *conn, const char *schema_dir,
+		    struct rtlab_err *err) __must_check;
+
 #endif

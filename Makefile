@@ -11,6 +11,7 @@ docdir  ?= $(prefix)/share/doc/rtlab
 unitdir ?= $(prefix)/lib/systemd/system
 sysusersdir ?= $(prefix)/lib/sysusers.d
 sysconfdir ?= /etc
+create_user ?= yes
 DESTDIR ?=
 BUILD   ?= build
 
@@ -105,7 +106,8 @@ help:
 	@echo '  format             clang-format the C sources'
 	@echo '  clean              remove $(BUILD)/'
 	@echo 'Variables: V=1 (show commands), CFLAGS, WERROR=, prefix, DESTDIR, BUILD,'
-	@echo '           bindir, datadir, docdir, unitdir, sysusersdir, sysconfdir'
+	@echo '           bindir, datadir, docdir, unitdir, sysusersdir, sysconfdir,'
+	@echo '           create_user=no (install as root without creating the rtlab user)'
 
 deps:
 	$(Q)sh scripts/deps.sh
@@ -169,7 +171,8 @@ $(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIBCORE) $(LIBRTLAB)
 
 INSTALL_VARS = DESTDIR='$(DESTDIR)' prefix='$(prefix)' bindir='$(bindir)' \
 	datadir='$(datadir)' docdir='$(docdir)' unitdir='$(unitdir)' \
-	sysusersdir='$(sysusersdir)' sysconfdir='$(sysconfdir)'
+	sysusersdir='$(sysusersdir)' sysconfdir='$(sysconfdir)' \
+	create_user='$(create_user)'
 
 install: $(AGENT_BIN) $(RTLAB_BIN)
 	$(Q)$(INSTALL_VARS) sh scripts/install.sh install $(BUILD)

@@ -11,7 +11,8 @@
 #
 #   scripts/install.sh install|uninstall BUILD_DIR
 # Variables (from make): DESTDIR prefix bindir datadir docdir unitdir
-# sysusersdir sysconfdir
+# sysusersdir sysconfdir create_user (yes: as root without DESTDIR, create
+# the rtlab system user with systemd-sysusers; no: never)
 set -eu
 
 action=$1
@@ -21,7 +22,7 @@ build=${2:-build}
 : "${docdir:=$prefix/share/doc/rtlab}"
 : "${unitdir:=$prefix/lib/systemd/system}"
 : "${sysusersdir:=$prefix/lib/sysusers.d}"
-: "${sysconfdir:=/etc}"
+: "${sysconfdir:=/etc}" "${create_user:=yes}"
 manifest=$datadir/install-manifest
 
 say() { printf '  %-9s %s\n' "$1" "$2"; }
@@ -88,7 +89,7 @@ $created"
 	put 644 "$tmp/conf" "$datadir/rtlab.conf.example"
 	echo "$manifest" >>"$DESTDIR$manifest.new"
 	mv "$DESTDIR$manifest.new" "$DESTDIR$manifest"
-	if [ -z "$DESTDIR" ] && [ "$(id -u)" = 0 ] &&
+	if [ "$create_user" = yes ] && [ -z "$DESTDIR" ] && [ "$(id -u)" = 0 ] &&
 	   command -v systemd-sysusers >/dev/null 2>&1; then
 		systemd-sysusers "$sysusersdir/rtlab.conf" &&
 			say USER "rtlab (systemd-sysusers)"

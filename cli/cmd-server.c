@@ -113,8 +113,8 @@ int cmd_server(int argc, char **argv)
 		goto out;
 	}
 	schema = rtlab_data_path("schema");
-	if (!schema || db_runs_schema_check(conn, &err) ||
-	    db_schema_ready(conn, schema, &err)) {
+	if (!schema || db_schema_ready(conn, schema, &err) ||
+	    db_runs_schema_check(conn, &err)) {
 		fprintf(stderr, "rtlab server: %s\n",
 			schema ? err.msg : "out of memory");
 		db_disconnect(conn);

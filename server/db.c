@@ -116,10 +116,15 @@ int db_exec(PGconn *conn, struct rtlab_err *err, const char *sql, int nparams,
 	int ret = 0;
 
 	res = PQexecParams(conn, sql, nparams, NULL, params, NULL, NULL, 0);
-	if (!result_ok(res))
-		ret = rtlab_err_seterr(err, EIO, "%s",
+	if (!result_ok(res)) {
+		const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+
+		ret = rtlab_err_seterr(err,
+				       state && !strcmp(state, "42501") ?
+				       EACCES : EIO, "%s",
 				       pg_msg(PQerrorMessage(conn), msg,
 					      sizeof(msg)));
+	}
 	PQclear(res);
 	return ret;
 }
@@ -376,17 +381,14 @@ static int migrate_one(PGconn *conn, const char *dir,
 	res = PQexec(conn, sql);
 	if (!result_ok(res)) {
 		const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
-		bool denied = state && !strcmp(state, "42501");
 
-		ret = rtlab_err_seterr(err, denied ? EACCES : EIO,
-			"%s line %d: %s%s", path,
+		ret = rtlab_err_seterr(err,
+			state && !strcmp(state, "42501") ? EACCES : EIO,
+			"%s line %d: %s", path,
 			line_of(sql, PQresultErrorField(res,
 					PG_DIAG_STATEMENT_POSITION)),
 			pg_msg(PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY),
-			       msg, sizeof(msg)),
-			denied ? " (migrations need the role that owns the "
-				 "database, not the server's role: "
-				 "docs/database.md, 'Roles')" : "");
+			       msg, sizeof(msg)));
 		PQclear(res);
 		goto fail;
 	}
@@ -405,6 +407,12 @@ fail:
 	db_rollback(conn);
 	if (err && !strstr(err->msg, m->file))
 		rtlab_err_prefix(err, "%s", path);
+	if (err && ret == -EACCES)
+		snprintf(err->msg + strlen(err->msg),
+			 sizeof(err->msg) - strlen(err->msg),
+			 " (migrations need the role that owns the database, "
+			 "not the server's role: docs/database.md, 'An "
+			 "external PostgreSQL')");
 	free(sql);
 	return ret;
 }
@@ -453,10 +461,20 @@ static int migrations_newest(const char *schema_dir, int *newest,
 int db_schema_ready(PGconn *conn, const char *schema_dir,
 		    struct rtlab_err *err)
 {
-	/* Every table and sequence of the schema the server's role must
-	 * read and write; the first few missing rights, named. */
+	/* The catalogs are readable by any role, so whether the schema is
+	 * there is asked of them, before anything needs a right. */
+	static const char schema_sql[] =
+		"SELECT current_user,"
+		"       has_schema_privilege(n.oid, 'USAGE'),"
+		"       EXISTS (SELECT 1 FROM pg_class c"
+		"               WHERE c.relnamespace = n.oid"
+		"                 AND c.relname = 'schema_version')"
+		"FROM pg_namespace n "
+		"WHERE n.nspname = coalesce(current_schema(), 'public')";
+	/* Every table and sequence the server's role must read and write;
+	 * the first few missing rights, named. */
 	static const char rights_sql[] =
-		"SELECT current_user, count(*) OVER (),"
+		"SELECT count(*) OVER (),"
 		"       m.priv || ' on ' || m.kind || ' ' || m.name "
 		"FROM (SELECT c.relname AS name, p.priv,"
 		"             CASE c.relkind WHEN 'S' THEN 'sequence'"
@@ -473,24 +491,66 @@ int db_schema_ready(PGconn *conn, const char *schema_dir,
 		"                   ('p', 'UPDATE'), ('p', 'DELETE'),"
 		"                   ('S', 'USAGE')) AS p(relkind, priv)"
 		"        ON p.relkind = c.relkind::text"
-		"      WHERE n.nspname = current_schema()) m "
+		"      WHERE n.nspname = coalesce(current_schema(), 'public')) m "
 		"WHERE NOT m.granted ORDER BY m.name, m.priv LIMIT 3";
-	char list[256] = "";
+	char list[256] = "", role[128];
 	int64_t version = 0;
-	int newest = 0, ret, i;
+	int newest = 0, ret, i, missing;
 	PGresult *res;
 
 	ret = migrations_newest(schema_dir, &newest, err);
 	if (ret)
 		return ret;
+	ret = db_query_rows(conn, schema_sql, 0, NULL, &res, err,
+			    "checking the schema");
+	if (ret)
+		return ret;
+	if (PQntuples(res) != 1) {
+		PQclear(res);
+		return rtlab_err_seterr(err, ESTALE,
+			"the database has no schema 'public' for rtlab: "
+			"run 'rtlab db migrate' as the role that owns the "
+			"database");
+	}
+	snprintf(role, sizeof(role), "%s", PQgetvalue(res, 0, 0));
+	if (strcmp(PQgetvalue(res, 0, 1), "t")) {
+		PQclear(res);
+		return rtlab_err_seterr(err, EACCES,
+			"role %s lacks USAGE on the schema: grant the server "
+			"role its rights as docs/database.md, 'An external "
+			"PostgreSQL', shows", role);
+	}
+	if (strcmp(PQgetvalue(res, 0, 2), "t")) {
+		PQclear(res);
+		return rtlab_err_seterr(err, ESTALE,
+			"the database has no rtlab schema yet: run 'rtlab db "
+			"migrate' as the role that owns the database");
+	}
+	PQclear(res);
+
+	ret = db_query_rows(conn, rights_sql, 0, NULL, &res, err,
+			    "checking the role's rights");
+	if (ret)
+		return ret;
+	if (PQntuples(res) > 0) {
+		missing = atoi(PQgetvalue(res, 0, 0));
+		for (i = 0; i < PQntuples(res); i++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list),
+				 "%s%s", i ? ", " : "", PQgetvalue(res, i, 1));
+		ret = rtlab_err_seterr(err, EACCES,
+			"role %s lacks %d rights it needs (%s%s): grant them "
+			"as docs/database.md, 'An external PostgreSQL', shows",
+			role, missing, list, missing > i ? ", ..." : "");
+	}
+	PQclear(res);
+	if (ret)
+		return ret;
+
 	ret = db_query_int64(conn, err,
 			     "SELECT coalesce(max(version), 0) "
 			     "FROM schema_version", 0, NULL, &version);
 	if (ret)
-		return rtlab_err_seterr(err, ESTALE,
-			"the database has no rtlab schema_version table: "
-			"run 'rtlab db migrate' (as the role that owns the "
-			"database) first");
+		return ret;
 	if (version < newest)
 		return rtlab_err_seterr(err, ESTALE,
 			"the database schema is at version %" PRId64
@@ -502,22 +562,7 @@ int db_schema_ready(PGconn *conn, const char *schema_dir,
 			"the database schema is at version %" PRId64
 			", newer than this rtlab knows (%d in %s): upgrade "
 			"rtlab", version, newest, schema_dir);
-	ret = db_query_rows(conn, rights_sql, 0, NULL, &res, err,
-			    "checking the role's rights");
-	if (ret)
-		return ret;
-	if (PQntuples(res) > 0) {
-		for (i = 0; i < PQntuples(res); i++)
-			snprintf(list + strlen(list), sizeof(list) - strlen(list),
-				 "%s%s", i ? ", " : "", PQgetvalue(res, i, 2));
-		ret = rtlab_err_seterr(err, EACCES,
-			"role %s lacks %s rights it needs (%s%s): grant them "
-			"as docs/database.md, 'Roles', shows",
-			PQgetvalue(res, 0, 0), PQgetvalue(res, 0, 1), list,
-			atoi(PQgetvalue(res, 0, 1)) > i ? ", ..." : "");
-	}
-	PQclear(res);
-	return ret;
+	return 0;
 }
 
 int db_fail(PGconn *conn, PGresult *res, struct rtlab_err *err,
@@ -538,6 +583,8 @@ int db_fail(PGconn *conn, PGresult *res, struct rtlab_err *err,
 		msg[--n] = '\0';
 	if (state && (!strncmp(state, "22", 2) || !strncmp(state, "23", 2)))
 		e = EINVAL;
+	else if (state && !strcmp(state, "42501"))
+		e = EACCES;
 	return rtlab_err_seterr(err, e, "%s: %s", what, msg);
 }
 

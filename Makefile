@@ -39,7 +39,7 @@ PKGS_MISSING := $(if $(filter deps help clean uninstall,$(MAKECMDGOALS)),,$(fore
 BASE_CFLAGS := -std=gnu11 -Wall -Wextra $(WERROR) -Wshadow \
 	-Wno-unused-parameter -Wmissing-prototypes -Wstrict-prototypes \
 	-D_GNU_SOURCE -Ilib -MMD -MP \
-	-DRTLAB_DATADIR='"$(datadir)"'
+	-DRTLAB_DATADIR='"$(datadir)"' -DRTLAB_SYSCONFDIR='"$(sysconfdir)"'
 ALL_CFLAGS := $(BASE_CFLAGS) $(call pkg_cflags,$(PKGS_ALL)) \
 	$(CFLAGS) $(CPPFLAGS)
 

@@ -34,9 +34,10 @@ static void db_usage(FILE *out)
 		"conninfo  print the libpq connection string rtlab uses\n"
 		"psql      run psql on that database\n\n"
 		"Environment: RTLAB_DB (use that database; start/stop then refuse),\n"
-		"RTLAB_STATE_DIR (default /var/lib/rtlab as root, else\n"
-		"~/.local/state/rtlab), RTLAB_PG_BINDIR (PostgreSQL's programs),\n"
-		"RTLAB_CONFIG (configuration file, default STATE_DIR/rtlab.conf).\n");
+		"RTLAB_STATE_DIR (default /var/lib/rtlab as root or the rtlab\n"
+		"user, else ~/.local/state/rtlab), RTLAB_PG_BINDIR (PostgreSQL's\n"
+		"programs), RTLAB_CONFIG (configuration file, default\n"
+		"/etc/rtlab/rtlab.conf if it exists, else STATE_DIR/rtlab.conf).\n");
 }
 
 static const char *origin_name(enum db_origin o)

@@ -21,6 +21,11 @@
 #ifndef RTLAB_DATADIR
 #define RTLAB_DATADIR "/usr/local/share/rtlab"
 #endif
+#ifndef RTLAB_SYSCONFDIR
+#define RTLAB_SYSCONFDIR "/etc"
+#endif
+#define RTLAB_SYSTEM_USER "rtlab"
+#define RTLAB_SYSTEM_STATE_DIR "/var/lib/rtlab"
 
 const char *rtlab_state_dir(void)
 {
@@ -33,8 +38,11 @@ const char *rtlab_state_dir(void)
 		snprintf(buf, sizeof(buf), "%s", env);
 		return buf;
 	}
-	if (geteuid() == 0) {
-		snprintf(buf, sizeof(buf), "/var/lib/rtlab");
+	/* root, and the rtlab system user the services run as, share the
+	 * lab's state; anyone else gets a private one. */
+	pw = getpwuid(geteuid());
+	if (geteuid() == 0 || (pw && !strcmp(pw->pw_name, RTLAB_SYSTEM_USER))) {
+		snprintf(buf, sizeof(buf), RTLAB_SYSTEM_STATE_DIR);
 		return buf;
 	}
 	env = getenv("XDG_STATE_HOME");
@@ -43,10 +51,8 @@ const char *rtlab_state_dir(void)
 		return buf;
 	}
 	home = getenv("HOME");
-	if (!home || !*home) {
-		pw = getpwuid(geteuid());
+	if (!home || !*home)
 		home = pw ? pw->pw_dir : NULL;
-	}
 	if (home && *home)
 		snprintf(buf, sizeof(buf), "%s/.local/state/rtlab", home);
 	else
@@ -167,6 +173,8 @@ char *rtlab_config_path(void)
 
 	if (env && *env)
 		return strdup(env);
+	if (!access(RTLAB_SYSCONFDIR "/rtlab/rtlab.conf", F_OK))
+		return strdup(RTLAB_SYSCONFDIR "/rtlab/rtlab.conf");
 	if (asprintf(&path, "%s/rtlab.conf", rtlab_state_dir()) < 0)
 		return NULL;
 	return path;

@@ -6,8 +6,8 @@
  * Where rtlab keeps its state and finds its shipped data, and the optional
  * lab configuration file.
  *
- * The configuration file is $RTLAB_CONFIG, else STATE_DIR/rtlab.conf (a
- * missing default file is fine).  It holds `key = value` lines; `#` starts
+ * The configuration file is $RTLAB_CONFIG, else /etc/rtlab/rtlab.conf when
+ * it exists, else STATE_DIR/rtlab.conf (a missing default file is fine).  It holds `key = value` lines; `#` starts
  * a comment line, blank lines are ignored, values may be double-quoted:
  *
  *   db = host=db.lab.example dbname=rtlab user=rtlab   # libpq conninfo
@@ -35,7 +35,8 @@
 /**
  * rtlab_state_dir() - the directory of rtlab's mutable state (the embedded
  * PostgreSQL lives in its pg/): $RTLAB_STATE_DIR; else /var/lib/rtlab when
- * running as root; else $XDG_STATE_HOME/rtlab or ~/.local/state/rtlab.
+ * running as root or as the `rtlab` system user the services run as; else
+ * $XDG_STATE_HOME/rtlab or ~/.local/state/rtlab.
  * Computed afresh on each call; nothing is created.
  * Return: a per-thread static buffer, valid until the next call; never NULL
  * (falls back to "/tmp/rtlab-UID" when even $HOME is unknown).
@@ -81,7 +82,9 @@ struct rtlab_config {
 };
 
 /**
- * rtlab_config_path() - $RTLAB_CONFIG, else STATE_DIR/rtlab.conf.
+ * rtlab_config_path() - $RTLAB_CONFIG; else SYSCONFDIR/rtlab/rtlab.conf
+ * (/etc/rtlab/rtlab.conf, the installed lab's file) when it exists; else
+ * STATE_DIR/rtlab.conf.
  * Return: malloc'd path, caller frees; NULL on -ENOMEM.
  */
 char *rtlab_config_path(void);
@@ -107,7 +110,7 @@ int rtlab_config_init(struct rtlab_config *cfg) __must_check;
 
 /**
  * rtlab_config_load() - defaults, then the configuration file when there is
- * one.  A missing STATE_DIR/rtlab.conf is fine; a missing $RTLAB_CONFIG is
+ * one.  A missing default file is fine; a missing $RTLAB_CONFIG is
  * an error.  Return: 0 or a negative errno with @err naming the file.
  * Caller releases @cfg with rtlab_config_cleanup() on success and failure.
  */

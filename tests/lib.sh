@@ -31,8 +31,11 @@ export RTLAB_TOP="$TOP" RTLAB_BUILD
 # between runs), so a kernel is downloaded once.
 RTLAB_CACHE_DIR=${RTLAB_CACHE_DIR:-$RTLAB_BUILD/cache}
 export RTLAB_CACHE_DIR
-# Tests choose their database themselves.
-unset RTLAB_DB RTLAB_CONFIG
+# Tests choose their database themselves, and never read the lab
+# configuration of the machine they run on (/etc/rtlab/rtlab.conf).
+unset RTLAB_DB
+RTLAB_CONFIG=$RTLAB_BUILD/no-such-dir/rtlab.conf
+export RTLAB_CONFIG
 
 ok() { echo "ok - $*"; }
 not_ok() { echo "not ok - $*"; }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "envvars.h"
 
 struct command {
 	const char *name;
@@ -47,9 +48,8 @@ static void usage(FILE *out)
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name,
 			commands[i].summary);
-	fprintf(out, "\n'rtlab COMMAND --help' describes a command.\n"
-		     "Environment: RTLAB_DB (libpq connection string), "
-		     "RTLAB_STATE_DIR, RTLAB_DATADIR.\n");
+	fprintf(out, "\n'rtlab COMMAND --help' describes a command.\n\n");
+	envvars_print(out, ENVVAR_RTLAB);
 }
 
 int main(int argc, char **argv)

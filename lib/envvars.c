@@ -14,7 +14,8 @@ static const struct envvar envvars[] = {
 	  "the embedded cluster", ENVVAR_RTLAB },
 	{ "RTLAB_STATE_DIR",
 	  "where the embedded cluster, caches and reports live",
-	  "`/var/lib/rtlab` as root or as the `rtlab` user, else `$XDG_STATE_HOME/rtlab`, else `~/.local/state/rtlab`",
+	  "`/var/lib/rtlab` as root or as the `rtlab` user, else "
+	  "`$XDG_STATE_HOME/rtlab`, else `~/.local/state/rtlab`",
 	  ENVVAR_RTLAB },
 	{ "RTLAB_CACHE_DIR", "fetched kernels and built initramfs archives",
 	  "`STATE_DIR/cache`", ENVVAR_RTLAB },

@@ -16,8 +16,10 @@
 
 /**
  * db_conninfo() - the libpq connection string every command uses: $RTLAB_DB
- * when set, else the embedded cluster's unix socket under the state
- * directory.  Return: malloc'd string, caller frees; NULL on -ENOMEM.
+ * when set, else the configuration file's `db`, else the embedded
+ * cluster's unix socket under the state directory.  Return: malloc'd
+ * string, caller frees; NULL when out of memory or when the configuration
+ * file cannot be read (cluster_conninfo_resolve() says why).
  */
 char *db_conninfo(void);
 

@@ -79,7 +79,7 @@ LIBS_RTLAB := $(call pkg_libs,$(PKGS_RTLAB)) -lm -lpthread
 .SECONDARY:
 
 .PHONY: all deps demo check check-unit check-integration memcheck bench \
-	install uninstall clean help format libs-present
+	install uninstall clean help format format-check libs-present
 
 all: $(AGENT_BIN) $(RTLAB_BIN) $(UNIT_BINS) $(BENCH_BINS)
 
@@ -103,7 +103,8 @@ help:
 	@echo '  bench              build the benchmarks (run them from bench/, see README)'
 	@echo '  install            install binaries, data, docs, systemd units under DESTDIR/prefix'
 	@echo '  uninstall          remove exactly what install wrote (its install-manifest)'
-	@echo '  format             clang-format the C sources'
+	@echo '  format             clang-format the C sources in place (.clang-format)'
+	@echo '  format-check       list the C sources clang-format would change'
 	@echo '  clean              remove $(BUILD)/'
 	@echo 'Variables: V=1 (show commands), CFLAGS, WERROR=, prefix, DESTDIR, BUILD,'
 	@echo '           bindir, datadir, docdir, unitdir, sysusersdir, sysconfdir,'
@@ -180,9 +181,17 @@ install: $(AGENT_BIN) $(RTLAB_BIN)
 uninstall:
 	$(Q)$(INSTALL_VARS) sh scripts/install.sh uninstall $(BUILD)
 
+CLANG_FORMAT ?= clang-format
+FORMAT_DIRS := lib agent db services server reports boards kernels cli \
+	       tests/unit bench fuzz
+FORMAT_SRCS = $(wildcard $(addsuffix /*.c,$(FORMAT_DIRS)) \
+			 $(addsuffix /*.h,$(FORMAT_DIRS)))
+
 format:
-	clang-format -i $(LIB_SRCS) $(AGENT_SRCS) $(CORE_SRCS) cli/main.c \
-		$(wildcard lib/*.h agent/*.h server/*.h reports/*.h boards/*.h kernels/*.h cli/*.h)
+	$(CLANG_FORMAT) -i $(FORMAT_SRCS)
+
+format-check:
+	$(Q)CLANG_FORMAT=$(CLANG_FORMAT) sh scripts/check-format.sh $(FORMAT_SRCS)
 
 clean:
 	rm -rf $(BUILD)

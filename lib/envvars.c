@@ -23,7 +23,8 @@ static const struct envvar envvars[] = {
 	  "`/etc/rtlab/rtlab.conf` if it exists, else `STATE_DIR/rtlab.conf`",
 	  ENVVAR_RTLAB },
 	{ "RTLAB_DATADIR", "schema/, testcases/, boards/, kernels/",
-	  "the source tree of the binary, else the install prefix",
+	  "the source tree of the binary, else `PREFIX/share/rtlab` beside "
+	  "`PREFIX/bin/rtlab`, else the install prefix's",
 	  ENVVAR_RTLAB },
 	{ "RTLAB_PG_BINDIR",
 	  "PostgreSQL's programs (initdb, pg_ctl, postgres, psql) for the "

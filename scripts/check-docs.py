@@ -12,6 +12,8 @@ README.md, docs/*.md and the README.md of each top-level folder.
 Both ways are checked:
   docs -> code  every `rtlab CMD [SUB] --flag` invocation, RTLAB_* variable
                 and `GET /path` route the docs name exists;
+  make          every `make TARGET` the docs name is in `make help`, and
+                every target there is named in the docs;
   code -> docs  every command, subcommand and long flag of --help appears in
                 an invocation of that command in the docs, every variable of
                 the table is in README's table with the same meaning and
@@ -191,6 +193,9 @@ def parse_env(text):
 
 # A command line: at the start of a code span or line (after a prompt or
 # variable assignments), or after &&, ;, | or $(.
+MAKE_INVOCATION = re.compile(
+    r"(?:^|&&|;|\||\$\()\s*(?:\$\s+)?(?:[A-Z_]+=\S*\s+)*make"
+    r"(?:\s+-\S+)*(?:\s+[A-Za-z_]+=\S*)*\s+([a-z][a-z0-9-]*)(?=\s|$)")
 INVOCATION = re.compile(
     r"(?:^|&&|;|\||\$\()\s*(?:\$\s+)?(?:[A-Z_]+=\S*\s+)*"
     r"(?:[\w./-]*/)?(rtlab-agent|rtlab)"
@@ -203,10 +208,13 @@ class Doc:
         with open(path, encoding="utf-8") as f:
             self.lines = f.read().split("\n")
         self.invocations = []   # (line, prog, cmd, rest)
+        self.make_targets = []  # (line, target) of `make TARGET`
         self.spans = []         # (line, text of a code span or code line)
         self.parse()
 
     def add_invocations(self, lineno, text):
+        for m in MAKE_INVOCATION.finditer(text):
+            self.make_targets.append((lineno, m.group(1)))
         pos = 0
         while True:
             m = INVOCATION.search(text, pos)
@@ -469,6 +477,32 @@ def readme_env_table(readme):
     return rows
 
 
+def make_targets(top):
+    text, out = run_help(["make", "-s", "-C", top, "help"])
+    if text is None:
+        return None, out
+    return {m.group(1) for m in re.finditer(r"^  ([a-z][a-z0-9-]*)\s",
+                                            text, re.M)}, None
+
+
+def check_make(docs, top, doc_names):
+    targets, err = make_targets(top)
+    if targets is None:
+        report("make help lists the targets", ["make help failed: " + err])
+        return
+    p, seen = [], {"help"}
+    for d in docs:
+        for line, t in d.make_targets:
+            seen.add(t)
+            if t not in targets and t != "help":
+                p.append("%s:%d: 'make %s' is no target of 'make help'" %
+                         (d.rel, line, t))
+    report("docs name only targets make help lists", p)
+    p = ["'make %s' (from 'make help') is in no `make %s` of %s" %
+         (t, t, doc_names) for t in sorted(targets - seen)]
+    report("every target of make help is documented", p)
+
+
 def check_env(progs, docs, readme, top, files):
     table = {}
     p_help = []
@@ -599,6 +633,7 @@ def main():
     check_help_documented(progs, docs, doc_names)
     check_env(progs, docs, readme, top, files)
     check_routes(docs, top, files, doc_names)
+    check_make(docs, top, doc_names)
     return 1 if failures else 0
 
 

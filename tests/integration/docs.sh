@@ -151,8 +151,10 @@ cat >>"$tmp/d7/docs-api.md" <<'EOF'
     rtlab runs --no-such-flag
     rtlab db explode
     rtlab frobnicate --now
+    make frobnicate
 EOF
 # shellcheck disable=SC2046
-planted "docs naming what the binaries lack fail" \
+planted "docs naming what the binaries and make lack fail" \
 	$(docs_args "$tmp/d7") -- "'rtlab runs --no-such-flag'" \
-	"'rtlab db explode'" "'rtlab frobnicate'" "docs-api.md:"
+	"'rtlab db explode'" "'rtlab frobnicate'" "'make frobnicate'" \
+	"docs-api.md:"

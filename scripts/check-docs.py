@@ -40,8 +40,9 @@ import sys
 METHODS = r"(?:GET|POST|PUT|DELETE|HEAD|PATCH)"
 # Endpoints of other services the docs talk about: Bugzilla's REST API.
 EXTERNAL_ROUTES = ("/rest/",)
-# Variables only the tests read; the docs may name them (tests/ is scanned
-# to tell).
+# Not the code whose getenv() calls and routes are checked: the tests (the
+# docs may still name a variable only a test reads; tests/ is searched for
+# it), the testcases' kernel module, build output.
 SKIP_DIRS = {".git", "build", "tests", "testcases"}
 
 failures = 0

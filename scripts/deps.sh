@@ -19,6 +19,7 @@ gnuplot-nox
 qemu-system-x86 busybox-static cpio kmod dpkg-dev iputils-ping
 procps iproute2 curl valgrind
 jq python3 python3-jsonschema
+clang-format
 chromium fonts-liberation fonts-dejavu-core
 systemd
 "

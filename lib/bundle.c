@@ -3,8 +3,10 @@
  * The result bundle on the wire and on disk: a gzip'd tar written and read
  * with libarchive, held in memory.  Reading is defensive because bundles
  * arrive from boards over the network: the gzip stream must be complete,
- * the tar must end with its end-of-archive marker, names must be plain
- * relative paths, each once, and the whole must stay within the limits.
+ * with nothing after it, the tar must end with its end-of-archive marker
+ * and hold nothing but padding after it, names must be plain relative
+ * paths, each once, and each member and the whole must stay within the
+ * limits (run-limits.h), checked before the data is allocated.
  */
 
 #include <errno.h>
@@ -18,6 +20,7 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <zlib.h>
 
 #include "bundle.h"
 
@@ -91,7 +94,7 @@ static int bundle_put(struct bundle *b, const char *name, unsigned char *data,
 
 	if (bundle_check_name(name))
 		return -EINVAL;
-	if (size > BUNDLE_MAX_BYTES ||
+	if (size > BUNDLE_MAX_FILE_BYTES ||
 	    bundle_bytes(b) - old + size > BUNDLE_MAX_BYTES)
 		return -EFBIG;
 	if (f) {
@@ -122,7 +125,7 @@ int bundle_add(struct bundle *b, const char *name, const void *data,
 	unsigned char *copy;
 	int ret;
 
-	if (size > BUNDLE_MAX_BYTES)
+	if (size > BUNDLE_MAX_FILE_BYTES)
 		return -EFBIG;
 	copy = malloc(size ? size : 1);
 	if (!copy)
@@ -160,7 +163,7 @@ static int file_slurp(const char *path, size_t max, unsigned char **data,
 	}
 	if ((size_t)st.st_size > max) {
 		ret = rtlab_err_seterr(err, EFBIG,
-			"%s: %lld bytes, more than the bundle limit of %zu",
+			"%s: %lld bytes, more than the limit of %zu bytes for one bundle file",
 			path, (long long)st.st_size, max);
 		goto out;
 	}
@@ -199,7 +202,7 @@ int bundle_add_path(struct bundle *b, const char *name, const char *path,
 	size_t size = 0;
 	int ret;
 
-	ret = file_slurp(path, BUNDLE_MAX_BYTES, &data, &size, err);
+	ret = file_slurp(path, BUNDLE_MAX_FILE_BYTES, &data, &size, err);
 	if (ret)
 		return ret;
 	ret = bundle_put(b, name, data, size);
@@ -210,7 +213,7 @@ int bundle_add_path(struct bundle *b, const char *name, const char *path,
 				      name, path);
 		else if (ret == -EFBIG)
 			rtlab_err_seterr(err, EFBIG,
-				"bundle: adding %s as '%s' goes beyond %d files or %lu MiB",
+				"bundle: adding %s as '%s' goes beyond the limit of %d files or %lu MiB in all",
 				path, name, BUNDLE_MAX_FILES,
 				BUNDLE_MAX_BYTES >> 20);
 		else
@@ -240,7 +243,8 @@ static la_ssize_t membuf_write(struct archive *a, void *ctx, const void *buf,
 			cap *= 2;
 		p = realloc(m->data, cap);
 		if (!p) {
-			archive_set_error(a, ENOMEM, "out of memory");
+			if (a)
+				archive_set_error(a, ENOMEM, "out of memory");
 			return -1;
 		}
 		m->data = p;
@@ -392,69 +396,67 @@ out_nofile:
 /* ------------------------------------------------------------- reading */
 
 /*
- * First pass: undo the gzip layer into memory.  Going through libarchive's
- * raw format keeps the gzip checks (a stream cut anywhere, trailer
- * included, is an error) apart from the tar checks, and bounds memory.
+ * First pass: undo the gzip layer into memory with zlib, which says where
+ * the stream ends: a stream cut anywhere (trailer included) is an error,
+ * and so is anything after it, which a reader would otherwise ignore.
+ * Memory is bounded by the limits: the tar of a bundle at its limits is
+ * the data plus a header and padding per member.
  */
 static int gunzip_all(const void *data, size_t size, struct membuf *out,
 		      struct rtlab_err *err)
 {
 	const size_t max = BUNDLE_MAX_BYTES + (BUNDLE_MAX_FILES + 64) * 2048UL;
-	struct archive_entry *e;
-	struct archive *a;
 	unsigned char buf[64 * 1024];
-	la_ssize_t r;
-	int ret;
+	const unsigned char *in = data;
+	size_t used = 0, n;
+	z_stream zs;
+	int zr = Z_OK, ret = 0;
 
-	a = archive_read_new();
-	if (!a)
-		return rtlab_err_seterr(err, ENOMEM, "bundle: out of memory");
-	if (archive_read_support_filter_gzip(a) != ARCHIVE_OK ||
-	    archive_read_support_format_raw(a) != ARCHIVE_OK) {
-		ret = rtlab_err_seterr(err, EIO, "bundle: %s",
-				       archive_error_string(a));
-		goto out;
-	}
-	if (size < 2 || memcmp(data, "\x1f\x8b", 2)) {
-		ret = rtlab_err_set(err,
+	if (size < 2 || memcmp(data, "\x1f\x8b", 2))
+		return rtlab_err_set(err,
 			"bundle: not a gzip'd tar archive (%s)",
 			size ? "no gzip header" : "empty input");
-		goto out;
-	}
-	if (archive_read_open_memory(a, data, size) != ARCHIVE_OK ||
-	    archive_read_next_header(a, &e) != ARCHIVE_OK ||
-	    archive_filter_code(a, 0) != ARCHIVE_FILTER_GZIP) {
-		ret = rtlab_err_set(err,
-			"bundle: corrupt or truncated gzip data (%s)",
-			archive_error_string(a) ? archive_error_string(a) :
-						  "the stream ends early");
-		goto out;
-	}
-	for (;;) {
-		r = archive_read_data(a, buf, sizeof(buf));
-		if (r == 0)
-			break;
-		if (r < 0) {
+	memset(&zs, 0, sizeof(zs));
+	if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
+		return rtlab_err_seterr(err, ENOMEM, "bundle: out of memory");
+	while (zr != Z_STREAM_END) {
+		if (!zs.avail_in && used < size) {
+			n = size - used < (1U << 30) ? size - used : (1U << 30);
+			zs.next_in = (unsigned char *)in + used;
+			zs.avail_in = (uInt)n;
+			used += n;
+		}
+		zs.next_out = buf;
+		zs.avail_out = sizeof(buf);
+		zr = inflate(&zs, Z_NO_FLUSH);
+		if (zr != Z_OK && zr != Z_STREAM_END &&
+		    !(zr == Z_BUF_ERROR && zs.avail_in)) {
 			ret = rtlab_err_set(err,
 				"bundle: corrupt or truncated gzip data (%s)",
-				archive_error_string(a));
+				zr == Z_BUF_ERROR ? "the stream ends early" :
+				zs.msg ? zs.msg : "inflate failed");
 			goto out;
 		}
-		if (out->size + r > max) {
+		n = sizeof(buf) - zs.avail_out;
+		if (out->size + n > max) {
 			ret = rtlab_err_seterr(err, EFBIG,
-				"bundle: more than %lu MiB uncompressed",
+				"bundle: more than the limit of %lu MiB uncompressed",
 				BUNDLE_MAX_BYTES >> 20);
 			goto out;
 		}
-		if (membuf_write(a, out, buf, r) < 0) {
+		if (n && membuf_write(NULL, out, buf, n) < 0) {
 			ret = rtlab_err_seterr(err, ENOMEM,
 					       "bundle: out of memory");
 			goto out;
 		}
 	}
-	ret = 0;
+	n = zs.avail_in + (size - used);
+	if (n)
+		ret = rtlab_err_set(err,
+			"bundle: %zu bytes of data after the end of the gzip stream (at offset %zu)",
+			n, size - n);
 out:
-	archive_read_free(a);
+	inflateEnd(&zs);
 	return ret;
 }
 
@@ -478,6 +480,25 @@ static int tar_ends_properly(const struct membuf *t, struct rtlab_err *err)
 	    !all_zero(t->data + t->size - 2 * TAR_BLOCK, 2 * TAR_BLOCK))
 		return rtlab_err_set(err,
 			"bundle: truncated tar archive (no end-of-archive marker)");
+	return 0;
+}
+
+/* After the end-of-archive marker only zero padding may follow: a second
+ * archive appended to the first would otherwise be silently dropped. */
+static int tar_nothing_after(struct archive *a, const struct membuf *t,
+			     struct rtlab_err *err)
+{
+	la_int64_t end = archive_filter_bytes(a, 0);
+	size_t i;
+
+	if (end < 0 || (uint64_t)end > t->size)
+		return rtlab_err_set(err,
+			"bundle: damaged tar archive (its end is not where the data ends)");
+	for (i = (size_t)end; i < t->size; i++)
+		if (t->data[i])
+			return rtlab_err_set(err,
+				"bundle: %zu bytes of data after the end of the tar archive (at offset %lld)",
+				t->size - (size_t)end, (long long)end);
 	return 0;
 }
 
@@ -505,10 +526,15 @@ static int read_entry(struct archive *a, struct archive_entry *e,
 					"bundle: more than %d files",
 					BUNDLE_MAX_FILES);
 	size = archive_entry_size(e);
-	if (!archive_entry_size_is_set(e) || size < 0 ||
-	    (uint64_t)size > BUNDLE_MAX_BYTES - *total)
+	if (!archive_entry_size_is_set(e) || size < 0)
+		return rtlab_err_set(err, "bundle: '%s': no valid size", name);
+	if ((uint64_t)size > BUNDLE_MAX_FILE_BYTES)
 		return rtlab_err_seterr(err, EFBIG,
-			"bundle: '%s': size %lld goes beyond the %lu MiB limit",
+			"bundle: '%s': %lld bytes, more than the limit of %lu MiB for one file",
+			name, (long long)size, BUNDLE_MAX_FILE_BYTES >> 20);
+	if ((uint64_t)size > BUNDLE_MAX_BYTES - *total)
+		return rtlab_err_seterr(err, EFBIG,
+			"bundle: '%s': %lld bytes make the files more than the limit of %lu MiB in all",
 			name, (long long)size, BUNDLE_MAX_BYTES >> 20);
 	data = malloc(size ? size : 1);
 	if (!data)
@@ -585,6 +611,9 @@ struct bundle *bundle_read_mem(const void *data, size_t size,
 		if (ret)
 			goto out;
 	}
+	ret = tar_nothing_after(a, &tar, err);
+	if (ret)
+		goto out;
 	if (!bundle_get(b, BUNDLE_MANIFEST)) {
 		ret = rtlab_err_set(err, "bundle: no manifest.json");
 		goto out;
@@ -596,6 +625,7 @@ out:
 	if (ret) {
 		bundle_free(b);
 		b = NULL;
+		errno = ret == -EFBIG || ret == -ENOMEM ? -ret : EINVAL;
 	}
 	return b;
 }

@@ -443,7 +443,10 @@ int db_fail(PGconn *conn, PGresult *res, struct rtlab_err *err,
 	n = strlen(msg);
 	while (n && isspace((unsigned char)msg[n - 1]))
 		msg[--n] = '\0';
-	if (state && (!strncmp(state, "22", 2) || !strncmp(state, "23", 2)))
+	/* caused by the request's data: data exception, integrity
+	 * constraint, program limit (e.g. an index row too large) */
+	if (state && (!strncmp(state, "22", 2) || !strncmp(state, "23", 2) ||
+		      !strncmp(state, "54", 2)))
 		e = EINVAL;
 	return rtlab_err_seterr(err, e, "%s: %s", what, msg);
 }

@@ -84,8 +84,11 @@ PGconn *db_connect(struct rtlab_err *err)
 				"the configuration file's 'db'", where, msg);
 		goto fail;
 	}
-	/* Keep NOTICEs ("already exists, skipping") off the user's terminal. */
-	res = PQexec(conn, "SET client_min_messages = warning");
+	/* Keep NOTICEs ("already exists, skipping") off the user's terminal;
+	 * a commit (an upload's 2xx) waits for the disk whatever the server's
+	 * default. */
+	res = PQexec(conn, "SET client_min_messages = warning; "
+			   "SET synchronous_commit = on");
 	PQclear(res);
 	free(conninfo);
 	return conn;

@@ -451,6 +451,25 @@ check "server up: flush exits 0" test $? = 0
 check "... the spooled run is stored once" test "$(stored "$srid")" = 1
 check "... and the spool is empty" test ! -e "$work/spool/$srid.bundle"
 
+# A bundle the server refuses must not hold back the ones behind it: it is
+# quarantined with the server's answer, the good one is delivered.
+mkdir -p "$work/spool3"
+cp "$work/longname.tgz" "$work/spool3/0-refused.bundle"
+gid=$(mkbundle --out "$work/spool3/1-good.bundle" --json "$FIX/idle.json")
+"$AGENT" flush --spool "$work/spool3" --upload "$API" --token "$TOKEN" \
+	>"$work/flush3.out" 2>&1
+check "flush with a refused bundle first: exit 1 (something quarantined)" \
+	test $? = 1
+check "... the good bundle behind it is stored" test "$(stored "$gid")" = 1
+check "... the refused one is in quarantine/" \
+	test -s "$work/spool3/quarantine/0-refused.bundle" -a \
+	! -e "$work/spool3/0-refused.bundle"
+check "... with the server's answer beside it" \
+	grep -q "more than the limit of 128" "$work/spool3/quarantine/0-refused.reply"
+"$AGENT" flush --spool "$work/spool3" --upload "$API" --token "$TOKEN" \
+	>"$work/flush3.out" 2>&1
+check "... and the next flush has nothing left to do (exit 0)" test $? = 0
+
 # -- the log and a clean stop ------------------------------------------------------
 check "log line per request with status, board and run" \
 	grep -q "POST /api/v1/runs 201 .* board=qemu1 run=$RUN\$" \

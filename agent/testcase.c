@@ -618,6 +618,36 @@ static int parse_root(struct tcp *p, const yaml_node_t *root,
 	return 0;
 }
 
+/* A key given twice in one mapping would be parsed twice (the second
+ * silently winning, and leaking what the first allocated): refuse it
+ * anywhere in the document, naming the key and both lines. */
+static int check_duplicate_keys(struct tcp *p)
+{
+	const yaml_node_pair_t *a, *b;
+	const yaml_node_t *n, *ka, *kb;
+
+	for (n = p->doc->nodes.start; n < p->doc->nodes.top; n++) {
+		if (n->type != YAML_MAPPING_NODE)
+			continue;
+		for_each_pair(p, n, a) {
+			ka = yaml_document_get_node(p->doc, a->key);
+			if (!scalar(ka))
+				continue;
+			for (b = n->data.mapping.pairs.start; b < a; b++) {
+				kb = yaml_document_get_node(p->doc, b->key);
+				if (scalar(kb) && !strcmp(scalar(ka), scalar(kb)))
+					return rtlab_err_set(p->err,
+						"%s:%lu: duplicate key '%s' (first at line %lu)",
+						p->path,
+						(unsigned long)ka->start_mark.line + 1,
+						scalar(ka),
+						(unsigned long)kb->start_mark.line + 1);
+			}
+		}
+	}
+	return 0;
+}
+
 static int tc_defaults(struct testcase *tc, const char *path)
 {
 	struct tc_measurement *m = &tc->measurement;
@@ -658,7 +688,9 @@ int testcase_parse(const char *path, const char *text, size_t len,
 				    parser.problem ? parser.problem : "?");
 		goto out_parser;
 	}
-	ret = parse_root(&p, yaml_document_get_root_node(&doc), tc);
+	ret = check_duplicate_keys(&p);
+	if (!ret)
+		ret = parse_root(&p, yaml_document_get_root_node(&doc), tc);
 	if (ret == -ENOMEM)
 		rtlab_err_seterr(err, ENOMEM, "%s: out of memory", path);
 	yaml_document_delete(&doc);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "run-limits.h"
 #include "testcase.h"
 
 #define TC_DEFAULT_DURATION_S	60
@@ -288,8 +289,10 @@ static int parse_measurement(struct tcp *p, const yaml_node_t *map,
 			ret = get_uint(p, v, "measurement.interval_us", 50,
 				       10000000, &m->interval_us);
 		} else if (!strcmp(k, "histogram_us")) {
+			/* the server refuses a wider range */
 			ret = get_uint(p, v, "measurement.histogram_us", 10,
-				       1000000, &m->histogram_us);
+				       RTLAB_MAX_HIST_RANGE_US,
+				       &m->histogram_us);
 		} else if (!strcmp(k, "threads")) {
 			if (scalar(v) && !strcmp(scalar(v), "all"))
 				m->threads = 0;

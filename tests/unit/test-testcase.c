@@ -208,6 +208,9 @@ static void test_errors(void)
 		     "name: x\nloads:\n  - name: hackbench\n    args: [a]\n"
 		     "    args: [b]\n",
 		     "t.yaml:5: duplicate key 'args'", "first at line 4");
+	expect_error("histogram range beyond the server's limit",
+		     "name: x\nmeasurement:\n  histogram_us: 100001\n",
+		     "measurement.histogram_us", "100000");
 	expect_error("duplicate measurement key",
 		     "name: x\nmeasurement:\n  priority: 80\n  priority: 90\n",
 		     "t.yaml:4: duplicate key 'priority'", NULL);

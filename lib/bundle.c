@@ -429,8 +429,9 @@ static int gunzip_all(const void *data, size_t size, struct membuf *out,
 		zs.next_out = buf;
 		zs.avail_out = sizeof(buf);
 		zr = inflate(&zs, Z_NO_FLUSH);
-		if (zr != Z_OK && zr != Z_STREAM_END &&
-		    !(zr == Z_BUF_ERROR && zs.avail_in)) {
+		/* Z_BUF_ERROR: no progress possible, i.e. the input ran out
+		 * (a fresh output buffer is given every time) */
+		if (zr != Z_OK && zr != Z_STREAM_END) {
 			ret = rtlab_err_set(err,
 				"bundle: corrupt or truncated gzip data (%s)",
 				zr == Z_BUF_ERROR ? "the stream ends early" :

@@ -321,6 +321,7 @@ static void test_hostile(void)
 	ret = text ? ct_json_parse(text, strlen(text), 20, &r, &err) : -ENOMEM;
 	CHECK_INT(ret, 0, "2 x 4e14 samples are within the limit");
 	ct_result_cleanup(&r);
+	free(text);
 
 	text = json_threads(1, 5);
 	ret = text ? ct_json_parse(text, strlen(text),

@@ -204,6 +204,10 @@ int ct_json_parse(const char *text, size_t len, uint32_t hist_range_us,
 	int ret;
 
 	ct_result_reset(res);
+	if (len > RTLAB_MAX_CT_JSON_BYTES)
+		return rtlab_err_set(err,
+			CT_JSON ": %zu bytes, more than the limit of %lu",
+			len, RTLAB_MAX_CT_JSON_BYTES);
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root)
 		return rtlab_err_set(err, CT_JSON ": line %d column %d: %s",

@@ -476,6 +476,10 @@ int manifest_parse(const char *text, size_t len, struct manifest *m,
 
 	memset(m, 0, sizeof(*m));
 	m->kernel_realtime = -1;
+	if (len > RTLAB_MAX_MANIFEST_BYTES)
+		return rtlab_err_set(err,
+			MAN ": %zu bytes, more than the limit of %lu",
+			len, RTLAB_MAX_MANIFEST_BYTES);
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root)
 		return rtlab_err_set(err, MAN ": line %d column %d: %s",

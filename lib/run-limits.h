@@ -39,6 +39,12 @@
 /* A run's error message (manifest.json "error"). */
 #define RTLAB_MAX_ERROR_LEN 4096U
 
+/* JSON documents the server parses whole (jansson takes several times
+ * their size in memory): manifest.json, and cyclictest.json, whose
+ * histograms list non-empty buckets only (some 20 bytes each). */
+#define RTLAB_MAX_MANIFEST_BYTES (1UL << 20)
+#define RTLAB_MAX_CT_JSON_BYTES (32UL << 20)
+
 /* One member of a bundle (an artifact such as trace.dat), uncompressed. */
 #define RTLAB_MAX_ARTIFACT_BYTES (64UL << 20)
 

@@ -349,6 +349,15 @@ static void test_hostile(void)
 	      "1024 threads x 8192 us are read (%s)", ret ? err.msg : "");
 	ct_result_cleanup(&r);
 	free(text);
+	/* jansson takes several times the text: refused before parsing */
+	text = malloc(RTLAB_MAX_CT_JSON_BYTES + 1);
+	if (text)
+		memset(text, ' ', RTLAB_MAX_CT_JSON_BYTES + 1);
+	ret = text ? ct_json_parse(text, RTLAB_MAX_CT_JSON_BYTES + 1, 20, &r,
+				   &err) : -ENOMEM;
+	CHECK(ret == -EINVAL && strstr(err.msg, "33554433 bytes, more than the limit of 33554432"),
+	      "a cyclictest.json over 32 MiB is refused unparsed: %s", err.msg);
+	free(text);
 	text = json_threads(RTLAB_MAX_THREADS + 1, 5);
 	ret = text ? ct_json_parse(text, strlen(text), 20, &r, &err) : -ENOMEM;
 	CHECK(ret == -EINVAL && strstr(err.msg, "expected an integer from 0 to 1024"),

@@ -14,6 +14,7 @@
 #include "bundle.h"
 #include "check.h"
 #include "manifest.h"
+#include "run-limits.h"
 
 static const char valid[] =
 	"{\"format\": \"rtlab-bundle\", \"format_version\": 1,"
@@ -206,6 +207,18 @@ static void test_bad_values(void)
 					manifest_cleanup(&m);
 			}
 		}
+	}
+	{
+		size_t n = RTLAB_MAX_MANIFEST_BYTES + 1;
+		char *huge = malloc(n);
+
+		if (huge)
+			memset(huge, ' ', n);
+		ret = huge ? manifest_parse(huge, n, &m, &err) : -ENOMEM;
+		CHECK(ret == -EINVAL && strstr(err.msg, "manifest.json: 1048577 bytes, more than the limit of 1048576"),
+		      "a manifest.json over 1 MiB is refused unparsed: %s",
+		      err.msg);
+		free(huge);
 	}
 	expect("testcase.hist_range_us", "100000000",
 	       "manifest.json: field 'testcase.hist_range_us': expected an integer from 0 to 100000");

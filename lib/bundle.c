@@ -243,8 +243,7 @@ static la_ssize_t membuf_write(struct archive *a, void *ctx, const void *buf,
 			cap *= 2;
 		p = realloc(m->data, cap);
 		if (!p) {
-			if (a)
-				archive_set_error(a, ENOMEM, "out of memory");
+			archive_set_error(a, ENOMEM, "out of memory");
 			return -1;
 		}
 		m->data = p;
@@ -396,22 +395,32 @@ out_nofile:
 /* ------------------------------------------------------------- reading */
 
 /*
- * First pass: undo the gzip layer into memory with zlib, which says where
- * the stream ends: a stream cut anywhere (trailer included) is an error,
- * and so is anything after it, which a reader would otherwise ignore.
- * Memory is bounded by the limits: the tar of a bundle at its limits is
- * the data plus a header and padding per member.
+ * First pass: check the gzip layer with zlib, which says where the stream
+ * ends: a stream cut anywhere (trailer included) is an error, and so is
+ * anything after it, which a reader would otherwise ignore.  The data is
+ * inflated into a small buffer and not kept: the pass keeps only what the
+ * tar checks need, so a bundle expanding beyond the limits costs CPU up to
+ * the limit and no memory.
  */
-static int gunzip_all(const void *data, size_t size, struct membuf *out,
-		      struct rtlab_err *err)
+struct tar_scan {
+	size_t size;			/* uncompressed bytes */
+	size_t last_nonzero;		/* offset after the last non-zero byte */
+	unsigned char head[TAR_BLOCK];	/* the first block */
+};
+
+static int gunzip_scan(const void *data, size_t size, struct tar_scan *t,
+		       struct rtlab_err *err)
 {
+	/* the tar of a bundle at its limits: the data plus a header and
+	 * padding per member */
 	const size_t max = BUNDLE_MAX_BYTES + (BUNDLE_MAX_FILES + 64) * 2048UL;
 	unsigned char buf[64 * 1024];
 	const unsigned char *in = data;
-	size_t used = 0, n;
+	size_t used = 0, n, i;
 	z_stream zs;
 	int zr = Z_OK, ret = 0;
 
+	memset(t, 0, sizeof(*t));
 	if (size < 2 || memcmp(data, "\x1f\x8b", 2))
 		return rtlab_err_set(err,
 			"bundle: not a gzip'd tar archive (%s)",
@@ -439,17 +448,22 @@ static int gunzip_all(const void *data, size_t size, struct membuf *out,
 			goto out;
 		}
 		n = sizeof(buf) - zs.avail_out;
-		if (out->size + n > max) {
+		if (t->size + n > max) {
 			ret = rtlab_err_seterr(err, EFBIG,
 				"bundle: more than the limit of %lu MiB uncompressed",
 				BUNDLE_MAX_BYTES >> 20);
 			goto out;
 		}
-		if (n && membuf_write(NULL, out, buf, n) < 0) {
-			ret = rtlab_err_seterr(err, ENOMEM,
-					       "bundle: out of memory");
-			goto out;
+		if (t->size < TAR_BLOCK)
+			memcpy(t->head + t->size, buf,
+			       n < TAR_BLOCK - t->size ? n : TAR_BLOCK - t->size);
+		for (i = n; i > 0; i--) {
+			if (buf[i - 1]) {
+				t->last_nonzero = t->size + i;
+				break;
+			}
 		}
+		t->size += n;
 	}
 	n = zs.avail_in + (size - used);
 	if (n)
@@ -461,24 +475,16 @@ out:
 	return ret;
 }
 
-static int all_zero(const unsigned char *p, size_t n)
-{
-	while (n--)
-		if (*p++)
-			return 0;
-	return 1;
-}
-
 /* The tar must end with its end-of-archive marker (two zero blocks, then
  * maybe zero padding): libarchive quietly accepts a tar cut at a block
  * boundary, which would lose the files after the cut. */
-static int tar_ends_properly(const struct membuf *t, struct rtlab_err *err)
+static int tar_ends_properly(const struct tar_scan *t, struct rtlab_err *err)
 {
-	if (t->size < TAR_BLOCK || memcmp(t->data + 257, "ustar", 5))
+	if (t->size < TAR_BLOCK || memcmp(t->head + 257, "ustar", 5))
 		return rtlab_err_set(err,
 			"bundle: not a gzip'd tar archive (the gzip'd data is not a tar)");
 	if (t->size < 2 * TAR_BLOCK || t->size % TAR_BLOCK ||
-	    !all_zero(t->data + t->size - 2 * TAR_BLOCK, 2 * TAR_BLOCK))
+	    t->last_nonzero > t->size - 2 * TAR_BLOCK)
 		return rtlab_err_set(err,
 			"bundle: truncated tar archive (no end-of-archive marker)");
 	return 0;
@@ -486,20 +492,18 @@ static int tar_ends_properly(const struct membuf *t, struct rtlab_err *err)
 
 /* After the end-of-archive marker only zero padding may follow: a second
  * archive appended to the first would otherwise be silently dropped. */
-static int tar_nothing_after(struct archive *a, const struct membuf *t,
+static int tar_nothing_after(struct archive *a, const struct tar_scan *t,
 			     struct rtlab_err *err)
 {
 	la_int64_t end = archive_filter_bytes(a, 0);
-	size_t i;
 
 	if (end < 0 || (uint64_t)end > t->size)
 		return rtlab_err_set(err,
 			"bundle: damaged tar archive (its end is not where the data ends)");
-	for (i = (size_t)end; i < t->size; i++)
-		if (t->data[i])
-			return rtlab_err_set(err,
-				"bundle: %zu bytes of data after the end of the tar archive (at offset %lld)",
-				t->size - (size_t)end, (long long)end);
+	if (t->last_nonzero > (size_t)end)
+		return rtlab_err_set(err,
+			"bundle: %zu bytes of data after the end of the tar archive (at offset %lld)",
+			t->size - (size_t)end, (long long)end);
 	return 0;
 }
 
@@ -573,14 +577,14 @@ fail:
 struct bundle *bundle_read_mem(const void *data, size_t size,
 			       struct rtlab_err *err)
 {
-	struct membuf tar = { 0 };
 	struct archive_entry *e;
 	struct archive *a = NULL;
 	struct bundle *b = NULL;
+	struct tar_scan tar;
 	size_t total = 0;
 	int r, ret;
 
-	ret = gunzip_all(data, size, &tar, err);
+	ret = gunzip_scan(data, size, &tar, err);
 	if (ret)
 		goto out;
 	ret = tar_ends_properly(&tar, err);
@@ -592,8 +596,11 @@ struct bundle *bundle_read_mem(const void *data, size_t size,
 		ret = rtlab_err_seterr(err, ENOMEM, "bundle: out of memory");
 		goto out;
 	}
-	if (archive_read_support_format_tar(a) != ARCHIVE_OK ||
-	    archive_read_open_memory(a, tar.data, tar.size) != ARCHIVE_OK) {
+	/* Second pass, the gzip checked: the members, each allocated only
+	 * once its header says it is within the limits. */
+	if (archive_read_support_filter_gzip(a) != ARCHIVE_OK ||
+	    archive_read_support_format_tar(a) != ARCHIVE_OK ||
+	    archive_read_open_memory(a, data, size) != ARCHIVE_OK) {
 		ret = rtlab_err_set(err, "bundle: not a tar archive (%s)",
 				    archive_error_string(a));
 		goto out;
@@ -622,7 +629,6 @@ struct bundle *bundle_read_mem(const void *data, size_t size,
 	ret = 0;
 out:
 	archive_read_free(a);
-	free(tar.data);
 	if (ret) {
 		bundle_free(b);
 		b = NULL;

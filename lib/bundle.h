@@ -6,7 +6,9 @@
  * The result bundle: a gzip'd tar (written and read with libarchive) of a
  * run's files: manifest.json first, then cyclictest.json, cyclictest.hist,
  * trace.dat, dmesg.txt, config, console.log, ...  Held in memory while
- * built or read; sizes are a few MB.  The format is documented in the README.
+ * built; read in two passes (the gzip layer checked and scanned, then the
+ * members), so reading holds only the members.  The format is documented
+ * in the README.
  */
 
 #include <stddef.h>

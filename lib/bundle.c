@@ -138,6 +138,28 @@ int bundle_add(struct bundle *b, const char *name, const void *data,
 	return ret;
 }
 
+int bundle_add_tail(struct bundle *b, const char *name, const void *data,
+		    size_t size, size_t max, size_t *cut)
+{
+	const struct bundle_file *f = bundle_get(b, name);
+	size_t room = BUNDLE_MAX_BYTES - bundle_bytes(b) + (f ? f->size : 0);
+	size_t keep = size;
+	int ret;
+
+	if (keep > max)
+		keep = max;
+	if (keep > BUNDLE_MAX_FILE_BYTES)
+		keep = BUNDLE_MAX_FILE_BYTES;
+	if (keep > room)
+		keep = room;
+	if (!keep && size)
+		return -EFBIG;
+	ret = bundle_add(b, name, (const char *)data + (size - keep), keep);
+	if (!ret && cut)
+		*cut = size - keep;
+	return ret;
+}
+
 /* Read a whole regular file of at most @max bytes; caller frees *@data. */
 static int file_slurp(const char *path, size_t max, unsigned char **data,
 		      size_t *size, struct rtlab_err *err)

@@ -49,6 +49,16 @@ void bundle_free(struct bundle *b);
 int bundle_add(struct bundle *b, const char *name, const void *data,
 	       size_t size) __must_check;
 
+/**
+ * bundle_add_tail() - bundle_add() of the last bytes of a log whose end
+ * matters most (a console): at most @max bytes, and no more than the
+ * one-file limit and what the bundle's total limit leaves.
+ * @cut: set to the number of bytes left out at the start; may be NULL.
+ * Return: 0, -EINVAL (bad name), -EFBIG (no room at all), -ENOMEM.
+ */
+int bundle_add_tail(struct bundle *b, const char *name, const void *data,
+		    size_t size, size_t max, size_t *cut) __must_check;
+
 /** bundle_add_path() - read the file at @path in as @name.
  *  Return: 0 or a negative errno with @err naming @path. */
 int bundle_add_path(struct bundle *b, const char *name, const char *path,

@@ -588,6 +588,51 @@ static void test_limits(void)
 		  -EFBIG, "bundle_add of a file beyond the one-file limit");
 	bundle_free(b);
 
+	/* a console log keeps its end, within what the limits leave */
+	b = bundle_alloc();
+	{
+		const char con[] = "boot...\nlots\nKernel panic - not syncing\n";
+		const struct bundle_file *f;
+		size_t cut = 99;
+
+		CHECK(b && !bundle_add_tail(b, "console.log", con,
+					    strlen(con), 28, &cut) &&
+		      (f = bundle_get(b, "console.log")) && f->size == 28 &&
+		      !memcmp(f->data, "\nKernel panic - not syncing\n", 28) &&
+		      cut == strlen(con) - 28,
+		      "bundle_add_tail keeps the last bytes (cut %zu)", cut);
+		CHECK(b && !bundle_add_tail(b, "short.log", "ok\n", 3, 28, &cut) &&
+		      cut == 0, "bundle_add_tail of a short log keeps it whole");
+	}
+	bundle_free(b);
+	b = bundle_alloc();
+	{
+		unsigned char *big = malloc(BUNDLE_MAX_FILE_BYTES);
+		const struct bundle_file *f;
+		size_t cut = 0;
+		int ok = big && b;
+
+		if (big)
+			memset(big, 'x', BUNDLE_MAX_FILE_BYTES);
+		ok = ok && !bundle_add(b, "a.bin", big, BUNDLE_MAX_FILE_BYTES) &&
+		     !bundle_add(b, "b.bin", big, BUNDLE_MAX_FILE_BYTES - 100);
+		/* 100 bytes of room left under the 128 MiB */
+		if (big)
+			big[BUNDLE_MAX_FILE_BYTES - 1] = 'E';
+		ok = ok && !bundle_add_tail(b, "console.log", big,
+					    BUNDLE_MAX_FILE_BYTES, (size_t)-1,
+					    &cut);
+		f = b ? bundle_get(b, "console.log") : NULL;
+		CHECK(ok && f && f->size == 100 && f->data[99] == 'E' &&
+		      cut == BUNDLE_MAX_FILE_BYTES - 100,
+		      "bundle_add_tail fits what the total limit leaves (%zu bytes)",
+		      f ? f->size : 0);
+		CHECK(b && bundle_add_tail(b, "more.log", "x", 1, 10, NULL) ==
+			   -EFBIG, "bundle_add_tail with no room at all: -EFBIG");
+		free(big);
+	}
+	bundle_free(b);
+
 	data = zero_bomb(1, BUNDLE_MAX_FILE_BYTES + 1, &size);
 	errno = 0;
 	c = data ? bundle_read_mem(data, size, &err) : NULL;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "run-limits.h"
 #include "testcase.h"
 
 #define TC_DEFAULT_DURATION_S	60
@@ -288,8 +289,10 @@ static int parse_measurement(struct tcp *p, const yaml_node_t *map,
 			ret = get_uint(p, v, "measurement.interval_us", 50,
 				       10000000, &m->interval_us);
 		} else if (!strcmp(k, "histogram_us")) {
+			/* the server refuses a wider range */
 			ret = get_uint(p, v, "measurement.histogram_us", 10,
-				       1000000, &m->histogram_us);
+				       RTLAB_MAX_HIST_RANGE_US,
+				       &m->histogram_us);
 		} else if (!strcmp(k, "threads")) {
 			if (scalar(v) && !strcmp(scalar(v), "all"))
 				m->threads = 0;
@@ -618,6 +621,36 @@ static int parse_root(struct tcp *p, const yaml_node_t *root,
 	return 0;
 }
 
+/* A key given twice in one mapping would be parsed twice (the second
+ * silently winning, and leaking what the first allocated): refuse it
+ * anywhere in the document, naming the key and both lines. */
+static int check_duplicate_keys(struct tcp *p)
+{
+	const yaml_node_pair_t *a, *b;
+	const yaml_node_t *n, *ka, *kb;
+
+	for (n = p->doc->nodes.start; n < p->doc->nodes.top; n++) {
+		if (n->type != YAML_MAPPING_NODE)
+			continue;
+		for_each_pair(p, n, a) {
+			ka = yaml_document_get_node(p->doc, a->key);
+			if (!scalar(ka))
+				continue;
+			for (b = n->data.mapping.pairs.start; b < a; b++) {
+				kb = yaml_document_get_node(p->doc, b->key);
+				if (scalar(kb) && !strcmp(scalar(ka), scalar(kb)))
+					return rtlab_err_set(p->err,
+						"%s:%lu: duplicate key '%s' (first at line %lu)",
+						p->path,
+						(unsigned long)ka->start_mark.line + 1,
+						scalar(ka),
+						(unsigned long)kb->start_mark.line + 1);
+			}
+		}
+	}
+	return 0;
+}
+
 static int tc_defaults(struct testcase *tc, const char *path)
 {
 	struct tc_measurement *m = &tc->measurement;
@@ -658,7 +691,9 @@ int testcase_parse(const char *path, const char *text, size_t len,
 				    parser.problem ? parser.problem : "?");
 		goto out_parser;
 	}
-	ret = parse_root(&p, yaml_document_get_root_node(&doc), tc);
+	ret = check_duplicate_keys(&p);
+	if (!ret)
+		ret = parse_root(&p, yaml_document_get_root_node(&doc), tc);
 	if (ret == -ENOMEM)
 		rtlab_err_seterr(err, ENOMEM, "%s: out of memory", path);
 	yaml_document_delete(&doc);

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Bundle upload over HTTP (libcurl), the on-disk spool for bundles the
- * server could not take yet, and the flush that retries them.
+ * server could not take yet, and the flush that retries them: each bundle
+ * on its own, so one the server refuses (quarantined with its answer) or
+ * one that must wait (exponential backoff, recorded beside it) never keeps
+ * the others from being delivered.
  */
 #include <curl/curl.h>
 #include <dirent.h>
@@ -12,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "upload.h"
@@ -56,7 +60,7 @@ static void reply_message(const struct reply *r, char *out, size_t size)
 
 int upload_post(const char *url, const char *token, const void *data,
 		size_t size, enum upload_result *result,
-		struct rtlab_err *err)
+		struct upload_answer *answer, struct rtlab_err *err)
 {
 	static struct reply reply;
 	struct curl_slist *hdrs = NULL, *h;
@@ -67,6 +71,10 @@ int upload_post(const char *url, const char *token, const void *data,
 	int ret = 0;
 
 	*result = UPLOAD_RETRY;
+	if (answer) {
+		answer->http_code = 0;
+		answer->body[0] = '\0';
+	}
 	if (!upload_url_valid(url))
 		return rtlab_err_set(err, "--upload %s: expected an http:// or https:// URL",
 				     url);
@@ -110,9 +118,14 @@ int upload_post(const char *url, const char *token, const void *data,
 	}
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
 	reply_message(&reply, msg, sizeof(msg));
+	if (answer) {
+		answer->http_code = code;
+		snprintf(answer->body, sizeof(answer->body), "%s", reply.buf);
+	}
 	if (code >= 200 && code < 300) {
 		*result = UPLOAD_STORED;
-	} else if (code >= 400 && code < 500) {
+	} else if (code >= 400 && code < 500 && code != 408 && code != 429) {
+		/* the server refuses this bundle; 408 and 429 say "later" */
 		*result = UPLOAD_REJECTED;
 		rtlab_err_set(err, "POST %s: rejected with HTTP %ld: %s", url,
 			      code, *msg ? msg : "(no message)");
@@ -124,6 +137,15 @@ out:
 	curl_slist_free_all(hdrs);
 	curl_easy_cleanup(c);
 	return ret;
+}
+
+unsigned int upload_backoff_s(unsigned int attempts)
+{
+	unsigned int s = UPLOAD_BACKOFF_FIRST_S;
+
+	while (attempts-- > 1 && s < UPLOAD_BACKOFF_MAX_S)
+		s *= 2;
+	return s < UPLOAD_BACKOFF_MAX_S ? s : UPLOAD_BACKOFF_MAX_S;
 }
 
 bool upload_url_valid(const char *url)
@@ -230,36 +252,73 @@ int upload_spool(const char *dir, const char *name, const void *data,
 	return ret;
 }
 
+/* DIR/NAME.reply: what the server answered, for whoever looks into the
+ * quarantine. */
+static int write_reply(const char *dir, const char *name,
+		       const struct upload_answer *ans,
+		       const struct rtlab_err *why, struct rtlab_err *err)
+{
+	char *path = NULL, *text = NULL;
+	int n, ret;
+
+	n = asprintf(&text, "HTTP %ld\n%s\n%s%s", ans->http_code, why->msg,
+		     ans->body, *ans->body &&
+		     ans->body[strlen(ans->body) - 1] != '\n' ? "\n" : "");
+	if (n < 0 || asprintf(&path, "%s/%s" UPLOAD_REPLY_SUFFIX, dir,
+			      name) < 0) {
+		if (n >= 0)
+			free(text);
+		return rtlab_err_seterr(err, ENOMEM, "out of memory");
+	}
+	ret = write_file_atomic(path, text, (size_t)n, err);
+	free(path);
+	free(text);
+	return ret;
+}
+
 int upload_deliver(const char *url, const char *token, const char *spool,
 		   const char *name, const void *data, size_t size,
 		   struct rtlab_err *err)
 {
 	struct rtlab_err why = { "" };
+	struct upload_answer *ans;
 	enum upload_result res;
-	char *rejected = NULL, *path = NULL;
+	char *qdir = NULL, *path = NULL;
 	int ret;
 
-	ret = upload_post(url, token, data, size, &res, &why);
+	ans = malloc(sizeof(*ans));
+	if (!ans)
+		return rtlab_err_seterr(err, ENOMEM, "out of memory");
+	ret = upload_post(url, token, data, size, &res, ans, &why);
 	if (ret) {
 		*err = why;
+		free(ans);
 		return ret;
 	}
-	if (res == UPLOAD_STORED) {
-		printf("rtlab-agent: run %s stored by %s\n", name, url);
-		return 0;
-	}
 	if (res == UPLOAD_REJECTED) {
-		if (asprintf(&rejected, "%s/rejected", spool) < 0)
+		if (asprintf(&qdir, "%s/" UPLOAD_QUARANTINE, spool) < 0) {
+			free(ans);
 			return rtlab_err_seterr(err, ENOMEM, "out of memory");
-		ret = upload_spool(rejected, name, data, size, &path, err);
-		free(rejected);
-		if (ret)
+		}
+		ret = upload_spool(qdir, name, data, size, &path, err);
+		if (!ret)
+			ret = write_reply(qdir, name, ans, &why, err);
+		free(qdir);
+		free(ans);
+		if (ret) {
+			free(path);
 			return ret;
-		fprintf(stderr, "rtlab-agent: %s\nrtlab-agent: bundle kept at %s\n",
+		}
+		fprintf(stderr, "rtlab-agent: %s\nrtlab-agent: bundle quarantined at %s\n",
 			why.msg, path);
 		*err = why;
 		free(path);
 		return -EBADMSG;
+	}
+	free(ans);
+	if (res == UPLOAD_STORED) {
+		printf("rtlab-agent: run %s stored by %s\n", name, url);
+		return 0;
 	}
 	ret = upload_spool(spool, name, data, size, &path, err);
 	if (ret)
@@ -324,11 +383,173 @@ static int is_bundle(const struct dirent *d)
 	       !strcmp(d->d_name + n - s, UPLOAD_BUNDLE_SUFFIX);
 }
 
-int upload_flush(const char *url, const char *token, const char *spool,
-		 unsigned int *left, struct rtlab_err *err)
+/* The retry record beside a spooled bundle: "attempts N", "next_attempt
+ * EPOCH" (and, for people, the time and the last error).  Absent: never
+ * retried, due now. */
+struct retry_state {
+	unsigned int attempts;
+	long long next_attempt;
+};
+
+static void retry_read(const char *path, struct retry_state *st)
 {
+	char line[256];
+	FILE *f = fopen(path, "r");
+
+	st->attempts = 0;
+	st->next_attempt = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "attempts %u", &st->attempts) == 1)
+			continue;
+		sscanf(line, "next_attempt %lld", &st->next_attempt);
+	}
+	fclose(f);
+}
+
+static int retry_write(const char *path, const struct retry_state *st,
+		       const char *why, struct rtlab_err *err)
+{
+	time_t t = (time_t)st->next_attempt;
+	char when[32] = "", *text;
+	struct tm tm;
+	int n, ret;
+
+	if (gmtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	n = asprintf(&text, "attempts %u\nnext_attempt %lld\nnext_attempt_at %s\nlast_error %s\n",
+		     st->attempts, st->next_attempt, when, why);
+	if (n < 0)
+		return rtlab_err_seterr(err, ENOMEM, "out of memory");
+	ret = write_file_atomic(path, text, (size_t)n, err);
+	free(text);
+	return ret;
+}
+
+/* Move SPOOL/FILE (NAME.bundle) to SPOOL/quarantine/ with NAME.reply. */
+static int quarantine(const char *spool, const char *file,
+		      const struct upload_answer *ans,
+		      const struct rtlab_err *why, char **dst,
+		      struct rtlab_err *err)
+{
+	char *qdir = NULL, *src = NULL, *name = NULL;
+	int ret;
+
+	*dst = NULL;
+	name = strndup(file, strlen(file) - strlen(UPLOAD_BUNDLE_SUFFIX));
+	if (!name || asprintf(&qdir, "%s/" UPLOAD_QUARANTINE, spool) < 0) {
+		qdir = NULL;
+		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	ret = mkdir_p(qdir, err);
+	if (ret)
+		goto out;
+	ret = write_reply(qdir, name, ans, why, err);
+	if (ret)
+		goto out;
+	if (asprintf(&src, "%s/%s", spool, file) < 0 ||
+	    asprintf(dst, "%s/%s", qdir, file) < 0) {
+		*dst = NULL;
+		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	if (rename(src, *dst))
+		ret = rtlab_err_seterr(err, errno, "%s: cannot move to %s: %s",
+				       src, *dst, strerror(errno));
+out:
+	if (ret) {
+		free(*dst);
+		*dst = NULL;
+	}
+	free(src);
+	free(qdir);
+	free(name);
+	return ret;
+}
+
+/* One spooled bundle: 1 stored, 0 waits, -EBADMSG quarantined, or another
+ * negative errno (it stays). */
+static int flush_one(const char *url, const char *token, const char *spool,
+		     const char *file, time_t now, struct upload_answer *ans,
+		     struct rtlab_err *err)
+{
+	struct rtlab_err why = { "" };
+	struct retry_state st;
+	enum upload_result res;
+	char *path = NULL, *rpath = NULL, *data = NULL, *dst = NULL;
+	size_t size = 0;
+	int ret;
+
+	if (asprintf(&path, "%s/%s", spool, file) < 0)
+		return rtlab_err_seterr(err, ENOMEM, "out of memory");
+	if (asprintf(&rpath, "%s" UPLOAD_RETRY_SUFFIX, path) < 0) {
+		free(path);
+		return rtlab_err_seterr(err, ENOMEM, "out of memory");
+	}
+	retry_read(rpath, &st);
+	if (now && st.next_attempt > (long long)now) {
+		printf("rtlab-agent: %s: attempt %u is due in %lld s\n", path,
+		       st.attempts + 1, st.next_attempt - (long long)now);
+		ret = 0;
+		goto out;
+	}
+	ret = read_whole(path, &data, &size, &why);
+	if (!ret)
+		ret = upload_post(url, token, data, size, &res, ans, &why);
+	if (ret) {
+		fprintf(stderr, "rtlab-agent: %s\n", why.msg);
+		*err = why;
+		goto out;
+	}
+	if (res == UPLOAD_STORED) {
+		printf("rtlab-agent: %s stored by %s\n", path, url);
+		if (unlink(path))
+			fprintf(stderr, "rtlab-agent: %s: cannot delete: %s\n",
+				path, strerror(errno));
+		unlink(rpath);
+		ret = 1;
+	} else if (res == UPLOAD_REJECTED) {
+		fprintf(stderr, "rtlab-agent: %s: %s\n", path, why.msg);
+		ret = quarantine(spool, file, ans, &why, &dst, err);
+		if (ret) {
+			fprintf(stderr, "rtlab-agent: %s\n", err->msg);
+			goto out;
+		}
+		unlink(rpath);
+		fprintf(stderr, "rtlab-agent: quarantined at %s, the server's answer beside it\n",
+			dst);
+		*err = why;
+		ret = -EBADMSG;
+	} else {
+		st.attempts++;
+		st.next_attempt = (long long)(now ? now : time(NULL)) +
+				  upload_backoff_s(st.attempts);
+		fprintf(stderr, "rtlab-agent: %s: %s; attempt %u failed, next in %u s\n",
+			path, why.msg, st.attempts,
+			upload_backoff_s(st.attempts));
+		*err = why;
+		ret = retry_write(rpath, &st, why.msg, &why);
+		if (ret)
+			fprintf(stderr, "rtlab-agent: %s\n", why.msg);
+		ret = 0;
+	}
+out:
+	free(dst);
+	free(data);
+	free(rpath);
+	free(path);
+	return ret;
+}
+
+int upload_flush(const char *url, const char *token, const char *spool,
+		 time_t now, unsigned int *left, struct rtlab_err *err)
+{
+	struct upload_answer *ans = NULL;
 	struct dirent **list = NULL;
-	int i, n, ret = 0;
+	bool waits = false, refused = false;
+	int i, n, r, ret = 0;
 
 	*left = 0;
 	n = scandir(spool, &list, is_bundle, by_name);
@@ -338,61 +559,31 @@ int upload_flush(const char *url, const char *token, const char *spool,
 		return rtlab_err_seterr(err, errno, "spool directory %s: %s",
 					spool, strerror(errno));
 	}
+	ans = malloc(sizeof(*ans));
+	if (!ans) {
+		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	/* every bundle on its own: none waits for another */
 	for (i = 0; i < n; i++) {
-		struct rtlab_err why = { "" };
-		enum upload_result res = UPLOAD_RETRY;
-		char *path = NULL, *data = NULL, *dst = NULL;
-		size_t size = 0;
-		int r;
-
-		if (ret == -EAGAIN) {
-			(*left)++;
+		r = flush_one(url, token, spool, list[i]->d_name, now, ans,
+			      err);
+		if (r == 1)
+			continue;
+		if (r == -EBADMSG) {
+			refused = true;
 			continue;
 		}
-		if (asprintf(&path, "%s/%s", spool, list[i]->d_name) < 0) {
-			ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
-			break;
-		}
-		r = read_whole(path, &data, &size, &why);
-		if (!r)
-			r = upload_post(url, token, data, size, &res, &why);
-		if (r) {
-			fprintf(stderr, "rtlab-agent: %s\n", why.msg);
-			(*left)++;
-			*err = why;
+		(*left)++;
+		if (r == 0)
+			waits = true;
+		else if (!ret)
 			ret = r;
-		} else if (res == UPLOAD_STORED) {
-			printf("rtlab-agent: %s stored by %s\n", path, url);
-			if (unlink(path))
-				fprintf(stderr, "rtlab-agent: %s: cannot delete: %s\n",
-					path, strerror(errno));
-		} else if (res == UPLOAD_REJECTED) {
-			fprintf(stderr, "rtlab-agent: %s: %s\n", path, why.msg);
-			if (asprintf(&dst, "%s/rejected", spool) >= 0) {
-				if (!mkdir_p(dst, NULL)) {
-					free(dst);
-					if (asprintf(&dst, "%s/rejected/%s", spool,
-						     list[i]->d_name) < 0)
-						dst = NULL;
-					if (dst && !rename(path, dst))
-						fprintf(stderr, "rtlab-agent: kept at %s\n",
-							dst);
-				}
-				free(dst);
-			}
-			*err = why;
-			if (!ret)
-				ret = -EBADMSG;
-		} else {
-			fprintf(stderr, "rtlab-agent: %s: %s; left spooled\n",
-				path, why.msg);
-			(*left)++;
-			*err = why;
-			ret = -EAGAIN;
-		}
-		free(data);
-		free(path);
 	}
+	if (!ret)
+		ret = waits ? -EAGAIN : refused ? -EBADMSG : 0;
+out:
+	free(ans);
 	for (i = 0; i < n; i++)
 		free(list[i]);
 	free(list);

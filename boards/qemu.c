@@ -40,6 +40,7 @@
 #define CHANNEL_MAX_BYTES (1ULL << 30)
 #define PANIC_GRACE_S 2.0	/* console lines after "Kernel panic" */
 #define POWEROFF_GRACE_S 30.0	/* bundle received, waiting for poweroff */
+#define LOG_KEEP_BYTES (16UL << 20)	/* console.log, qemu.log: their end */
 
 static double now_s(void)
 {
@@ -348,18 +349,25 @@ static int manifest_add_file(json_t *m, const char *name, const void *data,
 static int finish_bundle(struct run *r, struct bundle *bd, json_t *m,
 			 const char *out, struct rtlab_err *err)
 {
+	const struct bundle_file *f;
 	char *text = NULL, *qlog = NULL;
 	size_t qlen = 0;
 	int ret;
 
-	ret = bundle_add(bd, "console.log", r->con ? r->con : "", r->con_len);
-	if (!ret)
-		ret = manifest_add_file(m, "console.log", r->con ? r->con : "",
-					r->con_len);
+	/* The logs keep their ends (how the run ended) within the limits,
+	 * so a flooded console cannot cost the run its bundle. */
+	ret = bundle_add_tail(bd, "console.log", r->con ? r->con : "",
+			      r->con_len, LOG_KEEP_BYTES, NULL);
+	f = ret ? NULL : bundle_get(bd, "console.log");
+	if (f)
+		ret = manifest_add_file(m, "console.log", f->data, f->size);
 	if (!ret && !file_read_all(r->qemu_log, &qlog, &qlen, NULL) && qlen) {
-		ret = bundle_add(bd, "qemu.log", qlog, qlen);
-		if (!ret)
-			ret = manifest_add_file(m, "qemu.log", qlog, qlen);
+		ret = bundle_add_tail(bd, "qemu.log", qlog, qlen,
+				      LOG_KEEP_BYTES, NULL);
+		f = ret ? NULL : bundle_get(bd, "qemu.log");
+		if (f)
+			ret = manifest_add_file(m, "qemu.log", f->data,
+						f->size);
 	}
 	free(qlog);
 	if (ret)

@@ -3,8 +3,10 @@
  * The result bundle on the wire and on disk: a gzip'd tar written and read
  * with libarchive, held in memory.  Reading is defensive because bundles
  * arrive from boards over the network: the gzip stream must be complete,
- * the tar must end with its end-of-archive marker, names must be plain
- * relative paths, each once, and the whole must stay within the limits.
+ * with nothing after it, the tar must end with its end-of-archive marker
+ * and hold nothing but padding after it, names must be plain relative
+ * paths, each once, and each member and the whole must stay within the
+ * limits (run-limits.h), checked before the data is allocated.
  */
 
 #include <errno.h>
@@ -18,6 +20,7 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <zlib.h>
 
 #include "bundle.h"
 
@@ -91,7 +94,7 @@ static int bundle_put(struct bundle *b, const char *name, unsigned char *data,
 
 	if (bundle_check_name(name))
 		return -EINVAL;
-	if (size > BUNDLE_MAX_BYTES ||
+	if (size > BUNDLE_MAX_FILE_BYTES ||
 	    bundle_bytes(b) - old + size > BUNDLE_MAX_BYTES)
 		return -EFBIG;
 	if (f) {
@@ -122,7 +125,7 @@ int bundle_add(struct bundle *b, const char *name, const void *data,
 	unsigned char *copy;
 	int ret;
 
-	if (size > BUNDLE_MAX_BYTES)
+	if (size > BUNDLE_MAX_FILE_BYTES)
 		return -EFBIG;
 	copy = malloc(size ? size : 1);
 	if (!copy)
@@ -132,6 +135,28 @@ int bundle_add(struct bundle *b, const char *name, const void *data,
 	ret = bundle_put(b, name, copy, size);
 	if (ret)
 		free(copy);
+	return ret;
+}
+
+int bundle_add_tail(struct bundle *b, const char *name, const void *data,
+		    size_t size, size_t max, size_t *cut)
+{
+	const struct bundle_file *f = bundle_get(b, name);
+	size_t room = BUNDLE_MAX_BYTES - bundle_bytes(b) + (f ? f->size : 0);
+	size_t keep = size;
+	int ret;
+
+	if (keep > max)
+		keep = max;
+	if (keep > BUNDLE_MAX_FILE_BYTES)
+		keep = BUNDLE_MAX_FILE_BYTES;
+	if (keep > room)
+		keep = room;
+	if (!keep && size)
+		return -EFBIG;
+	ret = bundle_add(b, name, (const char *)data + (size - keep), keep);
+	if (!ret && cut)
+		*cut = size - keep;
 	return ret;
 }
 
@@ -160,7 +185,7 @@ static int file_slurp(const char *path, size_t max, unsigned char **data,
 	}
 	if ((size_t)st.st_size > max) {
 		ret = rtlab_err_seterr(err, EFBIG,
-			"%s: %lld bytes, more than the bundle limit of %zu",
+			"%s: %lld bytes, more than the limit of %zu bytes for one bundle file",
 			path, (long long)st.st_size, max);
 		goto out;
 	}
@@ -199,7 +224,7 @@ int bundle_add_path(struct bundle *b, const char *name, const char *path,
 	size_t size = 0;
 	int ret;
 
-	ret = file_slurp(path, BUNDLE_MAX_BYTES, &data, &size, err);
+	ret = file_slurp(path, BUNDLE_MAX_FILE_BYTES, &data, &size, err);
 	if (ret)
 		return ret;
 	ret = bundle_put(b, name, data, size);
@@ -210,7 +235,7 @@ int bundle_add_path(struct bundle *b, const char *name, const char *path,
 				      name, path);
 		else if (ret == -EFBIG)
 			rtlab_err_seterr(err, EFBIG,
-				"bundle: adding %s as '%s' goes beyond %d files or %lu MiB",
+				"bundle: adding %s as '%s' goes beyond the limit of %d files or %lu MiB in all",
 				path, name, BUNDLE_MAX_FILES,
 				BUNDLE_MAX_BYTES >> 20);
 		else
@@ -392,92 +417,115 @@ out_nofile:
 /* ------------------------------------------------------------- reading */
 
 /*
- * First pass: undo the gzip layer into memory.  Going through libarchive's
- * raw format keeps the gzip checks (a stream cut anywhere, trailer
- * included, is an error) apart from the tar checks, and bounds memory.
+ * First pass: check the gzip layer with zlib, which says where the stream
+ * ends: a stream cut anywhere (trailer included) is an error, and so is
+ * anything after it, which a reader would otherwise ignore.  The data is
+ * inflated into a small buffer and not kept: the pass keeps only what the
+ * tar checks need, so a bundle expanding beyond the limits costs CPU up to
+ * the limit and no memory.
  */
-static int gunzip_all(const void *data, size_t size, struct membuf *out,
-		      struct rtlab_err *err)
-{
-	const size_t max = BUNDLE_MAX_BYTES + (BUNDLE_MAX_FILES + 64) * 2048UL;
-	struct archive_entry *e;
-	struct archive *a;
-	unsigned char buf[64 * 1024];
-	la_ssize_t r;
-	int ret;
+struct tar_scan {
+	size_t size;			/* uncompressed bytes */
+	size_t last_nonzero;		/* offset after the last non-zero byte */
+	unsigned char head[TAR_BLOCK];	/* the first block */
+};
 
-	a = archive_read_new();
-	if (!a)
-		return rtlab_err_seterr(err, ENOMEM, "bundle: out of memory");
-	if (archive_read_support_filter_gzip(a) != ARCHIVE_OK ||
-	    archive_read_support_format_raw(a) != ARCHIVE_OK) {
-		ret = rtlab_err_seterr(err, EIO, "bundle: %s",
-				       archive_error_string(a));
-		goto out;
-	}
-	if (size < 2 || memcmp(data, "\x1f\x8b", 2)) {
-		ret = rtlab_err_set(err,
+static int gunzip_scan(const void *data, size_t size, struct tar_scan *t,
+		       struct rtlab_err *err)
+{
+	/* the tar of a bundle at its limits: the data plus a header and
+	 * padding per member */
+	const size_t max = BUNDLE_MAX_BYTES + (BUNDLE_MAX_FILES + 64) * 2048UL;
+	unsigned char buf[64 * 1024];
+	const unsigned char *in = data;
+	size_t used = 0, n, i;
+	z_stream zs;
+	int zr = Z_OK, ret = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (size < 2 || memcmp(data, "\x1f\x8b", 2))
+		return rtlab_err_set(err,
 			"bundle: not a gzip'd tar archive (%s)",
 			size ? "no gzip header" : "empty input");
-		goto out;
-	}
-	if (archive_read_open_memory(a, data, size) != ARCHIVE_OK ||
-	    archive_read_next_header(a, &e) != ARCHIVE_OK ||
-	    archive_filter_code(a, 0) != ARCHIVE_FILTER_GZIP) {
-		ret = rtlab_err_set(err,
-			"bundle: corrupt or truncated gzip data (%s)",
-			archive_error_string(a) ? archive_error_string(a) :
-						  "the stream ends early");
-		goto out;
-	}
-	for (;;) {
-		r = archive_read_data(a, buf, sizeof(buf));
-		if (r == 0)
-			break;
-		if (r < 0) {
+	memset(&zs, 0, sizeof(zs));
+	if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
+		return rtlab_err_seterr(err, ENOMEM, "bundle: out of memory");
+	while (zr != Z_STREAM_END) {
+		if (!zs.avail_in && used < size) {
+			n = size - used < (1U << 30) ? size - used : (1U << 30);
+			zs.next_in = (unsigned char *)in + used;
+			zs.avail_in = (uInt)n;
+			used += n;
+		}
+		zs.next_out = buf;
+		zs.avail_out = sizeof(buf);
+		zr = inflate(&zs, Z_NO_FLUSH);
+		/* Z_BUF_ERROR: no progress possible, i.e. the input ran out
+		 * (a fresh output buffer is given every time) */
+		if (zr != Z_OK && zr != Z_STREAM_END) {
 			ret = rtlab_err_set(err,
 				"bundle: corrupt or truncated gzip data (%s)",
-				archive_error_string(a));
+				zr == Z_BUF_ERROR ? "the stream ends early" :
+				zs.msg ? zs.msg : "inflate failed");
 			goto out;
 		}
-		if (out->size + r > max) {
+		n = sizeof(buf) - zs.avail_out;
+		if (t->size + n > max) {
 			ret = rtlab_err_seterr(err, EFBIG,
-				"bundle: more than %lu MiB uncompressed",
+				"bundle: more than the limit of %lu MiB uncompressed",
 				BUNDLE_MAX_BYTES >> 20);
 			goto out;
 		}
-		if (membuf_write(a, out, buf, r) < 0) {
-			ret = rtlab_err_seterr(err, ENOMEM,
-					       "bundle: out of memory");
-			goto out;
+		if (t->size < TAR_BLOCK)
+			memcpy(t->head + t->size, buf,
+			       n < TAR_BLOCK - t->size ? n : TAR_BLOCK - t->size);
+		for (i = n; i > 0; i--) {
+			if (buf[i - 1]) {
+				t->last_nonzero = t->size + i;
+				break;
+			}
 		}
+		t->size += n;
 	}
-	ret = 0;
+	n = zs.avail_in + (size - used);
+	if (n)
+		ret = rtlab_err_set(err,
+			"bundle: %zu bytes of data after the end of the gzip stream (at offset %zu)",
+			n, size - n);
 out:
-	archive_read_free(a);
+	inflateEnd(&zs);
 	return ret;
-}
-
-static int all_zero(const unsigned char *p, size_t n)
-{
-	while (n--)
-		if (*p++)
-			return 0;
-	return 1;
 }
 
 /* The tar must end with its end-of-archive marker (two zero blocks, then
  * maybe zero padding): libarchive quietly accepts a tar cut at a block
  * boundary, which would lose the files after the cut. */
-static int tar_ends_properly(const struct membuf *t, struct rtlab_err *err)
+static int tar_ends_properly(const struct tar_scan *t, struct rtlab_err *err)
 {
-	if (t->size < TAR_BLOCK || memcmp(t->data + 257, "ustar", 5))
+	if (t->size < TAR_BLOCK || memcmp(t->head + 257, "ustar", 5))
 		return rtlab_err_set(err,
 			"bundle: not a gzip'd tar archive (the gzip'd data is not a tar)");
 	if (t->size < 2 * TAR_BLOCK || t->size % TAR_BLOCK ||
-	    !all_zero(t->data + t->size - 2 * TAR_BLOCK, 2 * TAR_BLOCK))
+	    t->last_nonzero > t->size - 2 * TAR_BLOCK)
 		return rtlab_err_set(err,
 			"bundle: truncated tar archive (no end-of-archive marker)");
+	return 0;
+}
+
+/* After the end-of-archive marker only zero padding may follow: a second
+ * archive appended to the first would otherwise be silently dropped. */
+static int tar_nothing_after(struct archive *a, const struct tar_scan *t,
+			     struct rtlab_err *err)
+{
+	la_int64_t end = archive_filter_bytes(a, 0);
+
+	if (end < 0 || (uint64_t)end > t->size)
+		return rtlab_err_set(err,
+			"bundle: damaged tar archive (its end is not where the data ends)");
+	if (t->last_nonzero > (size_t)end)
+		return rtlab_err_set(err,
+			"bundle: %zu bytes of data after the end of the tar archive (at offset %lld)",
+			t->size - (size_t)end, (long long)end);
 	return 0;
 }
 
@@ -505,10 +553,15 @@ static int read_entry(struct archive *a, struct archive_entry *e,
 					"bundle: more than %d files",
 					BUNDLE_MAX_FILES);
 	size = archive_entry_size(e);
-	if (!archive_entry_size_is_set(e) || size < 0 ||
-	    (uint64_t)size > BUNDLE_MAX_BYTES - *total)
+	if (!archive_entry_size_is_set(e) || size < 0)
+		return rtlab_err_set(err, "bundle: '%s': no valid size", name);
+	if ((uint64_t)size > BUNDLE_MAX_FILE_BYTES)
 		return rtlab_err_seterr(err, EFBIG,
-			"bundle: '%s': size %lld goes beyond the %lu MiB limit",
+			"bundle: '%s': %lld bytes, more than the limit of %lu MiB for one file",
+			name, (long long)size, BUNDLE_MAX_FILE_BYTES >> 20);
+	if ((uint64_t)size > BUNDLE_MAX_BYTES - *total)
+		return rtlab_err_seterr(err, EFBIG,
+			"bundle: '%s': %lld bytes make the files more than the limit of %lu MiB in all",
 			name, (long long)size, BUNDLE_MAX_BYTES >> 20);
 	data = malloc(size ? size : 1);
 	if (!data)
@@ -546,14 +599,14 @@ fail:
 struct bundle *bundle_read_mem(const void *data, size_t size,
 			       struct rtlab_err *err)
 {
-	struct membuf tar = { 0 };
 	struct archive_entry *e;
 	struct archive *a = NULL;
 	struct bundle *b = NULL;
+	struct tar_scan tar;
 	size_t total = 0;
 	int r, ret;
 
-	ret = gunzip_all(data, size, &tar, err);
+	ret = gunzip_scan(data, size, &tar, err);
 	if (ret)
 		goto out;
 	ret = tar_ends_properly(&tar, err);
@@ -565,8 +618,11 @@ struct bundle *bundle_read_mem(const void *data, size_t size,
 		ret = rtlab_err_seterr(err, ENOMEM, "bundle: out of memory");
 		goto out;
 	}
-	if (archive_read_support_format_tar(a) != ARCHIVE_OK ||
-	    archive_read_open_memory(a, tar.data, tar.size) != ARCHIVE_OK) {
+	/* Second pass, the gzip checked: the members, each allocated only
+	 * once its header says it is within the limits. */
+	if (archive_read_support_filter_gzip(a) != ARCHIVE_OK ||
+	    archive_read_support_format_tar(a) != ARCHIVE_OK ||
+	    archive_read_open_memory(a, data, size) != ARCHIVE_OK) {
 		ret = rtlab_err_set(err, "bundle: not a tar archive (%s)",
 				    archive_error_string(a));
 		goto out;
@@ -585,6 +641,9 @@ struct bundle *bundle_read_mem(const void *data, size_t size,
 		if (ret)
 			goto out;
 	}
+	ret = tar_nothing_after(a, &tar, err);
+	if (ret)
+		goto out;
 	if (!bundle_get(b, BUNDLE_MANIFEST)) {
 		ret = rtlab_err_set(err, "bundle: no manifest.json");
 		goto out;
@@ -592,10 +651,10 @@ struct bundle *bundle_read_mem(const void *data, size_t size,
 	ret = 0;
 out:
 	archive_read_free(a);
-	free(tar.data);
 	if (ret) {
 		bundle_free(b);
 		b = NULL;
+		errno = ret == -EFBIG || ret == -ENOMEM ? -ret : EINVAL;
 	}
 	return b;
 }

@@ -4,6 +4,9 @@
  * file, parsed with jansson, and the -h/-H histogram text on stdout.  Each
  * yields one struct hist per measuring thread, checked with hist_check()
  * before it is handed back, so nothing inconsistent reaches the database.
+ * The limits of run-limits.h (range, threads, cells, samples) are checked
+ * before anything sized by the input is allocated, and sums are checked
+ * for overflow.
  */
 
 #include <errno.h>
@@ -18,12 +21,12 @@
 #include <jansson.h>
 
 #include "cyclictest.h"
+#include "run-limits.h"
 
 #define CT_JSON "cyclictest.json"
 #define CT_HIST "cyclictest histogram"
 
-/* A thread count beyond this is garbage, not a machine. */
-#define CT_MAX_THREADS 4096
+#define CT_MAX_THREADS ((int)RTLAB_MAX_THREADS)
 
 void ct_result_cleanup(struct ct_result *res)
 {
@@ -126,6 +129,10 @@ static int json_thread(json_t *t, const char *key, uint32_t range_us,
 	ret = json_uint(t, "cycles", path, INT64_MAX, true, &cycles, err);
 	if (ret)
 		return ret;
+	if (cycles > RTLAB_MAX_RUN_SAMPLES)
+		return rtlab_err_set(err,
+			CT_JSON ": key '%scycles': %" PRIu64 " samples, more than the limit of %llu per run",
+			path, cycles, RTLAB_MAX_RUN_SAMPLES);
 	ret = json_uint(t, "min", path, UINT32_MAX, true, &min_us, err);
 	if (ret)
 		return ret;
@@ -190,13 +197,17 @@ int ct_json_parse(const char *text, size_t len, uint32_t hist_range_us,
 {
 	json_error_t jerr;
 	json_t *root, *threads, *j, *sysinfo;
-	uint64_t num = 0, rc;
+	uint64_t num = 0, rc, total = 0;
 	unsigned int i;
 	size_t n;
 	char key[16];
 	int ret;
 
 	ct_result_reset(res);
+	if (len > RTLAB_MAX_CT_JSON_BYTES)
+		return rtlab_err_set(err,
+			CT_JSON ": %zu bytes, more than the limit of %lu",
+			len, RTLAB_MAX_CT_JSON_BYTES);
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root)
 		return rtlab_err_set(err, CT_JSON ": line %d column %d: %s",
@@ -253,6 +264,19 @@ int ct_json_parse(const char *text, size_t len, uint32_t hist_range_us,
 			CT_MAX_THREADS, n);
 		goto out;
 	}
+	if (hist_range_us > RTLAB_MAX_HIST_RANGE_US) {
+		ret = rtlab_err_set(err,
+			CT_JSON ": histogram range %u us is more than the limit of %u us",
+			hist_range_us, RTLAB_MAX_HIST_RANGE_US);
+		goto out;
+	}
+	if ((uint64_t)n * hist_range_us > RTLAB_MAX_HIST_CELLS) {
+		ret = rtlab_err_set(err,
+			CT_JSON ": %zu threads of %u us histograms are %" PRIu64 " histogram cells, more than the limit of %u",
+			n, hist_range_us, (uint64_t)n * hist_range_us,
+			RTLAB_MAX_HIST_CELLS);
+		goto out;
+	}
 	res->threads = calloc(n, sizeof(*res->threads));
 	if (!res->threads) {
 		ret = -ENOMEM;
@@ -271,6 +295,14 @@ int ct_json_parse(const char *text, size_t len, uint32_t hist_range_us,
 		ret = json_thread(j, key, hist_range_us, &res->threads[i], err);
 		if (ret)
 			goto out;
+		if (__builtin_add_overflow(total, res->threads[i].samples,
+					   &total) ||
+		    total > RTLAB_MAX_RUN_SAMPLES) {
+			ret = rtlab_err_set(err,
+				CT_JSON ": threads 0 to %u have more samples than the limit of %llu per run",
+				i, RTLAB_MAX_RUN_SAMPLES);
+			goto out;
+		}
 	}
 	ret = 0;
 out:
@@ -347,10 +379,16 @@ static int ct_text_row(struct ct_text *t, uint64_t *vals, int n,
 		return rtlab_err_set(err,
 			CT_HIST " line %u: latency %" PRIu64 " us does not follow %" PRIu64 " us",
 			lineno, vals[0], t->bucket[t->nrows - 1]);
-	if (vals[0] >= UINT32_MAX / 2)
+	if (vals[0] >= RTLAB_MAX_HIST_RANGE_US)
 		return rtlab_err_set(err,
-			CT_HIST " line %u: latency %" PRIu64 " us is absurd",
-			lineno, vals[0]);
+			CT_HIST " line %u: latency %" PRIu64 " us is beyond the histogram range limit of %u us",
+			lineno, vals[0], RTLAB_MAX_HIST_RANGE_US);
+	/* the -H column comes on top of one cell per thread and bucket */
+	if ((uint64_t)(t->nrows + 1) * (uint64_t)(n - 1) >
+	    RTLAB_MAX_HIST_CELLS + RTLAB_MAX_HIST_RANGE_US)
+		return rtlab_err_set(err,
+			CT_HIST " line %u: more histogram cells than the limit of %u",
+			lineno, RTLAB_MAX_HIST_CELLS);
 	if (t->nrows == t->cap) {
 		t->cap = t->cap ? 2 * t->cap : 256;
 		p = realloc(t->bucket, t->cap * sizeof(*t->bucket));
@@ -446,7 +484,7 @@ int ct_hist_parse(const char *text, size_t len, struct ct_result *res,
 		  struct rtlab_err *err)
 {
 	struct ct_text t = { 0 };
-	uint64_t sum, total, ovf;
+	uint64_t sum, total, ovf, run = 0;
 	unsigned int nthreads, i, k;
 	uint32_t nbuckets;
 	struct hist *h;
@@ -497,6 +535,13 @@ int ct_hist_parse(const char *text, size_t len, struct ct_result *res,
 	}
 
 	nbuckets = (uint32_t)t.bucket[t.nrows - 1] + 1;
+	if ((uint64_t)nthreads * nbuckets > RTLAB_MAX_HIST_CELLS) {
+		ret = rtlab_err_set(err,
+			CT_HIST ": %u threads of %u us histograms are %" PRIu64 " histogram cells, more than the limit of %u",
+			nthreads, nbuckets, (uint64_t)nthreads * nbuckets,
+			RTLAB_MAX_HIST_CELLS);
+		goto out;
+	}
 	res->threads = calloc(nthreads, sizeof(*res->threads));
 	if (!res->threads) {
 		ret = -ENOMEM;
@@ -512,7 +557,13 @@ int ct_hist_parse(const char *text, size_t len, struct ct_result *res,
 		sum = 0;
 		for (r = 0; r < t.nrows; r++) {
 			h->counts[t.bucket[r]] = t.rows[r * t.ncols + k];
-			sum += t.rows[r * t.ncols + k];
+			if (__builtin_add_overflow(sum, t.rows[r * t.ncols + k],
+						   &sum)) {
+				ret = rtlab_err_set(err,
+					CT_HIST ": thread %u: the buckets add up to more than 64 bits hold",
+					k);
+				goto out;
+			}
 		}
 		total = t.sum[CT_TOTAL][k];
 		ovf = t.sum[CT_OVERFLOWS][k];
@@ -529,8 +580,15 @@ int ct_hist_parse(const char *text, size_t len, struct ct_result *res,
 				k);
 			goto out;
 		}
+		if (__builtin_add_overflow(total, ovf, &h->samples) ||
+		    __builtin_add_overflow(run, h->samples, &run) ||
+		    run > RTLAB_MAX_RUN_SAMPLES) {
+			ret = rtlab_err_set(err,
+				CT_HIST ": threads 0 to %u have more samples than the limit of %llu per run",
+				k, RTLAB_MAX_RUN_SAMPLES);
+			goto out;
+		}
 		h->overflows = ovf;
-		h->samples = total + ovf;
 		if (h->samples) {
 			h->min_us = (uint32_t)t.sum[CT_MIN][k];
 			h->max_us = (uint32_t)t.sum[CT_MAX][k];

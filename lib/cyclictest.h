@@ -28,6 +28,8 @@ struct ct_result {
  *	beyond it is an error; 0 (no -h) makes every sample an overflow.
  * Threads must be numbered "0".."n-1" and agree with "num_threads"; each
  * is checked with hist_check(), and "max" may lie beyond the range.
+ * The limits of run-limits.h (range, threads, threads × range, samples
+ * per thread and per run) are checked before the histograms are allocated.
  * Return: 0, or a negative errno with @err naming the key that was wrong.
  * Caller releases @res with ct_result_cleanup().
  */
@@ -39,8 +41,10 @@ int ct_json_parse(const char *text, size_t len, uint32_t hist_range_us,
  * "# Min/Avg/Max Latencies:", "# Histogram Overflows:").  The range is the
  * last bucket line + 1; samples are Total + Overflows; avg_us is the
  * text's whole-µs mean; cpu is -1 (the text does not say).  The extra
- * all-threads column of -H is dropped.  Caller releases @res with
- * ct_result_cleanup().
+ * all-threads column of -H is dropped.  A bucket line beyond
+ * RTLAB_MAX_HIST_RANGE_US, too many cells, or sums beyond 64 bits or
+ * RTLAB_MAX_RUN_SAMPLES are refused before the histograms are allocated.
+ * Caller releases @res with ct_result_cleanup().
  * Return: 0, or a negative errno with @err naming the line.
  */
 int ct_hist_parse(const char *text, size_t len, struct ct_result *res,

@@ -16,6 +16,7 @@
 
 #include "bundle.h"
 #include "manifest.h"
+#include "run-limits.h"
 
 #define MAN "manifest.json"
 
@@ -155,9 +156,21 @@ static int iso8601_check(const char *s)
 	return -EINVAL;
 }
 
+/* At most @max bytes, so a name cannot be refused later by an index. */
+static int check_len(json_t *j, const char *path, size_t max,
+		     struct rtlab_err *err)
+{
+	if (json_string_length(j) > max)
+		return rtlab_err_set(err,
+			MAN ": field '%s': %zu bytes, more than the limit of %zu",
+			path, json_string_length(j), max);
+	return 0;
+}
+
 /*
- * A string field.  @path is the dotted name used in messages.  Return 0
- * with *@out set (malloc'd) or left NULL when absent/null and optional.
+ * A string field of at most RTLAB_MAX_TEXT_LEN bytes.  @path is the dotted
+ * name used in messages.  Return 0 with *@out set (malloc'd) or left NULL
+ * when absent/null and optional.
  */
 static int get_str(json_t *obj, const char *key, const char *path,
 		   bool required, char **out, struct rtlab_err *err)
@@ -176,8 +189,21 @@ static int get_str(json_t *obj, const char *key, const char *path,
 	if (required && !json_string_length(j))
 		return rtlab_err_set(err,
 			MAN ": field '%s': expected a non-empty string", path);
+	if (strcmp(path, "error") && check_len(j, path, RTLAB_MAX_TEXT_LEN, err))
+		return -EINVAL;
 	*out = strdup(json_string_value(j));
 	return *out ? 0 : -ENOMEM;
+}
+
+/* A name that identifies something (indexed by the database). */
+static int get_name(json_t *obj, const char *key, const char *path,
+		    bool required, char **out, struct rtlab_err *err)
+{
+	json_t *j = obj ? json_object_get(obj, key) : NULL;
+
+	if (json_is_string(j) && check_len(j, path, RTLAB_MAX_NAME_LEN, err))
+		return -EINVAL;
+	return get_str(obj, key, path, required, out, err);
 }
 
 static int get_uint(json_t *obj, const char *key, const char *path,
@@ -250,7 +276,7 @@ static int parse_identity(json_t *root, struct manifest *m,
 	if (json_object_set_new(root, "run_id", json_string(m->run_id)))
 		return -ENOMEM;
 
-	ret = get_str(root, "board", "board", true, &m->board, err);
+	ret = get_name(root, "board", "board", true, &m->board, err);
 	if (ret)
 		return ret;
 	ret = get_str(root, "status", "status", true, &s, err);
@@ -261,13 +287,19 @@ static int parse_identity(json_t *root, struct manifest *m,
 	if (ret)
 		return rtlab_err_set(err,
 			MAN ": field 'status': expected one of complete, agent_error, boot_failed, panic, hang");
+	j = json_object_get(root, "error");
+	if (json_is_string(j) &&
+	    check_len(j, "error", RTLAB_MAX_ERROR_LEN, err))
+		return -EINVAL;
 	return get_str(root, "error", "error", false, &m->error, err);
 }
 
 static int parse_testcase_kernel(json_t *root, struct manifest *m,
 				 struct rtlab_err *err)
 {
+	static const char *const kfields[] = { "name", "tree" };
 	unsigned long long v;
+	unsigned int i;
 	json_t *obj, *j;
 	char *s = NULL;
 	char hex[65];
@@ -276,7 +308,7 @@ static int parse_testcase_kernel(json_t *root, struct manifest *m,
 	ret = get_object(root, "testcase", true, &obj, err);
 	if (ret)
 		return ret;
-	ret = get_str(obj, "name", "testcase.name", true, &m->testcase, err);
+	ret = get_name(obj, "name", "testcase.name", true, &m->testcase, err);
 	if (ret)
 		return ret;
 	v = 0;
@@ -287,7 +319,7 @@ static int parse_testcase_kernel(json_t *root, struct manifest *m,
 	m->duration_s = (unsigned int)v;
 	v = 0;
 	ret = get_uint(obj, "hist_range_us", "testcase.hist_range_us",
-		       100000000, &v, err);
+		       RTLAB_MAX_HIST_RANGE_US, &v, err);
 	if (ret)
 		return ret;
 	m->hist_range_us = (unsigned int)v;
@@ -295,7 +327,7 @@ static int parse_testcase_kernel(json_t *root, struct manifest *m,
 	ret = get_object(root, "kernel", true, &obj, err);
 	if (ret)
 		return ret;
-	ret = get_str(obj, "release", "kernel.release", true,
+	ret = get_name(obj, "release", "kernel.release", true,
 		      &m->kernel_release, err);
 	if (ret)
 		return ret;
@@ -303,6 +335,17 @@ static int parse_testcase_kernel(json_t *root, struct manifest *m,
 		      &m->kernel_version, err);
 	if (ret)
 		return ret;
+	for (i = 0; i < 2; i++) {
+		j = json_object_get(obj, kfields[i]);
+		if (j && !json_is_null(j) && !json_is_string(j))
+			return rtlab_err_set(err,
+				MAN ": field 'kernel.%s': expected a string",
+				kfields[i]);
+		if (j && json_is_string(j) &&
+		    check_len(j, i ? "kernel.tree" : "kernel.name",
+			      RTLAB_MAX_NAME_LEN, err))
+			return -EINVAL;
+	}
 	j = json_object_get(obj, "realtime");
 	if (j && !json_is_null(j)) {
 		if (!json_is_boolean(j))
@@ -335,7 +378,7 @@ static int parse_rest(json_t *root, struct manifest *m,
 	ret = get_object(root, "environment", false, &obj, err);
 	if (ret)
 		return ret;
-	ret = get_str(obj, "clock", "environment.clock", false, &m->clock,
+	ret = get_name(obj, "clock", "environment.clock", false, &m->clock,
 		      err);
 	if (ret)
 		return ret;
@@ -407,11 +450,11 @@ static int parse_files(json_t *root, struct manifest *m,
 				MAN ": missing field 'files.%s.size'", name);
 		size = 0;
 		ret = get_uint(v, "size", "files.<name>.size",
-			       BUNDLE_MAX_BYTES, &size, err);
+			       BUNDLE_MAX_FILE_BYTES, &size, err);
 		if (ret)
 			return rtlab_err_set(err,
 				MAN ": field 'files.%s.size': expected an integer from 0 to %lu",
-				name, BUNDLE_MAX_BYTES);
+				name, BUNDLE_MAX_FILE_BYTES);
 		f->size = size;
 		sha = json_object_get(v, "sha256");
 		if (sha && !json_is_null(sha) &&
@@ -433,6 +476,10 @@ int manifest_parse(const char *text, size_t len, struct manifest *m,
 
 	memset(m, 0, sizeof(*m));
 	m->kernel_realtime = -1;
+	if (len > RTLAB_MAX_MANIFEST_BYTES)
+		return rtlab_err_set(err,
+			MAN ": %zu bytes, more than the limit of %lu",
+			len, RTLAB_MAX_MANIFEST_BYTES);
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root)
 		return rtlab_err_set(err, MAN ": line %d column %d: %s",

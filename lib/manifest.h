@@ -78,7 +78,10 @@ struct manifest {
  * manifest_parse() - parse and validate manifest.json.
  * Return: 0, or a negative errno with @err naming the field, e.g.
  * "manifest.json: missing field 'run_id'" or "manifest.json: field
- * 'status': expected one of complete, agent_error, ...".
+ * 'status': expected one of complete, agent_error, ...".  The limits of
+ * run-limits.h apply: the text's size, names (board, testcase.name,
+ * kernel.release/name/tree, environment.clock), other strings, error,
+ * testcase.hist_range_us, the files listed and their sizes.
  * Caller releases with manifest_cleanup().
  */
 int manifest_parse(const char *text, size_t len, struct manifest *m,

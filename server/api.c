@@ -111,6 +111,8 @@ static unsigned int errno_status(int ret)
 		return MHD_HTTP_BAD_REQUEST;
 	case -EACCES:
 		return MHD_HTTP_FORBIDDEN;
+	case -EFBIG:	/* beyond a limit of run-limits.h */
+		return MHD_HTTP_CONTENT_TOO_LARGE;
 	default:
 		return MHD_HTTP_INTERNAL_SERVER_ERROR;
 	}

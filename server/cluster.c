@@ -591,9 +591,9 @@ static int write_settings(const struct runas *ra, const struct cluster *c,
 
 	conf_quote(c->run_dir, sock, sizeof(sock));
 	/*
-	 * A lab database: durable (fsync on, so a crash never corrupts it)
-	 * but commits need not wait for the disk; a crash loses at most the
-	 * last fraction of a second of uploads, which agents retry.
+	 * Durable: fsync on, so a crash never corrupts it, and a commit
+	 * waits for the disk, because an upload answered 2xx is deleted
+	 * from the agent's spool and must survive a crash of the database.
 	 */
 	bprintf(text, sizeof(text),
 		 "# Written by 'rtlab db start'; edits are overwritten.\n"
@@ -602,7 +602,7 @@ static int write_settings(const struct runas *ra, const struct cluster *c,
 		 "unix_socket_directories = %s\n"
 		 "unix_socket_permissions = 0700\n"
 		 "fsync = on\n"
-		 "synchronous_commit = off\n"
+		 "synchronous_commit = on\n"
 		 "full_page_writes = on\n"
 		 "log_line_prefix = '%%m [%%p] %%q%%u@%%d '\n"
 		 "log_min_messages = warning\n",

@@ -84,8 +84,11 @@ PGconn *db_connect(struct rtlab_err *err)
 				"the configuration file's 'db'", where, msg);
 		goto fail;
 	}
-	/* Keep NOTICEs ("already exists, skipping") off the user's terminal. */
-	res = PQexec(conn, "SET client_min_messages = warning");
+	/* Keep NOTICEs ("already exists, skipping") off the user's terminal;
+	 * a commit (an upload's 2xx) waits for the disk whatever the server's
+	 * default. */
+	res = PQexec(conn, "SET client_min_messages = warning; "
+			   "SET synchronous_commit = on");
 	PQclear(res);
 	free(conninfo);
 	return conn;
@@ -581,7 +584,10 @@ int db_fail(PGconn *conn, PGresult *res, struct rtlab_err *err,
 	n = strlen(msg);
 	while (n && isspace((unsigned char)msg[n - 1]))
 		msg[--n] = '\0';
-	if (state && (!strncmp(state, "22", 2) || !strncmp(state, "23", 2)))
+	/* caused by the request's data: data exception, integrity
+	 * constraint, program limit (e.g. an index row too large) */
+	if (state && (!strncmp(state, "22", 2) || !strncmp(state, "23", 2) ||
+		      !strncmp(state, "54", 2)))
 		e = EINVAL;
 	else if (state && !strcmp(state, "42501"))
 		e = EACCES;

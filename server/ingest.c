@@ -139,8 +139,8 @@ int ingest_bundle(PGconn *conn, const void *data, size_t size, int board_id,
 
 	memset(res, 0, sizeof(*res));
 	b = bundle_read_mem(data, size, err);
-	if (!b)
-		return -EINVAL;
+	if (!b)		/* EFBIG (a limit: 413), ENOMEM or EINVAL */
+		return errno == EFBIG || errno == ENOMEM ? -errno : -EINVAL;
 	mf = bundle_get(b, BUNDLE_MANIFEST);
 	if (!mf) {
 		ret = rtlab_err_set(err, "bundle: no " BUNDLE_MANIFEST);

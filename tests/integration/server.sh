@@ -49,6 +49,9 @@ ap.add_argument("--garble", action="store_true")
 ap.add_argument("--bad-sha", action="store_true")
 ap.add_argument("--pad", type=int, default=0)
 ap.add_argument("--trace", action="store_true")
+ap.add_argument("--testcase", default="cyclictest-idle")
+ap.add_argument("--zeros", type=int, default=0)
+ap.add_argument("--trailing", action="store_true")
 a = ap.parse_args()
 
 files = {}
@@ -66,11 +69,13 @@ if a.trace:
     files["trace.dat"] = b"\x17\x08\x44tracing6" + bytes(range(256)) * 64
 if a.pad:
     files["padding.bin"] = os.urandom(a.pad)
+if a.zeros:
+    files["zeros.bin"] = bytes(a.zeros)
 m = {
     "format": "rtlab-bundle", "format_version": 1,
     "run_id": a.uuid or str(uuid.uuid4()),
     "board": a.board, "status": a.status,
-    "testcase": {"name": "cyclictest-idle", "duration_s": 3,
+    "testcase": {"name": a.testcase, "duration_s": 3,
                  "hist_range_us": a.range,
                  "definition": {"measurement": {"tool": "cyclictest"}}},
     "kernel": {"release": "6.1.0-57-rt-amd64",
@@ -102,7 +107,7 @@ with tarfile.open(fileobj=buf, mode="w:gz") as t:
         ti.size = len(data)
         ti.mtime = 1796267648
         t.addfile(ti, io.BytesIO(data))
-open(a.out, "wb").write(buf.getvalue())
+open(a.out, "wb").write(buf.getvalue() + (b"garbage" if a.trailing else b""))
 print(m.get("run_id", "-"))
 EOF
 
@@ -349,6 +354,30 @@ check "chunked upload over the limit: counts unchanged" \
 : >"$work/empty"
 bad "empty body" 400 "empty" "$work/empty"
 
+# -- limits (docs/api.md, "Limits"): refused before the expensive work -------
+mkbundle --out "$work/longname.tgz" --json "$FIX/idle.json" \
+	--testcase "$(printf '%03000d' 0)" >/dev/null
+bad "a 3000-byte testcase name" 400 "'testcase.name': 3000 bytes, more than the limit of 128" \
+	"$work/longname.tgz"
+mkbundle --out "$work/range.tgz" --hist "$FIX/hostile-range.hist" >/dev/null
+bad "a 1 kB .hist claiming a 2^31 us range" 400 "histogram range limit of 100000 us" \
+	"$work/range.tgz"
+mkbundle --out "$work/samples.tgz" --range 20 \
+	--json "$FIX/hostile-samples.json" >/dev/null
+bad "counts adding up to 2^63-1 samples" 400 "more than the limit of 1000000000000000 per run" \
+	"$work/samples.tgz"
+check "listing runs still works after it (200)" \
+	test "$(get /api/v1/runs)" = 200
+mkbundle --out "$work/bomb.tgz" --json "$FIX/idle.json" \
+	--zeros $((64 * 1048576 + 1)) >/dev/null
+check "a member of 64 MiB + 1 compresses under the 1 MB upload limit" \
+	test "$(stat -c %s "$work/bomb.tgz")" -lt 1048576
+bad "a member expanding beyond 64 MiB" 413 "'zeros.bin'" "$work/bomb.tgz"
+check "... the message names the limit" resp_error_has "limit of 64 MiB for one file"
+mkbundle --out "$work/trail.tgz" --json "$FIX/idle.json" --trailing >/dev/null
+bad "data after the gzip stream" 400 "7 bytes of data after the end of the gzip stream" \
+	"$work/trail.tgz"
+
 # -- reads that fail ----------------------------------------------------------
 check "unknown run id: 404" test "$(get /api/v1/runs/999999)" = 404
 check "unknown run: error names it" \
@@ -421,6 +450,25 @@ check "... the run is not stored yet" test "$(stored "$srid")" = 0
 check "server up: flush exits 0" test $? = 0
 check "... the spooled run is stored once" test "$(stored "$srid")" = 1
 check "... and the spool is empty" test ! -e "$work/spool/$srid.bundle"
+
+# A bundle the server refuses must not hold back the ones behind it: it is
+# quarantined with the server's answer, the good one is delivered.
+mkdir -p "$work/spool3"
+cp "$work/longname.tgz" "$work/spool3/0-refused.bundle"
+gid=$(mkbundle --out "$work/spool3/1-good.bundle" --json "$FIX/idle.json")
+"$AGENT" flush --spool "$work/spool3" --upload "$API" --token "$TOKEN" \
+	>"$work/flush3.out" 2>&1
+check "flush with a refused bundle first: exit 1 (something quarantined)" \
+	test $? = 1
+check "... the good bundle behind it is stored" test "$(stored "$gid")" = 1
+check "... the refused one is in quarantine/" \
+	test -s "$work/spool3/quarantine/0-refused.bundle" -a \
+	! -e "$work/spool3/0-refused.bundle"
+check "... with the server's answer beside it" \
+	grep -q "more than the limit of 128" "$work/spool3/quarantine/0-refused.reply"
+"$AGENT" flush --spool "$work/spool3" --upload "$API" --token "$TOKEN" \
+	>"$work/flush3.out" 2>&1
+check "... and the next flush has nothing left to do (exit 0)" test $? = 0
 
 # -- the log and a clean stop ------------------------------------------------------
 check "log line per request with status, board and run" \

@@ -14,6 +14,7 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <zlib.h>
 
 #include "bundle.h"
 #include "check.h"
@@ -433,11 +434,240 @@ static void test_hostile(void)
 		       "tar cut after manifest.json, then gzip'd");
 }
 
+/* gzip @n bytes as one stream; caller frees. */
+static void *gzip_buf(const void *in, size_t n, size_t *size)
+{
+	size_t cap = n + n / 100 + 1024;
+	unsigned char *out = malloc(cap);
+	z_stream zs;
+
+	memset(&zs, 0, sizeof(zs));
+	if (!out || deflateInit2(&zs, 6, Z_DEFLATED, 16 + MAX_WBITS, 8,
+				 Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(out);
+		return NULL;
+	}
+	zs.next_in = (unsigned char *)in;
+	zs.avail_in = (uInt)n;
+	zs.next_out = out;
+	zs.avail_out = (uInt)cap;
+	if (deflate(&zs, Z_FINISH) != Z_STREAM_END) {
+		deflateEnd(&zs);
+		free(out);
+		return NULL;
+	}
+	*size = cap - zs.avail_out;
+	deflateEnd(&zs);
+	return out;
+}
+
+/* Whatever follows the gzip stream or the tar's end would be silently
+ * dropped by a reader that stops there: refuse it, naming it. */
+static void test_trailing(void)
+{
+	const struct entry good[] = {
+		{ BUNDLE_MANIFEST, manifest, 0 },
+		{ "dmesg.txt", "hello", 0 },
+	};
+	const struct entry more[] = { { "late.txt", "after the end", 0 } };
+	struct rtlab_err err = { "" };
+	unsigned char *gz = NULL, *two = NULL;
+	char *t1 = NULL, *t2 = NULL, *cat = NULL;
+	size_t gzsize = 0, n1 = 0, n2 = 0, size = 0;
+	struct bundle *c;
+
+	gz = make_tar(good, 2, 1, -1, &gzsize);
+	two = gz ? malloc(2 * gzsize + 16) : NULL;
+	CHECK(two != NULL, "good bundle made");
+	if (!two)
+		goto out;
+	c = bundle_read_mem(gz, gzsize, &err);
+	CHECK(c != NULL, "the good bundle alone is read (%s)", err.msg);
+	bundle_free(c);
+
+	memcpy(two, gz, gzsize);
+	memcpy(two + gzsize, "garbage!", 8);
+	c = bundle_read_mem(two, gzsize + 8, &err);
+	CHECK(!c && strstr(err.msg, "8 bytes of data after the end of the gzip stream"),
+	      "bytes after the gzip stream refused: %s", err.msg);
+	bundle_free(c);
+
+	memcpy(two + gzsize, gz, gzsize);
+	c = bundle_read_mem(two, 2 * gzsize, &err);
+	CHECK(!c && strstr(err.msg, "after the end of the gzip stream"),
+	      "a second gzip stream refused: %s", err.msg);
+	bundle_free(c);
+
+	/* a second tar appended to the first, all in one gzip stream */
+	t1 = make_tar(good, 2, 0, -1, &n1);
+	t2 = make_tar(more, 1, 0, -1, &n2);
+	cat = t1 && t2 ? malloc(n1 + n2) : NULL;
+	if (cat) {
+		memcpy(cat, t1, n1);
+		memcpy(cat + n1, t2, n2);
+		free(gz);
+		gz = gzip_buf(cat, n1 + n2, &size);
+	}
+	c = gz ? bundle_read_mem(gz, size, &err) : NULL;
+	CHECK(gz && !c && strstr(err.msg, "after the end of the tar archive"),
+	      "a second tar after the end-of-archive marker refused: %s",
+	      err.msg);
+	bundle_free(c);
+	/* zero padding after the marker is what tar writers do */
+	if (cat) {
+		memset(cat + n1, 0, n2);
+		free(gz);
+		gz = gzip_buf(cat, n1 + n2, &size);
+	}
+	c = gz ? bundle_read_mem(gz, size, &err) : NULL;
+	CHECK(c != NULL, "zero padding after the end is fine (%s)", err.msg);
+	bundle_free(c);
+out:
+	free(cat);
+	free(t1);
+	free(t2);
+	free(two);
+	free(gz);
+}
+
+/* A tar.gz of manifest.json and @n members of @each zero bytes: a few
+ * hundred kB that expand to n × each. */
+static void *zero_bomb(int n, size_t each, size_t *size)
+{
+	static unsigned char zeros[1 << 16];
+	struct archive *a = archive_write_new();
+	struct archive_entry *e;
+	size_t cap = 4 << 20, done;
+	char *buf = malloc(cap), name[16];
+	int i;
+
+	*size = 0;
+	if (!a || !buf)
+		goto fail;
+	archive_write_add_filter_gzip(a);
+	archive_write_set_format_pax_restricted(a);
+	if (archive_write_open_memory(a, buf, cap, size) != ARCHIVE_OK)
+		goto fail;
+	for (i = -1; i < n; i++) {
+		e = archive_entry_new();
+		snprintf(name, sizeof(name), "big%d.bin", i);
+		archive_entry_set_pathname(e, i < 0 ? BUNDLE_MANIFEST : name);
+		archive_entry_set_filetype(e, AE_IFREG);
+		archive_entry_set_perm(e, 0644);
+		archive_entry_set_size(e, i < 0 ? (la_int64_t)strlen(manifest) :
+					   (la_int64_t)each);
+		archive_write_header(a, e);
+		archive_entry_free(e);
+		if (i < 0) {
+			archive_write_data(a, manifest, strlen(manifest));
+			continue;
+		}
+		for (done = 0; done < each; done += sizeof(zeros))
+			archive_write_data(a, zeros, each - done < sizeof(zeros) ?
+					   each - done : sizeof(zeros));
+	}
+	if (archive_write_close(a) != ARCHIVE_OK)
+		goto fail;
+	archive_write_free(a);
+	return buf;
+fail:
+	archive_write_free(a);
+	free(buf);
+	return NULL;
+}
+
+static void test_limits(void)
+{
+	struct rtlab_err err = { "" };
+	struct bundle *b = bundle_alloc(), *c;
+	char small[16] = "x";
+	size_t size = 0;
+	void *data;
+
+	CHECK_INT(bundle_add(b, "big.bin", small, BUNDLE_MAX_FILE_BYTES + 1),
+		  -EFBIG, "bundle_add of a file beyond the one-file limit");
+	bundle_free(b);
+
+	/* a console log keeps its end, within what the limits leave */
+	b = bundle_alloc();
+	{
+		const char con[] = "boot...\nlots\nKernel panic - not syncing\n";
+		const struct bundle_file *f;
+		size_t cut = 99;
+
+		CHECK(b && !bundle_add_tail(b, "console.log", con,
+					    strlen(con), 28, &cut) &&
+		      (f = bundle_get(b, "console.log")) && f->size == 28 &&
+		      !memcmp(f->data, "\nKernel panic - not syncing\n", 28) &&
+		      cut == strlen(con) - 28,
+		      "bundle_add_tail keeps the last bytes (cut %zu)", cut);
+		CHECK(b && !bundle_add_tail(b, "short.log", "ok\n", 3, 28, &cut) &&
+		      cut == 0, "bundle_add_tail of a short log keeps it whole");
+	}
+	bundle_free(b);
+	b = bundle_alloc();
+	{
+		unsigned char *big = malloc(BUNDLE_MAX_FILE_BYTES);
+		const struct bundle_file *f;
+		size_t cut = 0;
+		int ok = big && b;
+
+		if (big)
+			memset(big, 'x', BUNDLE_MAX_FILE_BYTES);
+		ok = ok && !bundle_add(b, "a.bin", big, BUNDLE_MAX_FILE_BYTES) &&
+		     !bundle_add(b, "b.bin", big, BUNDLE_MAX_FILE_BYTES - 100);
+		/* 100 bytes of room left under the 128 MiB */
+		if (big)
+			big[BUNDLE_MAX_FILE_BYTES - 1] = 'E';
+		ok = ok && !bundle_add_tail(b, "console.log", big,
+					    BUNDLE_MAX_FILE_BYTES, (size_t)-1,
+					    &cut);
+		f = b ? bundle_get(b, "console.log") : NULL;
+		CHECK(ok && f && f->size == 100 && f->data[99] == 'E' &&
+		      cut == BUNDLE_MAX_FILE_BYTES - 100,
+		      "bundle_add_tail fits what the total limit leaves (%zu bytes)",
+		      f ? f->size : 0);
+		CHECK(b && bundle_add_tail(b, "more.log", "x", 1, 10, NULL) ==
+			   -EFBIG, "bundle_add_tail with no room at all: -EFBIG");
+		free(big);
+	}
+	bundle_free(b);
+
+	data = zero_bomb(1, BUNDLE_MAX_FILE_BYTES + 1, &size);
+	errno = 0;
+	c = data ? bundle_read_mem(data, size, &err) : NULL;
+	CHECK(data && !c && errno == EFBIG &&
+	      strstr(err.msg, "'big0.bin'") &&
+	      strstr(err.msg, "limit of 64 MiB for one file"),
+	      "%zu kB expanding to a member of 64 MiB + 1 refused, naming it and the limit: %s",
+	      size >> 10, err.msg);
+	bundle_free(c);
+	free(data);
+
+	data = zero_bomb(1, BUNDLE_MAX_FILE_BYTES, &size);
+	c = data ? bundle_read_mem(data, size, &err) : NULL;
+	CHECK(c != NULL, "a member of exactly 64 MiB is read (%s)", err.msg);
+	bundle_free(c);
+	free(data);
+
+	data = zero_bomb(3, 50 << 20, &size);
+	errno = 0;
+	c = data ? bundle_read_mem(data, size, &err) : NULL;
+	CHECK(data && !c && errno == EFBIG &&
+	      strstr(err.msg, "limit of 128 MiB"),
+	      "%zu kB expanding to 150 MiB in all refused, naming the limit: %s",
+	      size >> 10, err.msg);
+	bundle_free(c);
+	free(data);
+}
+
 int main(void)
 {
 	test_add();
 	test_roundtrip();
 	test_disk();
+	test_trailing();
+	test_limits();
 	test_truncated();
 	test_random();
 	test_hostile();

@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "cyclictest.h"
+#include "run-limits.h"
 
 /* Read tests/fixtures/cyclictest/@name from $RTLAB_TOP or the cwd. */
 static char *fixture(const char *name, size_t *len)
@@ -252,6 +253,118 @@ static void test_garbled(void)
 	      "no 'thread' rejected: %s", err.msg);
 }
 
+/* What a hostile or broken board could send: refused before anything big
+ * is allocated, each message naming the limit. */
+static const struct {
+	const char *file;
+	const char *fragment;
+} hostile[] = {
+	{ "hostile-range.hist",
+	  "line 5: latency 2147483645 us is beyond the histogram range limit of 100000 us" },
+	{ "hostile-samples.hist",
+	  "more samples than the limit of 1000000000000000 per run" },
+	{ "hostile-wrap.hist",
+	  "thread 0: the buckets add up to more than 64 bits hold" },
+	{ "hostile-samples.json",
+	  "key 'thread.0.cycles': 4611686018427387904 samples, more than the limit of 1000000000000000 per run" },
+};
+
+/* A --json text of @n threads, each with @cycles samples of 1 us. */
+static char *json_threads(unsigned int n, unsigned long long cycles)
+{
+	size_t cap = 128 + (size_t)n * 160, len;
+	char *s = malloc(cap);
+	unsigned int i;
+
+	if (!s)
+		return NULL;
+	len = snprintf(s, cap, "{\"num_threads\": %u, \"thread\": {", n);
+	for (i = 0; i < n; i++)
+		len += snprintf(s + len, cap - len,
+				"%s\"%u\": {\"histogram\": {\"1\": %llu}, \"cycles\": %llu, \"min\": 1, \"max\": 1}",
+				i ? ", " : "", i, cycles, cycles);
+	snprintf(s + len, cap - len, "}}");
+	return s;
+}
+
+static void test_hostile(void)
+{
+	struct rtlab_err err;
+	struct ct_result r;
+	unsigned int i;
+	const char *f;
+	char *text;
+	int ret;
+
+	for (i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+		f = hostile[i].file;
+		strcpy(err.msg, "(no message)");
+		if (strstr(f, ".json"))
+			ret = parse_json(f, 20, &r, &err);
+		else
+			ret = parse_hist(f, &r, &err);
+		CHECK(ret == -EINVAL, "%s refused (%d)", f, ret);
+		CHECK(strstr(err.msg, hostile[i].fragment) != NULL,
+		      "%s: message \"%s\" contains \"%s\"", f, err.msg,
+		      hostile[i].fragment);
+		CHECK(r.threads == NULL && r.nthreads == 0,
+		      "%s: nothing left to free", f);
+	}
+
+	/* each thread within the limit, the run beyond it */
+	text = json_threads(2, 600000000000000ULL);
+	ret = text ? ct_json_parse(text, strlen(text), 20, &r, &err) : -ENOMEM;
+	CHECK(ret == -EINVAL && strstr(err.msg, "threads 0 to 1 have more samples than the limit"),
+	      "2 x 6e14 samples: the run total is refused: %s", err.msg);
+	free(text);
+	text = json_threads(2, 400000000000000ULL);
+	ret = text ? ct_json_parse(text, strlen(text), 20, &r, &err) : -ENOMEM;
+	CHECK_INT(ret, 0, "2 x 4e14 samples are within the limit");
+	ct_result_cleanup(&r);
+	free(text);
+
+	text = json_threads(1, 5);
+	ret = text ? ct_json_parse(text, strlen(text),
+				   RTLAB_MAX_HIST_RANGE_US + 1, &r, &err) :
+		     -ENOMEM;
+	CHECK(ret == -EINVAL && strstr(err.msg, "range 100001 us is more than the limit of 100000 us"),
+	      "a range beyond the limit is refused: %s", err.msg);
+	ret = text ? ct_json_parse(text, strlen(text),
+				   RTLAB_MAX_HIST_RANGE_US, &r, &err) :
+		     -ENOMEM;
+	CHECK_INT(ret, 0, "a range at the limit is read");
+	ct_result_cleanup(&r);
+	free(text);
+
+	text = json_threads(RTLAB_MAX_THREADS, 5);
+	ret = text ? ct_json_parse(text, strlen(text),
+				   RTLAB_MAX_HIST_RANGE_US, &r, &err) :
+		     -ENOMEM;
+	CHECK(ret == -EINVAL && strstr(err.msg, "102400000 histogram cells, more than the limit of 8388608"),
+	      "1024 threads x 100 ms: too many cells, refused before allocating: %s",
+	      err.msg);
+	ret = text ? ct_json_parse(text, strlen(text), 8192, &r, &err) :
+		     -ENOMEM;
+	CHECK(ret == 0 && r.nthreads == RTLAB_MAX_THREADS,
+	      "1024 threads x 8192 us are read (%s)", ret ? err.msg : "");
+	ct_result_cleanup(&r);
+	free(text);
+	/* jansson takes several times the text: refused before parsing */
+	text = malloc(RTLAB_MAX_CT_JSON_BYTES + 1);
+	if (text)
+		memset(text, ' ', RTLAB_MAX_CT_JSON_BYTES + 1);
+	ret = text ? ct_json_parse(text, RTLAB_MAX_CT_JSON_BYTES + 1, 20, &r,
+				   &err) : -ENOMEM;
+	CHECK(ret == -EINVAL && strstr(err.msg, "33554433 bytes, more than the limit of 33554432"),
+	      "a cyclictest.json over 32 MiB is refused unparsed: %s", err.msg);
+	free(text);
+	text = json_threads(RTLAB_MAX_THREADS + 1, 5);
+	ret = text ? ct_json_parse(text, strlen(text), 20, &r, &err) : -ENOMEM;
+	CHECK(ret == -EINVAL && strstr(err.msg, "expected an integer from 0 to 1024"),
+	      "1025 threads refused: %s", err.msg);
+	free(text);
+}
+
 int main(void)
 {
 	test_pair("idle", 100);
@@ -261,5 +374,6 @@ int main(void)
 	test_overflows();
 	test_spellings();
 	test_garbled();
+	test_hostile();
 	return check_exit();
 }

@@ -14,6 +14,7 @@
 #include "bundle.h"
 #include "check.h"
 #include "manifest.h"
+#include "run-limits.h"
 
 static const char valid[] =
 	"{\"format\": \"rtlab-bundle\", \"format_version\": 1,"
@@ -174,7 +175,53 @@ static void test_bad_values(void)
 	expect("files", "{\"a\": {\"size\": 1, \"sha256\": \"zz\"}}",
 	       "manifest.json: field 'files.a.sha256': expected 64 hex digits");
 	expect("files", "{\"a\": {\"size\": -5}}",
-	       "manifest.json: field 'files.a.size': expected an integer from 0 to 536870912");
+	       "manifest.json: field 'files.a.size': expected an integer from 0 to 67108864");
+
+	/* limits (run-limits.h): names an index must hold, the range */
+	{
+		static const char *const names[] = {
+			"testcase.name", "board", "kernel.release",
+			"kernel.tree", "kernel.name", "environment.clock",
+		};
+		static const unsigned int lens[] = { 3000, 129, 128 };
+		char big[3100], want[160];
+		unsigned int i, k;
+
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+			for (k = 0; k < 3; k++) {
+				big[0] = '"';
+				memset(big + 1, 'x', lens[k]);
+				strcpy(big + 1 + lens[k], "\"");
+				snprintf(want, sizeof(want),
+					 "manifest.json: field '%s': %u bytes, more than the limit of 128",
+					 names[i], lens[k]);
+				ret = parse_edited(names[i], big, &m, &err);
+				if (lens[k] > 128)
+					CHECK(ret == -EINVAL && !strcmp(err.msg, want),
+					      "%s of %u bytes refused: %s",
+					      names[i], lens[k], err.msg);
+				else
+					CHECK(ret == 0, "%s of %u bytes is fine (%s)",
+					      names[i], lens[k], ret ? err.msg : "");
+				if (!ret)
+					manifest_cleanup(&m);
+			}
+		}
+	}
+	{
+		size_t n = RTLAB_MAX_MANIFEST_BYTES + 1;
+		char *huge = malloc(n);
+
+		if (huge)
+			memset(huge, ' ', n);
+		ret = huge ? manifest_parse(huge, n, &m, &err) : -ENOMEM;
+		CHECK(ret == -EINVAL && strstr(err.msg, "manifest.json: 1048577 bytes, more than the limit of 1048576"),
+		      "a manifest.json over 1 MiB is refused unparsed: %s",
+		      err.msg);
+		free(huge);
+	}
+	expect("testcase.hist_range_us", "100000000",
+	       "manifest.json: field 'testcase.hist_range_us': expected an integer from 0 to 100000");
 
 	ret = manifest_parse("{\"run_id\": ", 11, &m, &err);
 	CHECK(ret == -EINVAL && strstr(err.msg, "manifest.json: line 1"),

@@ -198,6 +198,22 @@ static void test_errors(void)
 	expect_error("invalid YAML", "name: [x\n", "not valid YAML", NULL);
 	expect_error("line number", "name: x\n\n\nduration_s: soon\n",
 		     "t.yaml:4", "duration_s");
+	/* a key given twice: the first 'loads' used to leak under the
+	 * second (valgrind: sh tests/run.sh --unit --valgrind testcase) */
+	expect_error("duplicate loads",
+		     "name: x\nloads:\n  - name: hackbench\n    args: [-l, '1']\n"
+		     "loads:\n  - name: stress-ng\n",
+		     "t.yaml:5: duplicate key 'loads'", "first at line 2");
+	expect_error("duplicate key in a load",
+		     "name: x\nloads:\n  - name: hackbench\n    args: [a]\n"
+		     "    args: [b]\n",
+		     "t.yaml:5: duplicate key 'args'", "first at line 4");
+	expect_error("histogram range beyond the server's limit",
+		     "name: x\nmeasurement:\n  histogram_us: 100001\n",
+		     "measurement.histogram_us", "100000");
+	expect_error("duplicate measurement key",
+		     "name: x\nmeasurement:\n  priority: 80\n  priority: 90\n",
+		     "t.yaml:4: duplicate key 'priority'", NULL);
 
 	memset(&e, 0, sizeof(e));
 	CHECK(testcase_load("/nonexistent/t.yaml", &tc, &e) == -ENOENT &&

@@ -1,0 +1,84 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Run the libFuzzer harnesses built by `make fuzz-build` (docs/fuzzing.md)
+# and print one line per harness, "ok - fuzz NAME: ..." with the number of
+# inputs executed and the rate, or "not ok - fuzz NAME: ..." naming the
+# input that crashed.
+#
+#   fuzz/run.sh [--seconds N | --runs N] [--build DIR] NAME...
+#
+# --seconds N (what `make fuzz` uses): fuzz each harness N seconds.  Its
+#     corpus in BUILD/fuzz/corpus/NAME grows from run to run; the seeds
+#     are read from BUILD/fuzz/seeds/NAME, refreshed each time.
+# --runs N (what `make check` uses): execute the seeds and then exactly N
+#     inputs with a fixed random seed and a fresh empty corpus, so the same
+#     tree does the same work every time.
+# A crashing input is kept as BUILD/fuzz/crashes/NAME/crash-SHA1 (also
+# leak-, oom-, timeout-); the full log is BUILD/fuzz/logs/NAME.log.
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${RTLAB_BUILD:-$top/build}
+seconds="" runs=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	--seconds) seconds=$2; shift 2 ;;
+	--runs) runs=$2; shift 2 ;;
+	--build) build=$2; shift 2 ;;
+	-*) echo "usage: fuzz/run.sh [--seconds N | --runs N] [--build DIR] NAME..." >&2
+	    exit 2 ;;
+	*) break ;;
+	esac
+done
+[ -z "$seconds" ] && [ -z "$runs" ] && seconds=60
+case $build in /*) ;; *) build=$top/$build ;; esac
+fz=$build/fuzz
+mkdir -p "$fz/logs"
+
+failed=0
+for name in "$@"; do
+	bin=$fz/fuzz-$name
+	log=$fz/logs/$name.log
+	crashes=$fz/crashes/$name
+	if [ ! -x "$bin" ]; then
+		echo "not ok - fuzz $name: $bin not built (make fuzz-build)"
+		failed=1
+		continue
+	fi
+	mkdir -p "$crashes"
+	if ! sh "$top/fuzz/seeds.sh" "$name" "$fz/seeds/$name"; then
+		echo "not ok - fuzz $name: no seeds"
+		failed=1
+		continue
+	fi
+	set -- -artifact_prefix="$crashes/" -print_final_stats=1 \
+		-rss_limit_mb=2048 -timeout=10 -max_len=16384
+	[ -f "$top/fuzz/dicts/$name.dict" ] &&
+		set -- "$@" -dict="$top/fuzz/dicts/$name.dict"
+	if [ -n "$runs" ]; then
+		corpus=$(mktemp -d)
+		set -- "$@" -seed=1 -runs="$runs"
+	else
+		corpus=$fz/corpus/$name
+		mkdir -p "$corpus"
+		set -- "$@" -max_total_time="$seconds"
+	fi
+	start=$(date +%s)
+	"$bin" "$@" "$corpus" "$fz/seeds/$name" >"$log" 2>&1 </dev/null
+	rc=$?
+	secs=$(($(date +%s) - start))
+	[ -n "$runs" ] && rm -rf "$corpus"
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
+	if [ "$rc" = 0 ]; then
+		echo "ok - fuzz $name: ${execs:-?} execs in ${secs}s (${rate:-?}/s), 0 crashes"
+		continue
+	fi
+	failed=1
+	what=$(grep -m1 -E '^==[0-9]+==ERROR|runtime error:|^==[0-9]+== ERROR' "$log" |
+		sed 's/^==[0-9]*== *//')
+	input=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
+	echo "not ok - fuzz $name: ${what:-exit status $rc} after ${execs:-?} execs; input: ${input:-none}; log: $log"
+done
+exit $failed

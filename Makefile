@@ -173,7 +173,7 @@ FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fno-omit-frame-pointer \
 	-D_GNU_SOURCE -MMD -MP $(addprefix -I,$(FUZZ_DIRS)) \
 	-DRTLAB_DATADIR='"$(datadir)"' \
 	$(call pkg_cflags,jansson libarchive libcrypto yaml-0.1 libpq libmicrohttpd)
-FUZZ_LIBS    := $(call pkg_libs,jansson libarchive libcrypto yaml-0.1) -lm
+FUZZ_LIBS    := $(call pkg_libs,jansson libarchive libcrypto yaml-0.1 zlib) -lm
 fuzz_srcs = $(foreach f,$(1),$(firstword \
 	$(wildcard $(addsuffix /$(f),$(FUZZ_DIRS) fuzz))))
 fuzz_objs = $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(call fuzz_srcs,$(1)))
@@ -193,7 +193,8 @@ FUZZ_SRCS_ingest   := ingest.c stub-db.c bundle.c manifest.c cyclictest.c \
 fuzz-build: $(addprefix $(FUZZ_BUILD)/fuzz-,$(FUZZERS))
 
 fuzz: fuzz-build
-	$(Q)sh fuzz/run.sh --seconds $(FUZZ_SECONDS) --build $(BUILD) $(FUZZERS)
+	$(Q)FUZZ_FLAGS="$(FUZZ_FLAGS)" sh fuzz/run.sh --seconds $(FUZZ_SECONDS) \
+		--build $(BUILD) $(FUZZERS)
 
 $(FUZZ_BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)

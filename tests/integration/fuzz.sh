@@ -15,6 +15,7 @@ if ! command -v "${FUZZ_CC:-clang}" >/dev/null 2>&1; then
 	exit 1
 fi
 # A make of our own, not a job of the caller's.
+mkdir -p "$RTLAB_BUILD"
 if env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -C "$TOP" \
 	BUILD="$RTLAB_BUILD" fuzz-build >"$RTLAB_BUILD/fuzz-build.log" 2>&1; then
 	ok "fuzz: harnesses build"

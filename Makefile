@@ -168,12 +168,12 @@ FUZZ_NAMES   := cyclictest-json cyclictest-hist manifest bundle testcase \
 		board config ingest
 FUZZERS      ?= $(FUZZ_NAMES)
 FUZZ_DIRS    := $(wildcard lib agent server boards kernels db services)
-FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fno-omit-frame-pointer \
+FUZZ_CFLAGS   = -std=gnu11 -g -O1 -fno-omit-frame-pointer \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-D_GNU_SOURCE -MMD -MP $(addprefix -I,$(FUZZ_DIRS)) \
 	-DRTLAB_DATADIR='"$(datadir)"' \
 	$(call pkg_cflags,jansson libarchive libcrypto yaml-0.1 libpq libmicrohttpd)
-FUZZ_LIBS    := $(call pkg_libs,jansson libarchive libcrypto yaml-0.1 zlib) -lm
+FUZZ_LIBS     = $(call pkg_libs,jansson libarchive libcrypto yaml-0.1 zlib) -lm
 fuzz_srcs = $(foreach f,$(1),$(firstword \
 	$(wildcard $(addsuffix /$(f),$(FUZZ_DIRS) fuzz))))
 fuzz_objs = $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(call fuzz_srcs,$(1)))

@@ -23,7 +23,7 @@
 #include "bundle.h"
 
 #define TAR_BLOCK 512
-#define MUTATE_MAX_TAR (1024 * 1024)
+#define MUTATE_MAX_TAR (64 * 1024)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);

@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
  * the agent and fuzz/seeds.sh write; anything else is mutated raw.
  */
 #define TAR_BLOCK 512
-#define MAX_TAR (1024 * 1024)
+#define MAX_TAR (64 * 1024)
 #define MAX_MEMBERS 64
 
 static unsigned char tar_in[MAX_TAR], tar_out[MAX_TAR], mutated[MAX_TAR / 4];

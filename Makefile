@@ -188,13 +188,17 @@ FUZZ_SRCS_config   := config.c error.c
 FUZZ_SRCS_ingest   := ingest.c stub-db.c bundle.c manifest.c cyclictest.c \
 		      hist.c error.c
 
-.PHONY: fuzz fuzz-build
+.PHONY: fuzz fuzz-build fuzz-known
 
 fuzz-build: $(addprefix $(FUZZ_BUILD)/fuzz-,$(FUZZERS))
 
 fuzz: fuzz-build
 	$(Q)FUZZ_FLAGS="$(FUZZ_FLAGS)" sh fuzz/run.sh --seconds $(FUZZ_SECONDS) \
 		--build $(BUILD) $(FUZZERS)
+
+# Which of the inputs in fuzz/crashes-found/ still crash.
+fuzz-known: fuzz-build
+	$(Q)sh fuzz/run.sh --known --build $(BUILD) $(FUZZERS)
 
 $(FUZZ_BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -6,7 +6,7 @@
 # inputs executed and the rate, or "not ok - fuzz NAME: ..." naming the
 # input that crashed.
 #
-#   fuzz/run.sh [--seconds N | --runs N] [--build DIR] NAME...
+#   fuzz/run.sh [--seconds N | --runs N | --known] [--build DIR] NAME...
 #
 # --seconds N (what `make fuzz` uses): fuzz each harness N seconds.  Its
 #     corpus in BUILD/fuzz/corpus/NAME grows from run to run; the seeds
@@ -16,6 +16,8 @@
 #     tree does the same work every time.  A harness with a crash not yet
 #     fixed (an input in fuzz/crashes-found/NAME/) runs its seeds only, so
 #     the known crash does not fail every check until its reader is fixed.
+# --known: run each harness once on every input in fuzz/crashes-found/NAME/
+#     and say which still crash; "ok" means fixed (move it to fuzz/seeds/).
 # $FUZZ_FLAGS: more libFuzzer options, e.g. -detect_leaks=0 to look past a
 #     known leak.
 # A crashing input is kept as BUILD/fuzz/crashes/NAME/crash-SHA1 (also
@@ -24,13 +26,14 @@ set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${RTLAB_BUILD:-$top/build}
-seconds="" runs=""
+seconds="" runs="" known=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--seconds) seconds=$2; shift 2 ;;
 	--runs) runs=$2; shift 2 ;;
+	--known) known=1; shift ;;
 	--build) build=$2; shift 2 ;;
-	-*) echo "usage: fuzz/run.sh [--seconds N | --runs N] [--build DIR] NAME..." >&2
+	-*) echo "usage: fuzz/run.sh [--seconds N | --runs N | --known] [--build DIR] NAME..." >&2
 	    exit 2 ;;
 	*) break ;;
 	esac
@@ -48,6 +51,20 @@ for name in "$@"; do
 	if [ ! -x "$bin" ]; then
 		echo "not ok - fuzz $name: $bin not built (make fuzz-build)"
 		failed=1
+		continue
+	fi
+	if [ -n "$known" ]; then
+		for f in "$top/fuzz/crashes-found/$name"/*; do
+			[ -f "$f" ] || continue
+			k=$name/$(basename "$f")
+			if "$bin" -timeout=10 -rss_limit_mb=2048 "$f" \
+				>"$log" 2>&1 </dev/null; then
+				echo "ok - fuzz $k: fixed, move it to fuzz/seeds/$name/"
+			else
+				failed=1
+				echo "not ok - fuzz $k: still crashes: $(grep -m1 -E 'ERROR|runtime error:' "$log" | sed 's/^==[0-9]*== *//')"
+			fi
+		done
 		continue
 	fi
 	mkdir -p "$crashes"

@@ -100,7 +100,8 @@ for name in "$@"; do
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
 	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
 	if [ "$rc" = 0 ]; then
-		echo "ok - fuzz $name: ${execs:-?} execs in ${secs}s (${rate:-?}/s), 0 crashes$note"
+		case $rate in ''|0) rate="" ;; *) rate=", $rate/s" ;; esac
+		echo "ok - fuzz $name: ${execs:-?} execs in ${secs}s$rate, 0 crashes$note"
 		continue
 	fi
 	failed=1

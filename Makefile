@@ -105,6 +105,7 @@ help:
 	@echo '  uninstall          remove exactly what install wrote (its install-manifest)'
 	@echo '  format             clang-format the C sources in place (.clang-format)'
 	@echo '  format-check       list the C sources clang-format would change'
+	@echo '  fuzz               run each fuzzer FUZZ_SECONDS (60) s; fuzz-build builds them (clang)'
 	@echo '  clean              remove $(BUILD)/'
 	@echo 'Variables: V=1 (show commands), CFLAGS, WERROR=, prefix, DESTDIR, BUILD,'
 	@echo '           bindir, datadir, docdir, unitdir, sysusersdir, sysconfdir,'
@@ -195,5 +196,61 @@ format-check:
 
 clean:
 	rm -rf $(BUILD)
+
+# ------------------------------------------------------------------ fuzzing
+# libFuzzer harnesses (fuzz/, docs/fuzzing.md): clang with ASan and UBSan,
+# objects in $(BUILD)/fuzz/, compiled from the same sources as the binaries
+# but apart from the gcc build, so `make all` never needs clang.  Sources
+# are looked up by name in the source folders, wherever they live.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD   := $(BUILD)/fuzz
+FUZZ_NAMES   := cyclictest-json cyclictest-hist manifest bundle testcase \
+		board config ingest
+FUZZERS      ?= $(FUZZ_NAMES)
+FUZZ_DIRS    := $(wildcard lib agent server boards kernels db services)
+FUZZ_CFLAGS   = -std=gnu11 -g -O1 -fno-omit-frame-pointer \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	-D_GNU_SOURCE -MMD -MP $(addprefix -I,$(FUZZ_DIRS)) \
+	-DRTLAB_DATADIR='"$(datadir)"' \
+	$(call pkg_cflags,jansson libarchive libcrypto yaml-0.1 libpq libmicrohttpd)
+FUZZ_LIBS     = $(call pkg_libs,jansson libarchive libcrypto yaml-0.1 zlib) -lm
+fuzz_srcs = $(foreach f,$(1),$(firstword \
+	$(wildcard $(addsuffix /$(f),$(FUZZ_DIRS) fuzz))))
+fuzz_objs = $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(call fuzz_srcs,$(1)))
+
+FUZZ_SRCS_cyclictest-json := cyclictest.c hist.c error.c
+FUZZ_SRCS_cyclictest-hist := cyclictest.c hist.c error.c
+FUZZ_SRCS_manifest := manifest.c bundle.c error.c
+FUZZ_SRCS_bundle   := bundle.c error.c
+FUZZ_SRCS_testcase := testcase.c error.c
+FUZZ_SRCS_board    := board-def.c yamlmap.c config.c error.c
+FUZZ_SRCS_config   := config.c error.c
+FUZZ_SRCS_ingest   := ingest.c stub-db.c bundle.c manifest.c cyclictest.c \
+		      hist.c error.c
+
+.PHONY: fuzz fuzz-build fuzz-known
+
+fuzz-build: $(addprefix $(FUZZ_BUILD)/fuzz-,$(FUZZERS))
+
+fuzz: fuzz-build
+	$(Q)FUZZ_FLAGS="$(FUZZ_FLAGS)" sh fuzz/run.sh --seconds $(FUZZ_SECONDS) \
+		--build $(BUILD) $(FUZZERS)
+
+# Which of the inputs in fuzz/crashes-found/ still crash.
+fuzz-known: fuzz-build
+	$(Q)sh fuzz/run.sh --known --build $(BUILD) $(FUZZERS)
+
+$(FUZZ_BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(echo_cmd) FUZZCC $<
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
+
+define fuzz_link
+$(FUZZ_BUILD)/fuzz-$(1): $(call fuzz_objs,fuzz-$(1).c $(FUZZ_SRCS_$(1)))
+	$$(echo_cmd) FUZZLD $$@
+	$$(Q)$$(FUZZ_CC) $$(FUZZ_CFLAGS) -o $$@ $$^ $$(FUZZ_LIBS)
+endef
+$(foreach n,$(FUZZ_NAMES),$(eval $(call fuzz_link,$(n))))
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

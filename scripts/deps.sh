@@ -18,6 +18,7 @@ rt-tests stress-ng iperf3 trace-cmd rtla
 gnuplot-nox
 qemu-system-x86 busybox-static cpio kmod dpkg-dev iputils-ping
 procps iproute2 curl valgrind
+clang libclang-rt-14-dev
 jq python3 python3-jsonschema
 clang-format
 chromium fonts-liberation fonts-dejavu-core

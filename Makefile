@@ -105,7 +105,9 @@ help:
 	@echo '  uninstall          remove exactly what install wrote (its install-manifest)'
 	@echo '  format             clang-format the C sources in place (.clang-format)'
 	@echo '  format-check       list the C sources clang-format would change'
-	@echo '  fuzz               run each fuzzer FUZZ_SECONDS (60) s; fuzz-build builds them (clang)'
+	@echo '  fuzz               run each fuzzer FUZZ_SECONDS (60) s (clang, libFuzzer)'
+	@echo '  fuzz-build         build the fuzzers into $(BUILD)/fuzz/'
+	@echo '  fuzz-known         which inputs in fuzz/crashes-found/ still crash'
 	@echo '  clean              remove $(BUILD)/'
 	@echo 'Variables: V=1 (show commands), CFLAGS, WERROR=, prefix, DESTDIR, BUILD,'
 	@echo '           bindir, datadir, docdir, unitdir, sysusersdir, sysconfdir,'
@@ -141,17 +143,31 @@ $(BUILD)/%.o: %.c | libs-present
 	$(echo_cmd) CC $<
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(LIBRTLAB): $(call obj,$(LIB_SRCS))
-	$(echo_cmd) AR $@
-	$(Q)rm -f $@ && $(AR) rcs $@ $^
+# An archive is rebuilt when its list of objects changes (a source added,
+# moved or deleted), not only when one of them is newer: a stale object
+# left in it would link code that is gone.
+.PHONY: FORCE
+FORCE:
+define objlist_rule
+$(BUILD)/$(1).objlist: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(2)' | cmp -s - $$@ || echo '$(2)' >$$@
+endef
+$(eval $(call objlist_rule,librtlab,$(call obj,$(LIB_SRCS))))
+$(eval $(call objlist_rule,librtlab-core,$(call obj,$(CORE_SRCS))))
+$(eval $(call objlist_rule,librtlab-agent,$(call obj,$(AGENT_LIB_SRCS))))
 
-$(LIBCORE): $(call obj,$(CORE_SRCS))
+$(LIBRTLAB): $(call obj,$(LIB_SRCS)) $(BUILD)/librtlab.objlist
 	$(echo_cmd) AR $@
-	$(Q)rm -f $@ && $(AR) rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $(filter %.o,$^)
 
-$(LIBAGENT): $(call obj,$(AGENT_LIB_SRCS))
+$(LIBCORE): $(call obj,$(CORE_SRCS)) $(BUILD)/librtlab-core.objlist
 	$(echo_cmd) AR $@
-	$(Q)rm -f $@ && $(AR) rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $(filter %.o,$^)
+
+$(LIBAGENT): $(call obj,$(AGENT_LIB_SRCS)) $(BUILD)/librtlab-agent.objlist
+	$(echo_cmd) AR $@
+	$(Q)rm -f $@ && $(AR) rcs $@ $(filter %.o,$^)
 
 $(AGENT_BIN): $(BUILD)/agent/main.o $(LIBAGENT) $(LIBRTLAB)
 	$(echo_cmd) LD $@

@@ -27,9 +27,9 @@
 #include <unistd.h>
 #include <uuid/uuid.h>
 
-#include "../kernels/fsutil.h"
+#include "fsutil.h"
 #include "../kernels/kernel.h"
-#include "../server/config.h"
+#include "config.h"
 #include "board.h"
 #include "bundle.h"
 #include "channel.h"

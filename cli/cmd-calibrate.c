@@ -20,13 +20,13 @@
 #include <unistd.h>
 
 #include "../boards/board.h"
-#include "../kernels/fsutil.h"
+#include "fsutil.h"
 #include "../kernels/kernel.h"
 #include "../kernels/module.h"
-#include "../server/calibrate.h"
-#include "../server/config.h"
-#include "../server/db.h"
-#include "../server/verdict.h"
+#include "../services/calibrate.h"
+#include "config.h"
+#include "../db/db.h"
+#include "../services/verdict.h"
 #include "bundle.h"
 #include "commands.h"
 #include "log.h"

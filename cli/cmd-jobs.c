@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * rtlab job add, rtlab jobs, rtlab worker: queue jobs, list them, and run
- * the worker that claims and runs them (server/jobs.h, server/worker.h).
+ * the worker that claims and runs them (services/jobs.h, services/worker.h).
  */
 
 #include <errno.h>
@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../server/db-jobs.h"
-#include "../server/db.h"
-#include "../server/jobs.h"
-#include "../server/worker.h"
+#include "../db/db-jobs.h"
+#include "../db/db.h"
+#include "../services/jobs.h"
+#include "../services/worker.h"
 #include "commands.h"
 #include "log.h"
 

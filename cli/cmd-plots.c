@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../server/db.h"
+#include "../db/db.h"
 #include "../server/web.h"
 #include "cmd-plots.h"
 #include "commands.h"

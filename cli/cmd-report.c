@@ -14,9 +14,9 @@
 
 #include "../reports/bugzilla.h"
 #include "../reports/report.h"
-#include "../server/config.h"
-#include "../server/db-reports.h"
-#include "../server/db.h"
+#include "config.h"
+#include "../db/db-reports.h"
+#include "../db/db.h"
 #include "commands.h"
 
 static void report_usage(FILE *out)

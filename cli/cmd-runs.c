@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * rtlab runs / show / plot: the stored runs as tables and pictures, read
- * straight from PostgreSQL through server/db-runs.c (no server needed).
+ * straight from PostgreSQL through db/db-runs.c (no server needed).
  */
 
 #include <errno.h>
@@ -14,8 +14,8 @@
 
 #include "../reports/plot.h"
 #include "cmd-plots.h"
-#include "../server/db-runs.h"
-#include "../server/db.h"
+#include "../db/db-runs.h"
+#include "../db/db.h"
 #include "manifest.h"
 #include "commands.h"
 

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../server/config.h"
-#include "../server/db-runs.h"
-#include "../server/db.h"
+#include "config.h"
+#include "../db/db-runs.h"
+#include "../db/db.h"
 #include "../server/http.h"
 #include "commands.h"
 

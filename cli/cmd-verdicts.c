@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../server/db-boards.h"
-#include "../server/db-verdicts.h"
-#include "../server/db.h"
-#include "../server/verdict.h"
+#include "../db/db-boards.h"
+#include "../db/db-verdicts.h"
+#include "../db/db.h"
+#include "../services/verdict.h"
 #include "commands.h"
 #include "regress.h"
 

@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../server/db-runs.h"
+#include "../db/db-runs.h"
 #include "plot.h"
 
 extern char **environ;

@@ -18,9 +18,9 @@
 #include <sys/stat.h>
 #include <openssl/evp.h>
 
-#include "../server/config.h"
-#include "../server/db-reports.h"
-#include "../server/db-runs.h"
+#include "config.h"
+#include "../db/db-reports.h"
+#include "../db/db-runs.h"
 #include "plot.h"
 #include "report.h"
 #include "spike.h"

@@ -23,8 +23,8 @@
 #include <trace-cmd/trace-cmd.h>
 
 #include "spike.h"
-#include "../server/db-runs.h"
-#include "../server/db.h"
+#include "../db/db-runs.h"
+#include "../db/db.h"
 
 /*
  * Exported by libtracecmd (1.1 and later) but declared only in its private

@@ -25,4 +25,17 @@ enum MHD_Result api_begin(struct http_request *req);
  */
 enum MHD_Result api_handle(struct http_request *req);
 
+/** verdict_api_match() - whether @path is one of the verdict endpoints:
+ *  /api/v1/verdicts, /api/v1/verdicts/ID, /api/v1/compare
+ *  (api-verdicts.c). */
+bool verdict_api_match(const char *path);
+
+/**
+ * verdict_api_handle() - answer GET /api/v1/verdicts (query: board,
+ * testcase, verdict, kernel, limit), GET /api/v1/verdicts/ID and GET
+ * /api/v1/compare (query: board, testcase, baseline, candidate, clock).
+ * @req->db must be connected.  Return: what libmicrohttpd expects.
+ */
+enum MHD_Result verdict_api_handle(struct http_request *req);
+
 #endif

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "api.h"
-#include "db.h"
+#include "../db/db.h"
 #include "http.h"
 
 struct http_server {

@@ -22,10 +22,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "db-boards.h"
-#include "db-runs.h"
-#include "db-verdicts.h"
-#include "db-web.h"
+#include "../db/db-boards.h"
+#include "../db/db-runs.h"
+#include "../db/db-verdicts.h"
+#include "../db/db-web.h"
 #include "http.h"
 #include "web.h"
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "../../agent/proc.h"
-#include "../../agent/testcase.h"
+#include "testcase.h"
 #include "check.h"
 
 static int parse(const char *text, struct testcase *tc, struct rtlab_err *e)

@@ -5,7 +5,7 @@
 /*
  * The database module: connecting to PostgreSQL (the embedded cluster under
  * the state directory, or RTLAB_DB), migrations, and the queries of each
- * domain in server/db-*.c.  PGresult never leaves these files; every path
+ * domain in db/db-*.c.  PGresult never leaves these files; every path
  * clears it.
  */
 

@@ -5,7 +5,7 @@
  * definition's "verdict" object), the comparison itself (regress_compare)
  * and its one JSON shape, whether it comes from the database (after an
  * upload, rtlab compare, the API) or from result bundles on disk.  Also
- * the text people read and the verdict endpoints of the HTTP API.
+ * the text people read; the HTTP endpoints live in server/api-verdicts.c.
  */
 
 #include <errno.h>
@@ -17,9 +17,8 @@
 
 #include "bundle.h"
 #include "cyclictest.h"
-#include "db-boards.h"
-#include "db-verdicts.h"
-#include "http.h"
+#include "../db/db-boards.h"
+#include "../db/db-verdicts.h"
 #include "log.h"
 #include "manifest.h"
 #include "verdict.h"
@@ -892,139 +891,4 @@ void verdict_print(FILE *f, json_t *v)
 				"per side)", json_integer_value(more));
 		fprintf(f, "\n");
 	}
-}
-
-/* ------------------------------------------------------------------ */
-/* HTTP API                                                            */
-
-#define API_VERDICTS "/api/v1/verdicts"
-#define API_COMPARE "/api/v1/compare"
-
-bool verdict_api_match(const char *path)
-{
-	size_t n = strlen(API_VERDICTS);
-
-	if (!strcmp(path, API_COMPARE))
-		return true;
-	if (strncmp(path, API_VERDICTS, n))
-		return false;
-	return !path[n] || (path[n] == '/' && !strchr(path + n + 1, '/'));
-}
-
-static unsigned int errno_status(int ret)
-{
-	switch (ret) {
-	case -ENOENT:
-		return MHD_HTTP_NOT_FOUND;
-	case -EINVAL:
-		return MHD_HTTP_BAD_REQUEST;
-	default:
-		return MHD_HTTP_INTERNAL_SERVER_ERROR;
-	}
-}
-
-static enum MHD_Result api_list(struct http_request *req)
-{
-	struct verdict_filter f = { 0 };
-	struct rtlab_err err = { "" };
-	const char *limit = http_query(req, "limit");
-	json_t *j = NULL;
-	int ret;
-
-	f.board = http_query(req, "board");
-	f.testcase = http_query(req, "testcase");
-	f.verdict = http_query(req, "verdict");
-	f.kernel = http_query(req, "kernel");
-	if (limit) {
-		char *end;
-		unsigned long n = strtoul(limit, &end, 10);
-
-		if (!*limit || *end || n < 1 || n > 1000)
-			return http_respond_error(
-				req, MHD_HTTP_BAD_REQUEST,
-				"query 'limit': expected a number from 1 to "
-				"1000, got '%s'", limit);
-		f.limit = n;
-	}
-	if (f.verdict && regress_verdict_parse(f.verdict) < 0)
-		return http_respond_error(req, MHD_HTTP_BAD_REQUEST,
-					  "query 'verdict': expected "
-					  "REGRESSION, IMPROVEMENT, NO_CHANGE "
-					  "or INCONCLUSIVE, got '%s'",
-					  f.verdict);
-	ret = db_verdicts_list(req->db, &f, &j, &err);
-	if (ret)
-		return http_respond_error(req, errno_status(ret), "%s",
-					  err.msg);
-	return http_respond_json(req, MHD_HTTP_OK, j);
-}
-
-static enum MHD_Result api_get(struct http_request *req, const char *ref)
-{
-	struct rtlab_err err = { "" };
-	json_t *j = NULL;
-	char *end;
-	long long id;
-	int ret;
-
-	id = strtoll(ref, &end, 10);
-	if (!*ref || *end || id < 1)
-		return http_respond_error(req, MHD_HTTP_NOT_FOUND,
-					  "verdict '%s' not found: expected a "
-					  "verdict id (a number)", ref);
-	ret = db_verdict_get(req->db, id, &j, &err);
-	if (ret)
-		return http_respond_error(req, errno_status(ret), "%s",
-					  err.msg);
-	return http_respond_json(req, MHD_HTTP_OK, j);
-}
-
-static enum MHD_Result api_compare(struct http_request *req)
-{
-	static const char *const need[] = { "board", "testcase", "baseline",
-					    "candidate" };
-	struct verdict_pair vp = { 0 };
-	struct rtlab_err err = { "" };
-	json_t *j = NULL;
-	size_t i;
-	int ret;
-
-	for (i = 0; i < sizeof(need) / sizeof(need[0]); i++)
-		if (!http_query(req, need[i]) || !*http_query(req, need[i]))
-			return http_respond_error(
-				req, MHD_HTTP_BAD_REQUEST,
-				"query '%s' is missing: compare needs board, "
-				"testcase, baseline and candidate (kernel id "
-				"or release)", need[i]);
-	ret = db_board_lookup(req->db, http_query(req, "board"),
-			      &vp.board_id, &err);
-	if (!ret)
-		ret = db_testcase_lookup(req->db, http_query(req, "testcase"),
-					 &vp.testcase_id, &err);
-	if (!ret)
-		ret = db_kernel_resolve(req->db, http_query(req, "baseline"),
-					&vp.base_kernel_id, &err);
-	if (!ret)
-		ret = db_kernel_resolve(req->db, http_query(req, "candidate"),
-					&vp.cand_kernel_id, &err);
-	if (!ret) {
-		vp.clock = http_query(req, "clock");
-		vp.baseline_source = "requested";
-		ret = verdict_compute(req->db, &vp, &j, &err);
-	}
-	if (ret)
-		return http_respond_error(req, errno_status(ret), "%s",
-					  err.msg);
-	return http_respond_json(req, MHD_HTTP_OK, j);
-}
-
-enum MHD_Result verdict_api_handle(struct http_request *req)
-{
-	size_t n = strlen(API_VERDICTS);
-
-	if (!strcmp(req->path, API_COMPARE))
-		return api_compare(req);
-	if (!req->path[n] || !req->path[n + 1])
-		return api_list(req);
-	return api_get(req, req->path + n + 1);
 }

@@ -27,12 +27,10 @@
 #include <stdio.h>
 #include <jansson.h>
 #include <libpq-fe.h>
-#include <microhttpd.h>
 
 #include "error.h"
 #include "regress.h"
 
-struct http_request;
 
 /**
  * verdict_params_parse() - the regression parameters of a testcase: the
@@ -121,17 +119,5 @@ int verdict_compare_bundles(const char *const *base, size_t nbase,
  * side would likely settle it.
  */
 void verdict_print(FILE *f, json_t *v);
-
-/** verdict_api_match() - whether @path is one of the verdict endpoints:
- *  /api/v1/verdicts, /api/v1/verdicts/ID, /api/v1/compare. */
-bool verdict_api_match(const char *path);
-
-/**
- * verdict_api_handle() - answer GET /api/v1/verdicts (query: board,
- * testcase, verdict, kernel, limit), GET /api/v1/verdicts/ID and GET
- * /api/v1/compare (query: board, testcase, baseline, candidate, clock).
- * @req->db must be connected.  Return: what libmicrohttpd expects.
- */
-enum MHD_Result verdict_api_handle(struct http_request *req);
 
 #endif

@@ -13,7 +13,7 @@
 
 #include "bundle.h"
 #include "cyclictest.h"
-#include "db-runs.h"
+#include "../db/db-runs.h"
 #include "ingest.h"
 #include "manifest.h"
 #include "verdict.h"

@@ -3,7 +3,7 @@
 #define RTLAB_WORKER_H
 
 /*
- * The worker: claims jobs from the queue (server/db-jobs.h), runs each on
+ * The worker: claims jobs from the queue (db/db-jobs.h), runs each on
  * its board and hands the result bundle to the server.
  *
  * A local board's job runs `rtlab-agent run --out` on this host; a qemu

@@ -12,7 +12,7 @@
 #include <yaml.h>
 
 #include "calibrate.h"
-#include "db.h"
+#include "../db/db.h"
 #include "regress.h"
 #include "stats.h"
 

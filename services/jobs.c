@@ -19,9 +19,9 @@
 #include "../boards/board.h"
 #include "../kernels/kernel.h"
 #include "config.h"
-#include "db-boards.h"
-#include "db-jobs.h"
-#include "db.h"
+#include "../db/db-boards.h"
+#include "../db/db-jobs.h"
+#include "../db/db.h"
 #include "jobs.h"
 
 #define AGENT_NAME "rtlab-agent"

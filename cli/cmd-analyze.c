@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../reports/spike.h"
+#include "../services/spike-store.h"
 #include "../db/db-runs.h"
 #include "../db/db.h"
 #include "commands.h"

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "../db/db.h"
-#include "../server/web.h"
+#include "../services/reporting.h"
 #include "cmd-plots.h"
 #include "commands.h"
 
@@ -172,17 +172,17 @@ static int plot_mode(int argc, char **argv, bool compare)
 		return 1;
 	}
 	if (compare) {
-		struct web_compare_query q = {
+		struct reporting_compare_query q = {
 			o.board, o.testcase, o.baseline, o.candidate, o.clock,
 		};
 
-		ret = web_plot_compare(conn, &q, o.fmt, &img, &size, &err);
+		ret = reporting_plot_compare(conn, &q, o.fmt, &img, &size, &err);
 	} else {
-		struct web_trend_query q = {
+		struct reporting_trend_query q = {
 			o.board, o.testcase, o.tree, o.clock,
 		};
 
-		ret = web_plot_trend(conn, &q, o.fmt, &img, &size, &err);
+		ret = reporting_plot_trend(conn, &q, o.fmt, &img, &size, &err);
 	}
 	if (ret)
 		fprintf(stderr, "rtlab plot %s: %s\n", argv[0], err.msg);

@@ -573,24 +573,6 @@ int db_run_histograms(PGconn *conn, int64_t run_id, json_t **out,
 	return ret;
 }
 
-void run_hists_cleanup(struct run_hists *rh)
-{
-	size_t i;
-
-	if (!rh)
-		return;
-	for (i = 0; i < rh->nhists; i++)
-		hist_cleanup(&rh->hists[i]);
-	free(rh->hists);
-	free(rh->board);
-	free(rh->kernel);
-	free(rh->kernel_version);
-	free(rh->testcase);
-	free(rh->status);
-	free(rh->clock);
-	memset(rh, 0, sizeof(*rh));
-}
-
 static int load_hist(PGresult *res, int row, struct hist *h)
 {
 	uint32_t range = strtoul(PQgetvalue(res, row, 2), NULL, 10);
@@ -803,4 +785,25 @@ int db_runs_schema_check(PGconn *conn, struct rtlab_err *err)
 				       "run 'rtlab db migrate'");
 	PQclear(res);
 	return ret;
+}
+
+int db_artifact_put_text(PGconn *conn, int64_t run_id, const char *name,
+			 const char *content_type, const char *text,
+			 struct rtlab_err *err)
+{
+	static const char sql[] =
+		"INSERT INTO artifacts (run_id, name, content_type, size, "
+		"sha256, data) VALUES ($1::bigint, $2, $3, "
+		"octet_length(convert_to($4, 'UTF8')), "
+		"encode(sha256(convert_to($4, 'UTF8')), 'hex'), "
+		"convert_to($4, 'UTF8')) "
+		"ON CONFLICT (run_id, name) DO UPDATE SET "
+		"content_type = EXCLUDED.content_type, size = EXCLUDED.size, "
+		"sha256 = EXCLUDED.sha256, data = EXCLUDED.data";
+	const char *p[4] = { NULL, name, content_type, text };
+	char id[24];
+
+	snprintf(id, sizeof(id), "%" PRId64, run_id);
+	p[0] = id;
+	return db_exec(conn, err, sql, 4, p);
 }

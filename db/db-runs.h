@@ -91,25 +91,13 @@ int db_run_get(PGconn *conn, int64_t run_id, json_t **out,
 int db_run_histograms(PGconn *conn, int64_t run_id, json_t **out,
 		      struct rtlab_err *err) __must_check;
 
-/* A run's histograms rebuilt as struct hist, with the plot title's parts. */
-struct run_hists {
-	int64_t run_id;
-	char uuid[37];
-	char *board, *kernel, *kernel_version, *testcase, *status, *clock;
-	size_t nhists;
-	struct hist *hists;	/* thread order */
-};
-
 /**
  * db_run_hists_load() - fill @rh from the database.
  * Return: 0, -ENOENT, -EIO, -ENOMEM.  Caller releases @rh with
- * run_hists_cleanup() on success and failure.
+ * run_hists_cleanup() (lib/hist.h) on success and failure.
  */
 int db_run_hists_load(PGconn *conn, int64_t run_id, struct run_hists *rh,
 		      struct rtlab_err *err) __must_check;
-
-/** run_hists_cleanup() - free what db_run_hists_load() filled; safe twice. */
-void run_hists_cleanup(struct run_hists *rh);
 
 struct artifact {
 	char *name;
@@ -125,6 +113,15 @@ struct artifact {
  */
 int db_artifact_get(PGconn *conn, int64_t run_id, const char *name,
 		    struct artifact *a, struct rtlab_err *err) __must_check;
+
+/**
+ * db_artifact_put_text() - store @text as artifact @name (@content_type)
+ * of run @run_id, replacing an earlier one of that name.
+ * Return: 0, or -EIO with @err holding PostgreSQL's message.
+ */
+int db_artifact_put_text(PGconn *conn, int64_t run_id, const char *name,
+			 const char *content_type, const char *text,
+			 struct rtlab_err *err) __must_check;
 
 /** artifact_cleanup() - free an artifact's fields; safe twice. */
 void artifact_cleanup(struct artifact *a);

@@ -20,7 +20,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../db/db-runs.h"
 #include "plot.h"
 
 extern char **environ;

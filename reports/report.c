@@ -19,8 +19,6 @@
 #include <openssl/evp.h>
 
 #include "config.h"
-#include "../db/db-reports.h"
-#include "../db/db-runs.h"
 #include "plot.h"
 #include "report.h"
 #include "spike.h"
@@ -900,11 +898,11 @@ char *report_config_delta(const char *base, size_t base_len,
 }
 
 /* ------------------------------------------------------------------ */
-/* Building the whole report from the database */
+/* Attachments, from data the caller gathered (services/reporting.c) */
 
-static int att_add(struct report *r, const char *file_name,
-		   const char *content_type, const char *summary, void *data,
-		   size_t size)
+int report_attachment_add(struct report *r, const char *file_name,
+			  const char *content_type, const char *summary,
+			  void *data, size_t size)
 {
 	struct report_attachment *a;
 
@@ -926,57 +924,40 @@ static int att_add(struct report *r, const char *file_name,
 	return 0;
 }
 
-static int att_plot_run(PGconn *conn, struct report *r, const json_t *run,
-			const char *side, struct rtlab_err *err)
+const json_t *report_worst_run(const json_t *ctx, const char *side)
 {
-	json_int_t id = json_integer_value(json_object_get(run, "id"));
-	struct run_hists rh = { 0 };
+	return worst_run(ctx, side);
+}
+
+bool report_run_has_artifact(const json_t *run, const char *name)
+{
+	return run_artifact(run, name) != NULL;
+}
+
+int report_attach_run_plot(struct report *r, const struct run_hists *rh,
+			   const char *side, struct rtlab_err *err)
+{
 	char name[96], summary[160];
 	void *img = NULL;
 	size_t size = 0;
 	int ret;
 
-	ret = db_run_hists_load(conn, id, &rh, err);
-	if (!ret)
-		ret = plot_stored_run(&rh, PLOT_PNG, &img, &size, err);
-	run_hists_cleanup(&rh);
+	ret = plot_stored_run(rh, PLOT_PNG, &img, &size, err);
 	if (ret == -ENODATA)
 		return 0;	/* a run without histograms has no plot */
 	if (ret)
 		return ret;
-	snprintf(name, sizeof(name), "%s-run-%" JSON_INTEGER_FORMAT ".png",
-		 side, id);
+	snprintf(name, sizeof(name), "%s-run-%" PRId64 ".png", side,
+		 rh->run_id);
 	snprintf(summary, sizeof(summary), "latency histogram per CPU, %s "
-		 "run %" JSON_INTEGER_FORMAT " (worst of its side)", side, id);
-	return att_add(r, name, "image/png", summary, img, size);
+		 "run %" PRId64 " (worst of its side)", side, rh->run_id);
+	return report_attachment_add(r, name, "image/png", summary, img,
+				     size);
 }
 
-/* Pool every run of one side into @h. */
-static int pool_side(PGconn *conn, const json_t *runs, struct hist *h,
-		     struct rtlab_err *err)
+int report_attach_overlay(struct report *r, const struct hist *hb,
+			  const struct hist *hc, struct rtlab_err *err)
 {
-	const json_t *run;
-	size_t i, j;
-	int ret = 0;
-
-	json_array_foreach(runs, i, run) {
-		struct run_hists rh = { 0 };
-
-		ret = db_run_hists_load(conn, json_integer_value(
-				json_object_get(run, "id")), &rh, err);
-		for (j = 0; !ret && j < rh.nhists; j++)
-			ret = hist_merge(h, &rh.hists[j]);
-		run_hists_cleanup(&rh);
-		if (ret)
-			break;
-	}
-	return ret;
-}
-
-static int att_plot_overlay(PGconn *conn, struct report *r,
-			    struct rtlab_err *err)
-{
-	struct hist hb = { 0 }, hc = { 0 };
 	struct plot_series series[2];
 	struct plot_run pr = { 0 };
 	char title[256], sub[256], lb[160], lc[160];
@@ -984,18 +965,8 @@ static int att_plot_overlay(PGconn *conn, struct report *r,
 	size_t size = 0;
 	int ret;
 
-	ret = hist_init(&hb, 1);
-	if (!ret)
-		ret = hist_init(&hc, 1);
-	if (!ret)
-		ret = pool_side(conn, json_object_get(r->ctx, "baseline_runs"),
-				&hb, err);
-	if (!ret)
-		ret = pool_side(conn, json_object_get(r->ctx,
-						      "candidate_runs"),
-				&hc, err);
-	if (ret || !hb.samples || !hc.samples)
-		goto out;
+	if (!hb->samples || !hc->samples)
+		return 0;
 	snprintf(title, sizeof(title), "%s / %s: baseline over candidate",
 		 jstr(json_object_get(r->ctx, "board"), "name", "?"),
 		 jstr(json_object_get(r->ctx, "testcase"), "name", "?"));
@@ -1006,55 +977,40 @@ static int att_plot_overlay(PGconn *conn, struct report *r,
 	snprintf(lc, sizeof(lc), "candidate %s",
 		 jstr(json_object_get(r->ctx, "candidate"), "release", "?"));
 	series[0].label = lb;
-	series[0].hist = &hb;
+	series[0].hist = hb;
 	series[1].label = lc;
-	series[1].hist = &hc;
+	series[1].hist = hc;
 	pr.title = title;
 	pr.subtitle = sub;
 	pr.nseries = 2;
 	pr.series = series;
 	ret = plot_run_histogram(&pr, PLOT_PNG, &img, &size, err);
 	if (!ret)
-		ret = att_add(r, "baseline-over-candidate.png", "image/png",
-			      "latency histograms, baseline over candidate "
-			      "(all runs pooled)", img, size);
-out:
-	hist_cleanup(&hb);
-	hist_cleanup(&hc);
+		ret = report_attachment_add(r, "baseline-over-candidate.png",
+					    "image/png", "latency histograms, "
+					    "baseline over candidate (all "
+					    "runs pooled)", img, size);
 	return ret;
 }
 
-static int att_histograms(PGconn *conn, struct report *r,
-			  struct rtlab_err *err)
+int report_attach_histograms(struct report *r, const json_t *doc)
 {
 	static const char *const sides[] = { "baseline", "candidate" };
-	json_t *doc = json_object(), *arr, *h, *t;
+	const json_t *run, *t;
 	struct sb csv = { 0 };
 	char *text;
 	size_t s, i, j, k;
-	int ret = 0;
+	int ret;
 
-	if (!doc)
-		return -ENOMEM;
 	sb_add(&csv, "side,run_id,run_uuid,thread,cpu,lat_us,count\n");
-	for (s = 0; s < 2 && !ret; s++) {
-		char key[32];
-		const json_t *run;
-
-		snprintf(key, sizeof(key), "%s_runs", sides[s]);
-		arr = json_array();
-		if (!arr || json_object_set_new(doc, sides[s], arr)) {
-			ret = -ENOMEM;
-			break;
-		}
-		json_array_foreach(json_object_get(r->ctx, key), i, run) {
+	for (s = 0; s < 2; s++) {
+		json_array_foreach(json_object_get(doc, sides[s]), i, run) {
 			json_int_t id = json_integer_value(
-				json_object_get(run, "id"));
+				json_object_get(run, "run_id"));
+			const char *uuid = jstr(run, "uuid", "");
 
-			ret = db_run_histograms(conn, id, &h, err);
-			if (ret)
-				break;
-			json_array_foreach(h, j, t) {
+			json_array_foreach(json_object_get(run, "threads"),
+					   j, t) {
 				json_t *bu = json_object_get(t, "bucket_us");
 				json_t *co = json_object_get(t, "counts");
 
@@ -1064,8 +1020,7 @@ static int att_histograms(PGconn *conn, struct report *r,
 					       JSON_INTEGER_FORMAT ",%"
 					       JSON_INTEGER_FORMAT ",%"
 					       JSON_INTEGER_FORMAT "\n",
-					       sides[s], id,
-					       jstr(run, "uuid", ""),
+					       sides[s], id, uuid,
 					       json_integer_value(
 						  json_object_get(t, "thread")),
 					       json_integer_value(
@@ -1081,8 +1036,7 @@ static int att_histograms(PGconn *conn, struct report *r,
 					       JSON_INTEGER_FORMAT ",>=%"
 					       JSON_INTEGER_FORMAT ",%"
 					       JSON_INTEGER_FORMAT "\n",
-					       sides[s], id,
-					       jstr(run, "uuid", ""),
+					       sides[s], id, uuid,
 					       json_integer_value(
 						  json_object_get(t, "thread")),
 					       json_integer_value(
@@ -1094,24 +1048,16 @@ static int att_histograms(PGconn *conn, struct report *r,
 						  json_object_get(t,
 								  "overflows")));
 			}
-			if (json_array_append_new(arr, json_pack(
-				"{s:I, s:s, s:o}", "run_id", id, "uuid",
-				jstr(run, "uuid", ""), "threads", h))) {
-				ret = -ENOMEM;
-				break;
-			}
 		}
 	}
-	if (ret)
-		goto out;
 	text = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	if (!text) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = att_add(r, "histograms.json", "application/json",
-		      "every run's histograms per CPU (1 us buckets)", text,
-		      strlen(text));
+	ret = report_attachment_add(r, "histograms.json", "application/json",
+				    "every run's histograms per CPU (1 us "
+				    "buckets)", text, strlen(text));
 	if (ret)
 		goto out;
 	text = sb_take(&csv);
@@ -1120,197 +1066,50 @@ static int att_histograms(PGconn *conn, struct report *r,
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = att_add(r, "histograms.csv", "text/csv",
-		      "every run's histograms as CSV "
-		      "(side, run, thread, cpu, lat_us, count)", text,
-		      strlen(text));
+	ret = report_attachment_add(r, "histograms.csv", "text/csv",
+				    "every run's histograms as CSV "
+				    "(side, run, thread, cpu, lat_us, count)",
+				    text, strlen(text));
 out:
 	free(csv.buf);
-	json_decref(doc);
 	return ret;
 }
 
-/* Artifact @name of @run as an attachment, when it was stored. */
-static int att_artifact(PGconn *conn, struct report *r, const json_t *run,
-			const char *name, const char *file_name,
-			const char *content_type, const char *what,
-			struct rtlab_err *err)
+int report_attach_spike(struct report *r, int64_t run_id, void *text,
+			size_t size, struct rtlab_err *err)
 {
-	json_int_t id = json_integer_value(json_object_get(run, "id"));
-	struct artifact a = { 0 };
 	char summary[200];
+	char *s;
 	int ret;
 
-	if (!run_artifact(run, name))
-		return 0;
-	ret = db_artifact_get(conn, id, name, &a, err);
-	if (ret)
-		return ret;
-	snprintf(summary, sizeof(summary), "%s of candidate run %"
-		 JSON_INTEGER_FORMAT, what, id);
-	ret = att_add(r, file_name, content_type ? content_type :
-		      a.content_type, summary, a.data, a.size);
-	a.data = NULL;
-	artifact_cleanup(&a);
-	return ret;
-}
-
-/*
- * The analysis of the worst candidate run's trace: in report.txt (through
- * ctx "spike_analysis") and attached.  A trace that cannot be analyzed
- * (truncated, from another kernel, no spike) is said in the report, not
- * an error: the trace itself is still attached.
- */
-static int att_spike(PGconn *conn, struct report *r, const json_t *run,
-		     struct rtlab_err *err)
-{
-	json_int_t id = json_integer_value(json_object_get(run, "id"));
-	struct rtlab_err serr = { "" };
-	struct artifact a = { 0 };
-	char summary[200];
-	char *text;
-	int ret;
-
-	if (spike_run_get(conn, id, false, &a, &serr)) {
-		json_object_set_new(r->ctx, "spike_error",
-				    json_string(serr.msg));
-		return 0;
-	}
-	text = strndup(a.data, a.size);
-	ret = text ? json_object_set_new(r->ctx, "spike_analysis",
-					 json_string(text)) : -1;
-	free(text);
+	s = strndup(text, size);
+	ret = s ? json_object_set_new(r->ctx, "spike_analysis",
+				      json_string(s)) : -1;
+	free(s);
 	if (ret) {
-		artifact_cleanup(&a);
+		free(text);
 		return rtlab_err_seterr(err, ENOMEM, "report: out of memory");
 	}
 	snprintf(summary, sizeof(summary), "spike analysis of the trace of "
-		 "candidate run %" JSON_INTEGER_FORMAT, id);
-	ret = att_add(r, "spike-analysis.txt", "text/plain", summary, a.data,
-		      a.size);
-	a.data = NULL;
-	artifact_cleanup(&a);
-	return ret;
+		 "candidate run %" PRId64, run_id);
+	return report_attachment_add(r, "spike-analysis.txt", "text/plain",
+				     summary, text, size);
 }
 
-static char *config_delta_of(PGconn *conn, const json_t *base,
-			     const json_t *cand, struct rtlab_err *err,
-			     int *ret)
+int report_render(struct report *r, const struct report_fields *fields,
+		  const char *config_delta, struct rtlab_err *err)
 {
-	struct artifact a = { 0 }, b = { 0 };
-	char *delta = NULL;
-
-	*ret = 0;
-	if (!base || !cand || !run_artifact(base, "config") ||
-	    !run_artifact(cand, "config"))
-		return NULL;
-	*ret = db_artifact_get(conn, json_integer_value(json_object_get(
-				       base, "id")), "config", &a, err);
-	if (!*ret)
-		*ret = db_artifact_get(conn, json_integer_value(
-				json_object_get(cand, "id")), "config", &b,
-				err);
-	if (!*ret) {
-		delta = report_config_delta(a.data, a.size, b.data, b.size);
-		if (!delta)
-			*ret = -ENOMEM;
-	}
-	artifact_cleanup(&a);
-	artifact_cleanup(&b);
-	return delta;
-}
-
-/* A run with its config stored, preferring @pref. */
-static const json_t *run_with_config(const json_t *ctx, const char *side,
-				     const json_t *pref)
-{
-	const json_t *r;
-	size_t i;
-
-	if (pref && run_artifact(pref, "config"))
-		return pref;
-	json_array_foreach(json_object_get(ctx, side), i, r)
-		if (run_artifact(r, "config"))
-			return r;
-	return pref;
-}
-
-int report_build(PGconn *conn, int64_t verdict_id, bool force,
-		 const struct report_fields *fields, struct report *r,
-		 struct rtlab_err *err)
-{
-	const json_t *base, *cand;
-	char *delta = NULL, cfgname[160];
-	int ret;
-
-	memset(r, 0, sizeof(*r));
-	r->verdict_id = verdict_id;
-	ret = db_report_verdict_get(conn, verdict_id, &r->ctx, err);
-	if (ret)
-		return ret;
-	if (strcmp(jstr(r->ctx, "verdict", ""), "REGRESSION") && !force)
-		return rtlab_err_seterr(err, EPERM,
-			"verdict %" PRId64 " is %s, not a REGRESSION: nothing "
-			"to report (--force writes a report anyway)",
-			verdict_id, jstr(r->ctx, "verdict", "?"));
-	base = worst_run(r->ctx, "baseline_runs");
-	cand = worst_run(r->ctx, "candidate_runs");
-
-	if (base)
-		ret = att_plot_run(conn, r, base, "baseline", err);
-	if (!ret && cand)
-		ret = att_plot_run(conn, r, cand, "candidate", err);
-	if (!ret)
-		ret = att_plot_overlay(conn, r, err);
-	if (!ret)
-		ret = att_histograms(conn, r, err);
-	if (!ret && cand)
-		ret = att_artifact(conn, r, cand, "trace.dat",
-				   "trace.dat", "application/octet-stream",
-				   "ftrace trace (trace-cmd) of the worst "
-				   "spike", err);
-	if (!ret && cand && run_artifact(cand, "trace.dat"))
-		ret = att_spike(conn, r, cand, err);
-	if (!ret && cand)
-		ret = att_artifact(conn, r, cand, "console.log",
-				   "console.log", "text/plain",
-				   "console log", err);
-	snprintf(cfgname, sizeof(cfgname), "config-%s",
-		 jstr(json_object_get(r->ctx, "candidate"), "release",
-		      "candidate"));
-	if (!ret && cand)
-		ret = att_artifact(conn, r,
-				   run_with_config(r->ctx, "candidate_runs",
-						   cand),
-				   "config", cfgname, "text/plain",
-				   "kernel config", err);
-	if (!ret && cand)
-		ret = att_artifact(conn, r, cand, "dmesg.txt", "dmesg.txt",
-				   "text/plain", "kernel log (dmesg)", err);
-	if (!ret)
-		delta = config_delta_of(conn,
-					run_with_config(r->ctx,
-							"baseline_runs", base),
-					run_with_config(r->ctx,
-							"candidate_runs", cand),
-					err, &ret);
-	if (ret)
-		goto out;
 	r->summary = report_summary(r->ctx);
-	r->text = report_text(r->ctx, r->att, r->natt, delta);
+	r->text = report_text(r->ctx, r->att, r->natt, config_delta);
 	if (r->text)
 		r->html = report_html(r->ctx, r->text, r->att, r->natt);
 	if (r->summary && r->text)
 		r->bug = report_bug_json(r->ctx, fields, r->summary, r->text);
 	if (!r->summary || !r->text || !r->html || !r->bug)
-		ret = rtlab_err_seterr(err, ENOMEM, "report of verdict %"
-				       PRId64 ": out of memory", verdict_id);
-out:
-	if (ret == -ENOMEM && !err->msg[0])
-		rtlab_err_seterr(err, ENOMEM, "report of verdict %" PRId64
-				 ": out of memory", verdict_id);
-	free(delta);
-	return ret;
+		return rtlab_err_seterr(err, ENOMEM, "report of verdict %"
+					PRId64 ": out of memory",
+					r->verdict_id);
+	return 0;
 }
 
 void report_cleanup(struct report *r)

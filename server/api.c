@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "../reports/plot.h"
-#include "../reports/spike.h"
+#include "../services/spike-store.h"
 #include "api.h"
 #include "../db/db-boards.h"
 #include "../db/db-runs.h"

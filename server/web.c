@@ -26,6 +26,7 @@
 #include "../db/db-runs.h"
 #include "../db/db-verdicts.h"
 #include "../db/db-web.h"
+#include "../services/reporting.h"
 #include "http.h"
 #include "web.h"
 
@@ -320,199 +321,6 @@ static enum MHD_Result db_error_page(struct http_request *req, int ret,
 		return error_page(req, MHD_HTTP_NOT_FOUND, "Not found", msg);
 	return error_page(req, MHD_HTTP_INTERNAL_SERVER_ERROR,
 			  "Database error", msg);
-}
-
-/* ------------------------------------------------------------------ */
-/* Plots                                                              */
-
-/* Pool every CPU of every complete run of a kernel in a series. */
-static int pool_kernel(PGconn *conn, int board_id, int testcase_id,
-		       int kernel_id, const char *clock, struct hist *h,
-		       unsigned int *nruns, struct rtlab_err *err)
-{
-	struct series_runs sr = { 0 };
-	size_t i, j;
-	int ret;
-
-	ret = db_series_runs_load(conn, board_id, testcase_id, kernel_id,
-				  clock, &sr, err);
-	for (i = 0; !ret && i < sr.nruns; i++)
-		for (j = 0; !ret && j < sr.runs[i].ncpus; j++)
-			ret = hist_merge(h, &sr.runs[i].cpus[j]);
-	if (ret == -ENOMEM)
-		rtlab_err_seterr(err, ENOMEM, "plot: out of memory");
-	*nruns = sr.nruns;
-	series_runs_cleanup(&sr);
-	return ret;
-}
-
-/* The clock to compare on: @q->clock, else the candidate's only one. */
-static int compare_clock(PGconn *conn, const struct web_compare_query *q,
-			 int board_id, int testcase_id, int cand_id,
-			 char *clock, size_t size, struct rtlab_err *err)
-{
-	char list[256] = "";
-	json_t *clocks = NULL, *v;
-	const char *key;
-	int ret;
-
-	if (q->clock) {
-		snprintf(clock, size, "%s", q->clock);
-		return 0;
-	}
-	ret = db_series_clocks(conn, board_id, testcase_id, cand_id, &clocks,
-			       err);
-	if (ret)
-		return ret;
-	if (json_object_size(clocks) == 1) {
-		json_object_foreach(clocks, key, v)
-			snprintf(clock, size, "%s", key);
-	} else if (!json_object_size(clocks)) {
-		ret = rtlab_err_seterr(err, ENOENT, "candidate kernel '%s' has "
-				       "no complete run on board '%s', "
-				       "testcase '%s'", q->candidate,
-				       q->board, q->testcase);
-	} else {
-		json_object_foreach(clocks, key, v) {
-			size_t n = strlen(list);
-
-			snprintf(list + n, sizeof(list) - n, "%s%s",
-				 n ? ", " : "", key);
-		}
-		ret = rtlab_err_seterr(err, EINVAL, "candidate kernel '%s' ran "
-				       "with several clocks (%s): choose one "
-				       "with clock", q->candidate, list);
-	}
-	json_decref(clocks);
-	return ret;
-}
-
-int web_plot_compare(PGconn *conn, const struct web_compare_query *q,
-		     enum plot_format fmt, void **img, size_t *size,
-		     struct rtlab_err *err)
-{
-	struct hist hb = { 0 }, hc = { 0 };
-	struct plot_compare pc = { 0 };
-	char clock[64], title[400], sub[200];
-	int board_id, testcase_id, base_id, cand_id;
-	json_t *names = NULL;
-	int ret;
-
-	ret = db_board_lookup(conn, q->board, &board_id, err);
-	if (!ret)
-		ret = db_testcase_lookup(conn, q->testcase, &testcase_id, err);
-	if (!ret)
-		ret = db_kernel_resolve(conn, q->baseline, &base_id, err);
-	if (!ret)
-		ret = db_kernel_resolve(conn, q->candidate, &cand_id, err);
-	if (!ret)
-		ret = compare_clock(conn, q, board_id, testcase_id, cand_id,
-				    clock, sizeof(clock), err);
-	if (!ret)
-		ret = db_verdict_names(conn, board_id, testcase_id, base_id,
-				       cand_id, &names, err);
-	if (ret)
-		goto out;
-	ret = hist_init(&hb, 1);
-	if (!ret)
-		ret = hist_init(&hc, 1);
-	if (ret) {
-		rtlab_err_seterr(err, ENOMEM, "plot: out of memory");
-		goto out;
-	}
-	ret = pool_kernel(conn, board_id, testcase_id, base_id, clock, &hb,
-			  &pc.baseline.nruns, err);
-	if (!ret)
-		ret = pool_kernel(conn, board_id, testcase_id, cand_id, clock,
-				  &hc, &pc.candidate.nruns, err);
-	if (ret)
-		goto out;
-	snprintf(title, sizeof(title), "%s / %s: baseline over candidate",
-		 q->board, q->testcase);
-	snprintf(sub, sizeof(sub), "clock %s, all complete runs of each "
-		 "kernel pooled", clock);
-	pc.title = title;
-	pc.subtitle = sub;
-	pc.baseline.release = jstr(json_object_get(names, "baseline"),
-				   "release");
-	pc.baseline.hist = &hb;
-	pc.candidate.release = jstr(json_object_get(names, "candidate"),
-				    "release");
-	pc.candidate.hist = &hc;
-	ret = plot_compare_render(&pc, fmt, img, size, err);
-out:
-	json_decref(names);
-	hist_cleanup(&hb);
-	hist_cleanup(&hc);
-	return ret;
-}
-
-/* A figure of the trend's JSON, NAN when null. */
-static double jfig(const json_t *o, const char *key)
-{
-	const json_t *v = json_object_get(o, key);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-int web_plot_trend(PGconn *conn, const struct web_trend_query *q,
-		   enum plot_format fmt, void **img, size_t *size,
-		   struct rtlab_err *err)
-{
-	struct plot_trend_kernel *tk = NULL;
-	struct plot_trend pt = { 0 };
-	char title[400], sub[300];
-	double *vals = NULL;
-	json_t *t = NULL, *kernels, *k, *runs, *run;
-	size_t i, j, total = 0, at = 0;
-	int board_id, testcase_id;
-	int ret;
-
-	ret = db_board_lookup(conn, q->board, &board_id, err);
-	if (!ret)
-		ret = db_testcase_lookup(conn, q->testcase, &testcase_id, err);
-	if (!ret)
-		ret = db_web_trend(conn, q->board, q->testcase, q->tree,
-				   q->clock, &t, err);
-	if (ret)
-		goto out;
-	kernels = json_object_get(t, "kernels");
-	json_array_foreach(kernels, i, k)
-		total += json_array_size(json_object_get(k, "runs"));
-	tk = calloc(json_array_size(kernels) + 1, sizeof(*tk));
-	vals = calloc(2 * total + 1, sizeof(*vals));
-	if (!tk || !vals) {
-		ret = rtlab_err_seterr(err, ENOMEM, "plot: out of memory");
-		goto out;
-	}
-	json_array_foreach(kernels, i, k) {
-		runs = json_object_get(k, "runs");
-		tk[i].release = jstr(k, "release");
-		tk[i].nruns = json_array_size(runs);
-		tk[i].max_us = vals + at;
-		tk[i].p999_us = vals + total + at;
-		json_array_foreach(runs, j, run) {
-			vals[at + j] = jfig(run, "max_us");
-			vals[total + at + j] = jfig(run, "p999_us");
-		}
-		at += tk[i].nruns;
-	}
-	snprintf(title, sizeof(title), "%s / %s: latency across the kernels "
-		 "of tree '%s'", q->board, q->testcase,
-		 jstr(t, "tree") ? jstr(t, "tree") : "");
-	snprintf(sub, sizeof(sub), "clock %s; each complete run's worst CPU "
-		 "as a point, medians per kernel joined",
-		 jstr(t, "clock") ? jstr(t, "clock") : "?");
-	pt.title = title;
-	pt.subtitle = sub;
-	pt.nkernels = json_array_size(kernels);
-	pt.kernels = tk;
-	ret = plot_trend_render(&pt, fmt, img, size, err);
-out:
-	free(tk);
-	free(vals);
-	json_decref(t);
-	return ret;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1389,7 +1197,7 @@ static enum MHD_Result plot_answer(struct http_request *req,
 					"tree and clock");
 	}
 	if (m->route == WEB_PLOT_COMPARE) {
-		struct web_compare_query q = {
+		struct reporting_compare_query q = {
 			http_query(req, "board"), http_query(req, "testcase"),
 			http_query(req, "baseline"),
 			http_query(req, "candidate"), http_query(req, "clock"),
@@ -1397,16 +1205,16 @@ static enum MHD_Result plot_answer(struct http_request *req,
 
 		if (q.clock && !*q.clock)
 			q.clock = NULL;
-		ret = web_plot_compare(req->db, &q, m->fmt, &img, &size, &err);
+		ret = reporting_plot_compare(req->db, &q, m->fmt, &img, &size, &err);
 	} else {
-		struct web_trend_query q = {
+		struct reporting_trend_query q = {
 			http_query(req, "board"), http_query(req, "testcase"),
 			http_query(req, "tree"), http_query(req, "clock"),
 		};
 
 		if (q.clock && !*q.clock)
 			q.clock = NULL;
-		ret = web_plot_trend(req->db, &q, m->fmt, &img, &size, &err);
+		ret = reporting_plot_trend(req->db, &q, m->fmt, &img, &size, &err);
 	}
 	if (ret)
 		r = http_respond_error(req, plot_status(ret), "%s", err.msg);

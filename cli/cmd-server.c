@@ -13,6 +13,7 @@
 #include "config.h"
 #include "../db/db-runs.h"
 #include "../db/db.h"
+#include "../server/api.h"
 #include "../server/http.h"
 #include "commands.h"
 
@@ -122,6 +123,8 @@ int cmd_server(int argc, char **argv)
 	hc.max_upload_mb = max_mb ? max_mb : cfg.max_upload_mb;
 	hc.threads = threads;
 	hc.quiet = quiet;
+	hc.handlers = server_routes;
+	hc.nhandlers = server_nroutes;
 	if (http_serve(&hc, &err)) {
 		fprintf(stderr, "rtlab server: %s\n", err.msg);
 		goto out;

@@ -30,18 +30,6 @@ bool verdict_api_match(const char *path)
 	return !path[n] || (path[n] == '/' && !strchr(path + n + 1, '/'));
 }
 
-static unsigned int errno_status(int ret)
-{
-	switch (ret) {
-	case -ENOENT:
-		return MHD_HTTP_NOT_FOUND;
-	case -EINVAL:
-		return MHD_HTTP_BAD_REQUEST;
-	default:
-		return MHD_HTTP_INTERNAL_SERVER_ERROR;
-	}
-}
-
 static enum MHD_Result api_list(struct http_request *req)
 {
 	struct verdict_filter f = { 0 };
@@ -73,7 +61,7 @@ static enum MHD_Result api_list(struct http_request *req)
 					  f.verdict);
 	ret = db_verdicts_list(req->db, &f, &j, &err);
 	if (ret)
-		return http_respond_error(req, errno_status(ret), "%s",
+		return http_respond_error(req, http_errno_status(ret), "%s",
 					  err.msg);
 	return http_respond_json(req, MHD_HTTP_OK, j);
 }
@@ -93,7 +81,7 @@ static enum MHD_Result api_get(struct http_request *req, const char *ref)
 					  "verdict id (a number)", ref);
 	ret = db_verdict_get(req->db, id, &j, &err);
 	if (ret)
-		return http_respond_error(req, errno_status(ret), "%s",
+		return http_respond_error(req, http_errno_status(ret), "%s",
 					  err.msg);
 	return http_respond_json(req, MHD_HTTP_OK, j);
 }
@@ -132,7 +120,7 @@ static enum MHD_Result api_compare(struct http_request *req)
 		ret = verdict_compute(req->db, &vp, &j, &err);
 	}
 	if (ret)
-		return http_respond_error(req, errno_status(ret), "%s",
+		return http_respond_error(req, http_errno_status(ret), "%s",
 					  err.msg);
 	return http_respond_json(req, MHD_HTTP_OK, j);
 }

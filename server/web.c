@@ -317,10 +317,10 @@ static enum MHD_Result error_page(struct http_request *req,
 static enum MHD_Result db_error_page(struct http_request *req, int ret,
 				     const char *msg)
 {
-	if (ret == -ENOENT)
-		return error_page(req, MHD_HTTP_NOT_FOUND, "Not found", msg);
-	return error_page(req, MHD_HTTP_INTERNAL_SERVER_ERROR,
-			  "Database error", msg);
+	return error_page(req, http_errno_status(ret),
+			  ret == -ENOENT ? "Not found" :
+			  ret == -EINVAL ? "Bad request" : "Database error",
+			  msg);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1156,19 +1156,6 @@ out:
 	return res;
 }
 
-/* The status for a plot's error. */
-static unsigned int plot_status(int ret)
-{
-	switch (ret) {
-	case -ENOENT:
-		return MHD_HTTP_NOT_FOUND;
-	case -EINVAL:
-		return MHD_HTTP_BAD_REQUEST;
-	default:
-		return MHD_HTTP_INTERNAL_SERVER_ERROR;
-	}
-}
-
 static enum MHD_Result plot_answer(struct http_request *req,
 				   const struct web_match *m)
 {
@@ -1205,7 +1192,8 @@ static enum MHD_Result plot_answer(struct http_request *req,
 
 		if (q.clock && !*q.clock)
 			q.clock = NULL;
-		ret = reporting_plot_compare(req->db, &q, m->fmt, &img, &size, &err);
+		ret = reporting_plot_compare(req->db, &q, m->fmt, &img,
+					     &size, &err);
 	} else {
 		struct reporting_trend_query q = {
 			http_query(req, "board"), http_query(req, "testcase"),
@@ -1214,10 +1202,11 @@ static enum MHD_Result plot_answer(struct http_request *req,
 
 		if (q.clock && !*q.clock)
 			q.clock = NULL;
-		ret = reporting_plot_trend(req->db, &q, m->fmt, &img, &size, &err);
+		ret = reporting_plot_trend(req->db, &q, m->fmt, &img, &size,
+					   &err);
 	}
 	if (ret)
-		r = http_respond_error(req, plot_status(ret), "%s", err.msg);
+		r = http_respond_error(req, http_errno_status(ret), "%s", err.msg);
 	else
 		r = http_respond(req, MHD_HTTP_OK,
 				 m->fmt == PLOT_SVG ? "image/svg+xml" :

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The rtlab HTTP API, version 1: routing by path and method, bearer-token
- * authentication of uploads, bundle ingest, and the read side (runs,
- * histograms, plots, artifacts).  Handlers answer through http.c's helpers
- * and take their data from db-runs.c; errors are {"error": "..."} naming
- * the request part that was wrong.
+ * The runs resource of the HTTP API, version 1, and /healthz: routing by
+ * path and method under /api/v1/runs, bearer-token authentication of
+ * uploads, bundle ingest, and the read side (runs, histograms, plots,
+ * artifacts, spike analysis).  Handlers answer through http.c's helpers
+ * and take their data from db/ and services/; errors are
+ * {"error": "..."} naming the request part that was wrong.
  */
 
 #include <errno.h>
@@ -20,15 +21,11 @@
 #include "../db/db-runs.h"
 #include "../services/ingest.h"
 #include "manifest.h"
-#include "../services/verdict.h"
-#include "web.h"
 
 #define API_RUNS "/api/v1/runs"
 
 enum route {
 	ROUTE_NONE,
-	ROUTE_INDEX,
-	ROUTE_HEALTH,
 	ROUTE_RUNS,
 	ROUTE_RUN,
 	ROUTE_HISTOGRAM,
@@ -46,25 +43,12 @@ struct match {
 	const char *name;	/* artifact name, points into the path */
 };
 
-static bool is_get(const char *m)
-{
-	return !strcmp(m, "GET") || !strcmp(m, "HEAD");
-}
-
 static void route_path(const char *path, struct match *mt)
 {
 	const char *rest, *slash;
 	size_t n;
 
 	memset(mt, 0, sizeof(*mt));
-	if (!strcmp(path, "/")) {
-		mt->route = ROUTE_INDEX;
-		return;
-	}
-	if (!strcmp(path, "/healthz")) {
-		mt->route = ROUTE_HEALTH;
-		return;
-	}
 	if (!strcmp(path, API_RUNS) || !strcmp(path, API_RUNS "/")) {
 		mt->route = ROUTE_RUNS;
 		return;
@@ -101,21 +85,6 @@ static void route_path(const char *path, struct match *mt)
 	}
 }
 
-/* The status for a negative errno from the database or ingest layers. */
-static unsigned int errno_status(int ret)
-{
-	switch (ret) {
-	case -ENOENT:
-		return MHD_HTTP_NOT_FOUND;
-	case -EINVAL:
-		return MHD_HTTP_BAD_REQUEST;
-	case -EACCES:
-		return MHD_HTTP_FORBIDDEN;
-	default:
-		return MHD_HTTP_INTERNAL_SERVER_ERROR;
-	}
-}
-
 static enum MHD_Result no_db(struct http_request *req)
 {
 	return http_respond_error(req, MHD_HTTP_SERVICE_UNAVAILABLE,
@@ -130,27 +99,14 @@ static bool authenticate(struct http_request *req)
 	int ret;
 
 	if (!auth || !*auth) {
-		struct MHD_Response *r;
 		static const char body[] =
 			"{\"error\":\"missing 'Authorization: Bearer TOKEN' "
 			"header: uploads need the board's token (rtlab board "
 			"add prints it)\"}";
 
-		r = MHD_create_response_from_buffer(sizeof(body) - 1,
-						    (void *)body,
-						    MHD_RESPMEM_PERSISTENT);
-		if (r) {
-			MHD_add_response_header(r, "Content-Type",
-						"application/json");
-			MHD_add_response_header(r, "WWW-Authenticate",
-						"Bearer realm=\"rtlab\"");
-			MHD_queue_response(req->conn, MHD_HTTP_UNAUTHORIZED,
-					   r);
-			MHD_destroy_response(r);
-		}
-		req->status = MHD_HTTP_UNAUTHORIZED;
-		req->bytes = sizeof(body) - 1;
-		req->responded = true;
+		http_respond(req, MHD_HTTP_UNAUTHORIZED, "application/json",
+			     body, sizeof(body) - 1, "WWW-Authenticate",
+			     "Bearer realm=\"rtlab\"");
 		return false;
 	}
 	if (strncasecmp(auth, "Bearer ", 7)) {
@@ -182,38 +138,20 @@ static bool authenticate(struct http_request *req)
 	return true;
 }
 
-static enum MHD_Result method_not_allowed(struct http_request *req,
-					  const char *allow)
+bool api_runs_match(const char *path)
 {
-	char msg[RTLAB_ERR_LEN], *text;
-	enum MHD_Result r;
-	json_t *j;
+	struct match mt;
 
-	snprintf(msg, sizeof(msg), "method %s not allowed on %s (allowed: %s)",
-		 req->method, req->path, allow);
-	j = json_pack("{ss}", "error", msg);
-	text = j ? json_dumps(j, JSON_COMPACT) : NULL;
-	json_decref(j);
-	if (!text)
-		return MHD_NO;
-	r = http_respond(req, MHD_HTTP_METHOD_NOT_ALLOWED, "application/json",
-			 text, strlen(text), "Allow", allow);
-	free(text);
-	return r;
+	route_path(path, &mt);
+	return mt.route != ROUTE_NONE;
 }
 
-enum MHD_Result api_begin(struct http_request *req)
+enum MHD_Result api_runs_begin(struct http_request *req)
 {
 	struct match mt;
 	const char *cl;
 
-	if (verdict_api_match(req->path) || web_match(req->path))
-		return is_get(req->method) ? MHD_YES :
-					     method_not_allowed(req, "GET, HEAD");
 	route_path(req->path, &mt);
-	if (mt.route == ROUTE_NONE)
-		return http_respond_error(req, MHD_HTTP_NOT_FOUND,
-					  "no such path: %s", req->path);
 	if (mt.route == ROUTE_RUNS && !strcmp(req->method, "POST")) {
 		req->want_body = true;
 		cl = http_header(req, MHD_HTTP_HEADER_CONTENT_LENGTH);
@@ -226,10 +164,10 @@ enum MHD_Result api_begin(struct http_request *req)
 		authenticate(req);
 		return MHD_YES;
 	}
-	if (mt.route == ROUTE_RUNS && !is_get(req->method))
-		return method_not_allowed(req, "GET, HEAD, POST");
-	if (!is_get(req->method))
-		return method_not_allowed(req, "GET, HEAD");
+	if (strcmp(req->method, "GET") && strcmp(req->method, "HEAD"))
+		return http_method_not_allowed(req, mt.route == ROUTE_RUNS ?
+					       "GET, HEAD, POST" :
+					       "GET, HEAD");
 	return MHD_YES;
 }
 
@@ -260,7 +198,7 @@ static enum MHD_Result upload(struct http_request *req)
 	req->body = NULL;
 	req->body_len = req->body_cap = 0;
 	if (ret)
-		return http_respond_error(req, errno_status(ret), "%s",
+		return http_respond_error(req, http_errno_status(ret), "%s",
 					  err.msg);
 	req->run_id = res.run_id;
 	snprintf(location, sizeof(location), API_RUNS "/%" PRId64,
@@ -323,7 +261,7 @@ static enum MHD_Result list_runs(struct http_request *req)
 					  "hang, got '%s'", f.status);
 	ret = db_runs_list(req->db, &f, &j, &err);
 	if (ret)
-		return http_respond_error(req, errno_status(ret), "%s",
+		return http_respond_error(req, http_errno_status(ret), "%s",
 					  err.msg);
 	return http_respond_json(req, MHD_HTTP_OK, j);
 }
@@ -340,7 +278,7 @@ static enum MHD_Result plot(struct http_request *req, int64_t id,
 
 	ret = db_run_hists_load(req->db, id, &rh, &err);
 	if (ret) {
-		r = http_respond_error(req, errno_status(ret), "%s", err.msg);
+		r = http_respond_error(req, http_errno_status(ret), "%s", err.msg);
 		goto out;
 	}
 	ret = plot_stored_run(&rh, fmt, &img, &size, &err);
@@ -375,7 +313,7 @@ static enum MHD_Result artifact(struct http_request *req, int64_t id,
 					  "run %" PRId64 " has no trace "
 					  "(no trace.dat in its bundle)", id);
 	if (ret)
-		return http_respond_error(req, errno_status(ret), "%s",
+		return http_respond_error(req, http_errno_status(ret), "%s",
 					  err.msg);
 	snprintf(disp, sizeof(disp), "attachment; filename=\"%s\"",
 		 strrchr(name, '/') ? strrchr(name, '/') + 1 : name);
@@ -386,7 +324,7 @@ static enum MHD_Result artifact(struct http_request *req, int64_t id,
 }
 
 /* The spike analysis of the run's trace, analyzed and stored on first
- * request (reports/spike.c). */
+ * request (services/spike-store.c). */
 static enum MHD_Result spike(struct http_request *req, int64_t id, bool json)
 {
 	struct rtlab_err err = { "" };
@@ -397,10 +335,13 @@ static enum MHD_Result spike(struct http_request *req, int64_t id, bool json)
 
 	ret = spike_run_get(req->db, id, json, &a, &err);
 	if (ret) {
-		/* another kernel's trace: 409; damaged or no spike: 422 */
-		status = ret == -EXDEV ? MHD_HTTP_CONFLICT :
-			 ret == -EINVAL ? MHD_HTTP_UNPROCESSABLE_CONTENT :
-			 errno_status(ret);
+		/*
+		 * The request was fine but the stored trace is damaged or
+		 * has no spike: 422, not the 400 of a bad request.  Another
+		 * kernel's trace is http_errno_status()'s 409.
+		 */
+		status = ret == -EINVAL ? MHD_HTTP_UNPROCESSABLE_CONTENT :
+			 http_errno_status(ret);
 		return http_respond_error(req, status, "%s", err.msg);
 	}
 	r = http_respond(req, MHD_HTTP_OK, a.content_type, a.data, a.size,
@@ -409,7 +350,27 @@ static enum MHD_Result spike(struct http_request *req, int64_t id, bool json)
 	return r;
 }
 
-enum MHD_Result api_handle(struct http_request *req)
+bool api_health_match(const char *path)
+{
+	return !strcmp(path, "/healthz");
+}
+
+enum MHD_Result api_health_handle(struct http_request *req)
+{
+	struct rtlab_err err = { "" };
+
+	if (!req->db)
+		return http_respond_error(req, MHD_HTTP_SERVICE_UNAVAILABLE,
+					  "database unreachable: %s",
+					  req->db_error);
+	if (db_ping(req->db, &err))
+		return http_respond_error(req, MHD_HTTP_SERVICE_UNAVAILABLE,
+					  "database unreachable: %s", err.msg);
+	return http_respond_json(req, MHD_HTTP_OK,
+				 json_pack("{ss}", "status", "ok"));
+}
+
+enum MHD_Result api_runs_handle(struct http_request *req)
 {
 	struct rtlab_err err = { "" };
 	struct match mt;
@@ -417,40 +378,14 @@ enum MHD_Result api_handle(struct http_request *req)
 	int64_t id;
 	int ret;
 
-	/* The maintainers' pages and plots (web.c), "/" included. */
-	if (web_match(req->path))
-		return web_handle(req);
 	route_path(req->path, &mt);
-	if (mt.route == ROUTE_INDEX)
-		return http_respond_json(
-			req, MHD_HTTP_OK,
-			json_pack("{ssss}", "service", "rtlab", "api",
-				  API_RUNS));
-	if (!req->db) {
-		if (mt.route == ROUTE_HEALTH)
-			return http_respond_error(
-				req, MHD_HTTP_SERVICE_UNAVAILABLE,
-				"database unreachable: %s", req->db_error);
-		return no_db(req);
-	}
-	if (mt.route == ROUTE_HEALTH) {
-		ret = db_ping(req->db, &err);
-		if (ret)
-			return http_respond_error(
-				req, MHD_HTTP_SERVICE_UNAVAILABLE,
-				"database unreachable: %s", err.msg);
-		return http_respond_json(req, MHD_HTTP_OK,
-					 json_pack("{ss}", "status", "ok"));
-	}
 	if (mt.route == ROUTE_RUNS)
 		return strcmp(req->method, "POST") ? list_runs(req) :
 						     upload(req);
-	if (verdict_api_match(req->path))
-		return verdict_api_handle(req);
 
 	ret = db_run_resolve(req->db, mt.ref, &id, &err);
 	if (ret)
-		return http_respond_error(req, errno_status(ret), "%s",
+		return http_respond_error(req, http_errno_status(ret), "%s",
 					  err.msg);
 	req->run_id = id;
 	switch (mt.route) {
@@ -479,7 +414,7 @@ enum MHD_Result api_handle(struct http_request *req)
 					  "no such path: %s", req->path);
 	}
 	if (ret)
-		return http_respond_error(req, errno_status(ret), "%s",
+		return http_respond_error(req, http_errno_status(ret), "%s",
 					  err.msg);
 	return http_respond_json(req, MHD_HTTP_OK, j);
 }

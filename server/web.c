@@ -28,6 +28,7 @@
 #include "../db/db-web.h"
 #include "../services/reporting.h"
 #include "http.h"
+#include "strbuf.h"
 #include "web.h"
 
 #define PLOTS "/api/v1/plots/"
@@ -72,73 +73,18 @@ static const char style_css[] =
 /* ------------------------------------------------------------------ */
 /* An HTML page under construction                                    */
 
-struct page {
-	char *buf;
-	size_t len, cap;
-	bool failed;
-};
-
-static void page_cleanup(struct page *p)
-{
-	free(p->buf);
-	p->buf = NULL;
-	p->len = p->cap = 0;
-}
-
-static bool page_grow(struct page *p, size_t need)
-{
-	size_t cap;
-	char *nb;
-
-	if (p->failed)
-		return false;
-	if (p->cap - p->len > need)
-		return true;
-	cap = p->cap ? p->cap : 4096;
-	while (cap - p->len <= need)
-		cap *= 2;
-	nb = realloc(p->buf, cap);
-	if (!nb) {
-		p->failed = true;
-		return false;
-	}
-	p->buf = nb;
-	p->cap = cap;
-	return true;
-}
-
-static void page_add(struct page *p, const char *s, size_t n)
-{
-	if (!page_grow(p, n))
-		return;
-	memcpy(p->buf + p->len, s, n);
-	p->len += n;
-	p->buf[p->len] = '\0';
-}
-
 /* Markup and figures only; never text from the database. */
-static void __printf(2, 3) html(struct page *p, const char *fmt, ...)
+static void __printf(2, 3) html(struct strbuf *p, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	strbuf_vaddf(p, fmt, ap);
 	va_end(ap);
-	if (n < 0) {
-		p->failed = true;
-		return;
-	}
-	if (!page_grow(p, n))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(p->buf + p->len, n + 1, fmt, ap);
-	va_end(ap);
-	p->len += n;
 }
 
 /* Text, escaped for element content and quoted attribute values. */
-static void html_text(struct page *p, const char *s)
+static void html_text(struct strbuf *p, const char *s)
 {
 	const char *run = s;
 
@@ -155,16 +101,16 @@ static void html_text(struct page *p, const char *s)
 		case '\'': rep = "&#39;"; break;
 		default: continue;
 		}
-		page_add(p, run, s - run);
-		page_add(p, rep, strlen(rep));
+		strbuf_add(p, run, s - run);
+		strbuf_add(p, rep, strlen(rep));
 		run = s + 1;
 	}
-	page_add(p, run, s - run);
+	strbuf_add(p, run, s - run);
 }
 
 /* Text percent-encoded for a URL (query value or path segment): only
  * unreserved characters stay, so the result is also safe in HTML. */
-static void url_part(struct page *p, const char *s, bool keep_slash)
+static void url_part(struct strbuf *p, const char *s, bool keep_slash)
 {
 	static const char hex[] = "0123456789ABCDEF";
 
@@ -174,17 +120,17 @@ static void url_part(struct page *p, const char *s, bool keep_slash)
 		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
 		    (c >= '0' && c <= '9') || c == '-' || c == '.' ||
 		    c == '_' || c == '~' || (keep_slash && c == '/')) {
-			page_add(p, (const char *)&c, 1);
+			strbuf_add(p, (const char *)&c, 1);
 		} else {
 			char e[3] = { '%', hex[c >> 4], hex[c & 15] };
 
-			page_add(p, e, 3);
+			strbuf_add(p, e, 3);
 		}
 	}
 }
 
 /* "&name=value" (or "?name=value" for the first) into an href. */
-static void url_arg(struct page *p, bool first, const char *name,
+static void url_arg(struct strbuf *p, bool first, const char *name,
 		    const char *value)
 {
 	if (!value)
@@ -199,7 +145,7 @@ static const char *jstr(const json_t *o, const char *key)
 }
 
 /* A JSON number as text; "–" for null or missing. */
-static void html_num(struct page *p, const json_t *v, const char *unit)
+static void html_num(struct strbuf *p, const json_t *v, const char *unit)
 {
 	if (json_is_integer(v))
 		html(p, "%" JSON_INTEGER_FORMAT "%s%s", json_integer_value(v),
@@ -214,7 +160,7 @@ static void html_num(struct page *p, const json_t *v, const char *unit)
 }
 
 /* Any JSON value as readable text: strings bare, the rest compact. */
-static void html_json(struct page *p, const json_t *v)
+static void html_json(struct strbuf *p, const json_t *v)
 {
 	char *s;
 
@@ -236,7 +182,7 @@ static void html_json(struct page *p, const json_t *v)
 }
 
 /* The CSS class of a verdict: v-regression, ..., v-none. */
-static void verdict_class(struct page *p, const char *verdict)
+static void verdict_class(struct strbuf *p, const char *verdict)
 {
 	if (!verdict || (strcmp(verdict, "REGRESSION") &&
 			 strcmp(verdict, "IMPROVEMENT") &&
@@ -250,10 +196,10 @@ static void verdict_class(struct page *p, const char *verdict)
 		html(p, "%c", tolower((unsigned char)*verdict));
 }
 
-static void page_begin(struct page *p, const char *title_fmt, ...)
+static void page_begin(struct strbuf *p, const char *title_fmt, ...)
 	__printf(2, 3);
 
-static void page_begin(struct page *p, const char *title_fmt, ...)
+static void page_begin(struct strbuf *p, const char *title_fmt, ...)
 {
 	char title[512];
 	va_list ap;
@@ -275,25 +221,25 @@ static void page_begin(struct page *p, const char *title_fmt, ...)
 		"</nav></header>\n<main>\n");
 }
 
-static void page_end(struct page *p)
+static void page_end(struct strbuf *p)
 {
 	html(p, "</main>\n</body>\n</html>\n");
 }
 
-static enum MHD_Result page_send(struct http_request *req, struct page *p,
+static enum MHD_Result page_send(struct http_request *req, struct strbuf *p,
 				 unsigned int status)
 {
 	enum MHD_Result r;
 
 	if (p->failed) {
-		page_cleanup(p);
+		strbuf_cleanup(p);
 		return http_respond_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR,
 					  "%s: out of memory building the "
 					  "page", req->path);
 	}
 	r = http_respond(req, status, "text/html; charset=utf-8", p->buf,
 			 p->len, NULL, NULL);
-	page_cleanup(p);
+	strbuf_cleanup(p);
 	return r;
 }
 
@@ -302,7 +248,7 @@ static enum MHD_Result error_page(struct http_request *req,
 				  unsigned int status, const char *what,
 				  const char *msg)
 {
-	struct page p = { 0 };
+	struct strbuf p = { 0 };
 
 	page_begin(&p, "%s", what);
 	html(&p, "<h1>");
@@ -412,7 +358,7 @@ static const char *const verdict_names[] = {
 	"REGRESSION", "IMPROVEMENT", "NO_CHANGE", "INCONCLUSIVE",
 };
 
-static void verdict_badge(struct page *p, const char *verdict)
+static void verdict_badge(struct strbuf *p, const char *verdict)
 {
 	html(p, "<span class=\"badge ");
 	verdict_class(p, verdict);
@@ -440,7 +386,7 @@ static json_t *find_cell(const json_t *row, const json_t *kernel_id)
 static enum MHD_Result overview(struct http_request *req)
 {
 	struct rtlab_err err = { "" };
-	struct page p = { 0 };
+	struct strbuf p = { 0 };
 	json_t *o = NULL, *kernels, *rows, *row, *k, *cell;
 	size_t i, j;
 	int ret;
@@ -537,7 +483,7 @@ static bool has_artifact(const json_t *run, const char *name)
 	return false;
 }
 
-static void row_text(struct page *p, const char *key, const char *value)
+static void row_text(struct strbuf *p, const char *key, const char *value)
 {
 	html(p, "<tr><th>%s</th><td>", key);
 	if (value)
@@ -555,7 +501,7 @@ static enum MHD_Result run_page(struct http_request *req, const char *ref)
 	};
 	struct rtlab_err err = { "" };
 	struct artifact spike = { 0 };
-	struct page p = { 0 };
+	struct strbuf p = { 0 };
 	json_t *run = NULL, *kernel, *v, *a;
 	const char *key;
 	int64_t id, vid;
@@ -712,7 +658,7 @@ static enum MHD_Result run_page(struct http_request *req, const char *ref)
 }
 
 /* "BASE → CAND" of a figures object {baseline, candidate}. */
-static void html_pair(struct page *p, const json_t *o, const char *unit)
+static void html_pair(struct strbuf *p, const json_t *o, const char *unit)
 {
 	html_num(p, json_object_get(o, "baseline"), unit);
 	html(p, " &rarr; ");
@@ -723,7 +669,7 @@ static enum MHD_Result regressions(struct http_request *req)
 {
 	struct verdict_filter f = { .verdict = "REGRESSION", .limit = 500 };
 	struct rtlab_err err = { "" };
-	struct page p = { 0 };
+	struct strbuf p = { 0 };
 	json_t *list = NULL, *v, *fig;
 	size_t i;
 	int ret;
@@ -778,7 +724,7 @@ done:
 	return page_send(req, &p, MHD_HTTP_OK);
 }
 
-static void side_row(struct page *p, const char *name, const json_t *side)
+static void side_row(struct strbuf *p, const char *name, const json_t *side)
 {
 	const json_t *r;
 	size_t i;
@@ -823,7 +769,7 @@ static bool metric_known(const char *name)
 	return false;
 }
 
-static void metrics_table(struct page *p, const json_t *metrics)
+static void metrics_table(struct strbuf *p, const json_t *metrics)
 {
 	const char *name;
 	json_t *m;
@@ -909,7 +855,7 @@ static void metrics_table(struct page *p, const json_t *metrics)
 }
 
 /* The href of a plot of this verdict's series. */
-static void plot_href(struct page *p, const json_t *v, const char *plot)
+static void plot_href(struct strbuf *p, const json_t *v, const char *plot)
 {
 	html(p, PLOTS "%s", plot);
 	url_arg(p, true, "board", jstr(v, "board"));
@@ -928,7 +874,7 @@ static void plot_href(struct page *p, const json_t *v, const char *plot)
 	url_arg(p, false, "clock", jstr(v, "clock"));
 }
 
-static void plot_block(struct page *p, const json_t *v, const char *kind,
+static void plot_block(struct strbuf *p, const json_t *v, const char *kind,
 		       const char *alt)
 {
 	char svg[32], png[32];
@@ -947,7 +893,7 @@ static const char *const report_fixed[] = {
 	"report.txt", "report.html", "bug.json",
 };
 
-static void report_block(struct page *p, PGconn *db, int64_t id)
+static void report_block(struct strbuf *p, PGconn *db, int64_t id)
 {
 	struct rtlab_err err = { "" };
 	json_t *r = NULL, *files, *a;
@@ -1033,7 +979,7 @@ static enum MHD_Result verdict_page(struct http_request *req,
 				    const char *ref)
 {
 	struct rtlab_err err = { "" };
-	struct page p = { 0 };
+	struct strbuf p = { 0 };
 	json_t *v = NULL, *details;
 	int64_t id;
 	int ret;

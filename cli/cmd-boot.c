@@ -15,6 +15,7 @@
 #include "../kernels/kernel.h"
 #include "bundle.h"
 #include "commands.h"
+#include "opt.h"
 #include "cyclictest.h"
 #include "manifest.h"
 
@@ -108,20 +109,6 @@ out:
 	return ret;
 }
 
-static int parse_uint(const char *s, const char *opt, unsigned int *out)
-{
-	char *end;
-	unsigned long v = strtoul(s, &end, 10);
-
-	if (!*s || *end || s[0] == '-' || v > 1000000) {
-		fprintf(stderr, "rtlab boot: %s: expected a whole number of "
-			"seconds, got '%s'\n", opt, s);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
 int cmd_boot(int argc, char **argv)
 {
 	enum { O_RUNID = 256, O_AGENT, O_APPEND, O_BOOTTO, O_HANGTO, O_KEEP,
@@ -167,7 +154,8 @@ int cmd_boot(int argc, char **argv)
 			testcase = optarg;
 			break;
 		case 'd':
-			if (parse_uint(optarg, "--duration", &o.duration_s))
+			if (opt_uint("boot", "--duration", optarg, 0, 1000000,
+				     &o.duration_s))
 				return EXIT_USAGE;
 			break;
 		case 'o':
@@ -183,13 +171,13 @@ int cmd_boot(int argc, char **argv)
 			o.extra_cmdline = optarg;
 			break;
 		case O_BOOTTO:
-			if (parse_uint(optarg, "--boot-timeout",
-				       &o.boot_timeout_s))
+			if (opt_uint("boot", "--boot-timeout", optarg, 0,
+				     1000000, &o.boot_timeout_s))
 				return EXIT_USAGE;
 			break;
 		case O_HANGTO:
-			if (parse_uint(optarg, "--hang-timeout",
-				       &o.hang_timeout_s))
+			if (opt_uint("boot", "--hang-timeout", optarg, 0,
+				     1000000, &o.hang_timeout_s))
 				return EXIT_USAGE;
 			break;
 		case O_KEEP:

@@ -17,24 +17,8 @@
 #include "../services/jobs.h"
 #include "../services/worker.h"
 #include "commands.h"
+#include "opt.h"
 #include "log.h"
-
-static int parse_uint(const char *cmd, const char *opt, const char *s,
-		      unsigned int min, unsigned int max, unsigned int *out)
-{
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (!*s || *end || s[0] == '-' || errno || v < min || v > max) {
-		fprintf(stderr, "rtlab %s: %s '%s': expected a whole number "
-			"from %u to %u\n", cmd, opt, s, min, max);
-		return -1;
-	}
-	*out = (unsigned int)v;
-	return 0;
-}
 
 /* -- rtlab job add ---------------------------------------------------------- */
 
@@ -91,13 +75,13 @@ static int job_add(int argc, char **argv)
 			spec.testcase = optarg;
 			break;
 		case 'n':
-			if (parse_uint("job add", "--repeat", optarg, 1,
-				       JOBS_MAX_REPEAT, &spec.repeat))
+			if (opt_uint("job add", "--repeat", optarg, 1,
+				     JOBS_MAX_REPEAT, &spec.repeat))
 				return EXIT_USAGE;
 			break;
 		case 'd':
-			if (parse_uint("job add", "--duration", optarg, 1,
-				       JOBS_MAX_DURATION_S, &spec.duration_s))
+			if (opt_uint("job add", "--duration", optarg, 1,
+				     JOBS_MAX_DURATION_S, &spec.duration_s))
 				return EXIT_USAGE;
 			break;
 		case 'q':
@@ -223,8 +207,8 @@ int cmd_jobs(int argc, char **argv)
 			}
 			break;
 		case 'l':
-			if (parse_uint("jobs", "--limit", optarg, 1, 1000000,
-				       &limit))
+			if (opt_uint("jobs", "--limit", optarg, 1, 1000000,
+				     &limit))
 				return EXIT_USAGE;
 			break;
 		case 'h':
@@ -337,13 +321,13 @@ int cmd_worker(int argc, char **argv)
 			o.mode = WORKER_MODE_DRAIN;
 			break;
 		case 'l':
-			if (parse_uint("worker", "--lease", optarg, 1, 86400,
-				       &o.lease_s))
+			if (opt_uint("worker", "--lease", optarg, 1, 86400,
+				     &o.lease_s))
 				return EXIT_USAGE;
 			break;
 		case O_POLL:
-			if (parse_uint("worker", "--poll", optarg, 1, 3600,
-				       &o.poll_s))
+			if (opt_uint("worker", "--poll", optarg, 1, 3600,
+				     &o.poll_s))
 				return EXIT_USAGE;
 			break;
 		case 's':

@@ -16,6 +16,7 @@
 #include "../server/api.h"
 #include "../server/http.h"
 #include "commands.h"
+#include "opt.h"
 
 static void server_usage(FILE *out)
 {
@@ -33,21 +34,6 @@ static void server_usage(FILE *out)
 		"                      connection (default 4)\n"
 		"  --quiet             no request log on stderr\n",
 		RTLAB_DEFAULT_MAX_UPLOAD_MB);
-}
-
-static int parse_uint(const char *opt, const char *s, unsigned int min,
-		      unsigned int max, unsigned int *out)
-{
-	char *end;
-	unsigned long v = strtoul(s, &end, 10);
-
-	if (!*s || *end || v < min || v > max) {
-		fprintf(stderr, "rtlab server: %s '%s': expected a number "
-			"from %u to %u\n", opt, s, min, max);
-		return -1;
-	}
-	*out = v;
-	return 0;
 }
 
 int cmd_server(int argc, char **argv)
@@ -75,12 +61,13 @@ int cmd_server(int argc, char **argv)
 			listen = optarg;
 			break;
 		case 'm':
-			if (parse_uint("--max-upload-mb", optarg, 1, 65536,
-				       &max_mb))
+			if (opt_uint("server", "--max-upload-mb", optarg, 1,
+				     65536, &max_mb))
 				return EXIT_USAGE;
 			break;
 		case 't':
-			if (parse_uint("--threads", optarg, 1, 256, &threads))
+			if (opt_uint("server", "--threads", optarg, 1, 256,
+				     &threads))
 				return EXIT_USAGE;
 			break;
 		case 'q':

@@ -27,6 +27,7 @@
 
 #include "cluster.h"
 #include "config.h"
+#include "fsutil.h"
 
 #define PG_LIBDIR "/usr/lib/postgresql"
 #define START_TIMEOUT_S "120"
@@ -41,15 +42,6 @@ static void __printf(3, 4) bprintf(char *buf, size_t size, const char *fmt,
 	va_start(ap, fmt);
 	vsnprintf(buf, size, fmt, ap);
 	va_end(ap);
-}
-
-static char *path_join(const char *a, const char *b)
-{
-	char *p;
-
-	if (asprintf(&p, "%s/%s", a, b) < 0)
-		return NULL;
-	return p;
 }
 
 static int read_port(const char *path)

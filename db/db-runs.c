@@ -24,22 +24,6 @@
 #define ISO(col) \
 	"to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
 
-static int q_id(PGconn *conn, const char *sql, int n, const char *const *p,
-		int64_t *id, struct rtlab_err *err, const char *what)
-{
-	PGresult *res;
-	int ret = db_query_rows(conn, sql, n, p, &res, err, what);
-
-	if (ret)
-		return ret;
-	if (PQntuples(res) < 1 || PQgetisnull(res, 0, 0))
-		ret = -ENOENT;
-	else
-		*id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
-	PQclear(res);
-	return ret;
-}
-
 const char *artifact_content_type(const char *name)
 {
 	static const struct {
@@ -189,7 +173,7 @@ static int run_by_uuid(PGconn *conn, const char *uuid, int64_t *id,
 {
 	const char *p[1] = { uuid };
 
-	return q_id(conn, "SELECT id FROM runs WHERE uuid = $1::uuid", 1, p,
+	return db_query_id(conn, "SELECT id FROM runs WHERE uuid = $1::uuid", 1, p,
 		    id, err, "looking up the run's uuid");
 }
 
@@ -366,7 +350,7 @@ int db_run_store(PGconn *conn, const struct run_record *rec, int64_t *run_id,
 
 	if (board_id < 0) {
 		p[0] = m->board;
-		ret = q_id(conn, "SELECT id FROM boards WHERE name = $1", 1, p,
+		ret = db_query_id(conn, "SELECT id FROM boards WHERE name = $1", 1, p,
 			   &board_id, err, "looking up the board");
 		if (ret == -ENOENT)
 			ret = rtlab_err_set(err,
@@ -411,10 +395,10 @@ int db_run_resolve(PGconn *conn, const char *ref, int64_t *run_id,
 	int ret;
 
 	if (all_digits(ref, 18))
-		ret = q_id(conn, "SELECT id FROM runs WHERE id = $1::bigint", 1,
+		ret = db_query_id(conn, "SELECT id FROM runs WHERE id = $1::bigint", 1,
 			   p, run_id, err, "looking up the run");
 	else if (n == 36 && strspn(ref, "0123456789abcdefABCDEF-") == n)
-		ret = q_id(conn, "SELECT id FROM runs WHERE uuid = $1::uuid", 1,
+		ret = db_query_id(conn, "SELECT id FROM runs WHERE uuid = $1::uuid", 1,
 			   p, run_id, err, "looking up the run");
 	else if (n >= 4 && n < 36 &&
 		 strspn(ref, "0123456789abcdefABCDEF-") == n) {

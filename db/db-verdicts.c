@@ -23,23 +23,6 @@
 /* Serializes verdict stores of one candidate kernel: "rtlabver". */
 #define VERDICT_LOCK_KEY "1920234598"
 
-/* First column of the first row as an int; -ENOENT when no row/NULL. */
-static int q_int(PGconn *conn, const char *sql, int n, const char *const *p,
-		 int64_t *v, struct rtlab_err *err, const char *what)
-{
-	PGresult *res;
-	int ret = db_query_rows(conn, sql, n, p, &res, err, what);
-
-	if (ret)
-		return ret;
-	if (PQntuples(res) < 1 || PQgetisnull(res, 0, 0))
-		ret = -ENOENT;
-	else
-		*v = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
-	PQclear(res);
-	return ret;
-}
-
 static bool all_digits(const char *s, size_t max)
 {
 	size_t n = strlen(s);
@@ -54,7 +37,7 @@ int db_testcase_lookup(PGconn *conn, const char *name, int *testcase_id,
 	int64_t id;
 	int ret;
 
-	ret = q_int(conn, "SELECT id FROM testcases WHERE name = $1", 1, p,
+	ret = db_query_id(conn, "SELECT id FROM testcases WHERE name = $1", 1, p,
 		    &id, err, "looking up the testcase");
 	if (ret == -ENOENT)
 		return rtlab_err_seterr(err, ENOENT, "testcase '%s' not found "
@@ -74,7 +57,7 @@ int db_kernel_resolve(PGconn *conn, const char *ref, int *kernel_id,
 	if (all_digits(ref, 9)) {
 		int64_t id;
 
-		ret = q_int(conn, "SELECT id FROM kernels WHERE id = "
+		ret = db_query_id(conn, "SELECT id FROM kernels WHERE id = "
 			    "$1::integer", 1, p, &id, err,
 			    "looking up the kernel");
 		if (ret == -ENOENT)
@@ -195,7 +178,7 @@ int db_baseline_unset(PGconn *conn, int board_id, int testcase_id,
 
 	snprintf(b, sizeof(b), "%d", board_id);
 	snprintf(t, sizeof(t), "%d", testcase_id);
-	ret = q_int(conn,
+	ret = db_query_id(conn,
 		    "DELETE FROM baselines WHERE board_id = $1::integer AND "
 		    "testcase_id = $2::integer AND tree = $3 "
 		    "RETURNING kernel_id",
@@ -217,7 +200,7 @@ int db_baseline_pinned(PGconn *conn, int board_id, int testcase_id,
 
 	snprintf(b, sizeof(b), "%d", board_id);
 	snprintf(t, sizeof(t), "%d", testcase_id);
-	ret = q_int(conn,
+	ret = db_query_id(conn,
 		    "SELECT kernel_id FROM baselines WHERE board_id = "
 		    "$1::integer AND testcase_id = $2::integer AND tree = $3",
 		    3, p, &k, err, "reading the baseline");
@@ -246,7 +229,7 @@ int db_baseline_default(PGconn *conn, int board_id, int testcase_id,
 	snprintf(b, sizeof(b), "%d", board_id);
 	snprintf(t, sizeof(t), "%d", testcase_id);
 	snprintf(c, sizeof(c), "%d", cand_kernel_id);
-	ret = q_int(conn,
+	ret = db_query_id(conn,
 		    "WITH s AS (" SERIES_KERNELS ") "
 		    "SELECT s.kernel_id FROM s, "
 		    "(SELECT first_at, kernel_id FROM s "
@@ -579,7 +562,7 @@ int db_verdict_store(PGconn *conn, const struct verdict_row *v, int64_t *id,
 		      VERDICT_LOCK_KEY ", $1::integer)", 1, &p[3]);
 	if (ret)
 		goto fail;
-	ret = q_int(conn,
+	ret = db_query_id(conn,
 		    "WITH latest AS (SELECT id FROM verdicts "
 		    "WHERE board_id = $1::integer AND testcase_id = $2::integer "
 		    "AND candidate_kernel_id = $4::integer "
@@ -596,7 +579,7 @@ int db_verdict_store(PGconn *conn, const struct verdict_row *v, int64_t *id,
 	if (!ret && replaced)
 		*replaced = true;
 	if (ret == -ENOENT)
-		ret = q_int(conn,
+		ret = db_query_id(conn,
 			    "INSERT INTO verdicts (board_id, testcase_id, "
 			    "baseline_kernel_id, candidate_kernel_id, verdict, "
 			    "details, baseline_runs, candidate_runs) VALUES "

@@ -466,6 +466,22 @@ int db_query_rows(PGconn *conn, const char *sql, int nparams,
 	return 0;
 }
 
+int db_query_id(PGconn *conn, const char *sql, int n, const char *const *p,
+		int64_t *v, struct rtlab_err *err, const char *what)
+{
+	PGresult *res;
+	int ret = db_query_rows(conn, sql, n, p, &res, err, what);
+
+	if (ret)
+		return ret;
+	if (PQntuples(res) < 1 || PQgetisnull(res, 0, 0))
+		ret = -ENOENT;
+	else
+		*v = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+	PQclear(res);
+	return ret;
+}
+
 int db_query_json(PGconn *conn, const char *sql, int nparams,
 		  const char *const *params, json_t **out,
 		  struct rtlab_err *err, const char *what)

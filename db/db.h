@@ -16,8 +16,10 @@
 
 /**
  * db_conninfo() - the libpq connection string every command uses: $RTLAB_DB
- * when set, else the embedded cluster's unix socket under the state
- * directory.  Return: malloc'd string, caller frees; NULL on -ENOMEM.
+ * when set, else `db` from the configuration file, else the embedded
+ * cluster's unix socket under the state directory
+ * (cluster_conninfo_resolve()).  Return: malloc'd string, caller frees;
+ * NULL when the configuration file is unreadable, or on -ENOMEM.
  */
 char *db_conninfo(void);
 
@@ -62,6 +64,16 @@ int db_fail(PGconn *conn, PGresult *res, struct rtlab_err *err,
 int db_query_rows(PGconn *conn, const char *sql, int nparams,
 		  const char *const *params, PGresult **out,
 		  struct rtlab_err *err, const char *what) __must_check;
+
+/**
+ * db_query_id() - the first row's first column, an integer (an id, a
+ * count), into *@v.
+ * Return: 0; -ENOENT when there is no row or it is NULL; db_fail()'s
+ * errno with @what in @err.
+ */
+int db_query_id(PGconn *conn, const char *sql, int n, const char *const *p,
+		int64_t *v, struct rtlab_err *err,
+		const char *what) __must_check;
 
 /**
  * db_query_json() - the first row's first column, JSON text, parsed.

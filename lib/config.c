@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "fsutil.h"
 
 #ifndef RTLAB_DATADIR
 #define RTLAB_DATADIR "/usr/local/share/rtlab"
@@ -328,4 +329,33 @@ out:
 	free(text);
 	free(path);
 	return ret;
+}
+
+#define AGENT_NAME "rtlab-agent"
+
+char *rtlab_agent_path(void)
+{
+	static const char *const rel[] = { "/" AGENT_NAME, "/../" AGENT_NAME };
+	const char *env = getenv("RTLAB_AGENT");
+	char exe[PATH_MAX], *slash, *p;
+	ssize_t n;
+	size_t i;
+
+	if (env && *env)
+		return strdup(env);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash)
+			*slash = '\0';
+		for (i = 0; slash && i < sizeof(rel) / sizeof(rel[0]); i++) {
+			if (asprintf(&p, "%s%s", exe, rel[i]) < 0)
+				return NULL;
+			if (!access(p, X_OK))
+				return p;
+			free(p);
+		}
+	}
+	return path_which(AGENT_NAME);
 }

@@ -80,6 +80,16 @@ struct rtlab_config {
 };
 
 /**
+ * rtlab_agent_path() - the rtlab-agent binary to run or to put on a
+ * board: $RTLAB_AGENT when set, else the one beside the running binary,
+ * else one directory up (where the tests and benchmarks find it), else
+ * the first on $PATH.
+ * Return: malloc'd path, caller frees; NULL when there is none (or on
+ * -ENOMEM).
+ */
+char *rtlab_agent_path(void);
+
+/**
  * rtlab_config_path() - $RTLAB_CONFIG, else STATE_DIR/rtlab.conf.
  * Return: malloc'd path, caller frees; NULL on -ENOMEM.
  */

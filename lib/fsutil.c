@@ -248,3 +248,31 @@ char *path_join(const char *a, const char *b)
 		return NULL;
 	return s;
 }
+
+char *path_which(const char *tool)
+{
+	const char *path = getenv("PATH");
+	char *dirs, *dir, *save = NULL, *full = NULL;
+
+	if (!tool || !*tool)
+		return NULL;
+	if (strchr(tool, '/'))
+		return access(tool, X_OK) ? NULL : strdup(tool);
+	dirs = strdup(path && *path ? path : "/usr/local/sbin:/usr/local/bin:"
+		      "/usr/sbin:/usr/bin:/sbin:/bin");
+	if (!dirs)
+		return NULL;
+	for (dir = strtok_r(dirs, ":", &save); dir;
+	     dir = strtok_r(NULL, ":", &save)) {
+		if (asprintf(&full, "%s/%s", dir, tool) < 0) {
+			full = NULL;
+			break;
+		}
+		if (!access(full, X_OK))
+			break;
+		free(full);
+		full = NULL;
+	}
+	free(dirs);
+	return full;
+}

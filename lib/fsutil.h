@@ -51,4 +51,11 @@ int rmtree(const char *path);
 /** path_join() - "@a/@b", malloc'd (caller frees), NULL on -ENOMEM. */
 char *path_join(const char *a, const char *b);
 
+/**
+ * path_which() - the full path of @tool found on $PATH (or @tool itself
+ * when it contains a '/' and is executable).
+ * Return: malloc'd path (caller frees) or NULL when not found.
+ */
+char *path_which(const char *tool);
+
 #endif

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Queueing jobs: resolve and check the board, kernel and testcase a job
- * names (the testcase through `rtlab-agent check`, the same parser the
- * board will use), then queue the repeats in one transaction.
+ * names (the testcase through lib/testcase.c, the same parser the board's
+ * agent uses), then queue the repeats in one transaction.
  */
 
 #include <errno.h>
@@ -19,37 +19,12 @@
 #include "../boards/board.h"
 #include "../kernels/kernel.h"
 #include "config.h"
+#include "fsutil.h"
 #include "../db/db-boards.h"
 #include "../db/db-jobs.h"
 #include "../db/db.h"
 #include "jobs.h"
-
-#define AGENT_NAME "rtlab-agent"
-#define CHECK_OUTPUT_MAX (64 * 1024)
-
-char *jobs_agent_path(void)
-{
-	const char *env = getenv("RTLAB_AGENT");
-	char exe[PATH_MAX], *slash, *p;
-	ssize_t n;
-
-	if (env && *env)
-		return strdup(env);
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash) {
-			slash[1] = '\0';
-			if (asprintf(&p, "%s" AGENT_NAME, exe) < 0)
-				return NULL;
-			if (!access(p, X_OK))
-				return p;
-			free(p);
-		}
-	}
-	return strdup(AGENT_NAME);
-}
+#include "testcase.h"
 
 static bool is_path(const char *s)
 {
@@ -120,141 +95,53 @@ out:
 	return name;
 }
 
-/* Run @argv with stdout and stderr into *@out (malloc'd, NUL-ended).
- * Return: the exit status (>= 0) or a negative errno. */
-static int run_capture(char *const argv[], char **out)
-{
-	size_t len = 0, cap = 4096;
-	char *buf, *bigger;
-	int fds[2], status;
-	ssize_t n;
-	pid_t pid;
-
-	*out = NULL;
-	buf = malloc(cap);
-	if (!buf)
-		return -ENOMEM;
-	if (pipe(fds)) {
-		free(buf);
-		return -errno;
-	}
-	pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		free(buf);
-		return -errno;
-	}
-	if (!pid) {
-		dup2(fds[1], 1);
-		dup2(fds[1], 2);
-		close(fds[0]);
-		close(fds[1]);
-		execvp(argv[0], argv);
-		fprintf(stderr, "cannot run %s: %s\n", argv[0],
-			strerror(errno));
-		_exit(127);
-	}
-	close(fds[1]);
-	for (;;) {
-		if (cap - len < 1024 && cap < CHECK_OUTPUT_MAX) {
-			bigger = realloc(buf, cap * 2);
-			if (!bigger)
-				break;
-			buf = bigger;
-			cap *= 2;
-		}
-		if (cap - len <= 1)
-			break;
-		n = read(fds[0], buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fds[0]);
-	buf[len] = '\0';
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			free(buf);
-			return -errno;
-		}
-	*out = buf;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
-
-/* Copy the first line of @text starting at @from into @err, without the
- * agent's "rtlab-agent check: " prefix. */
-static int check_error(const char *testcase, const char *from,
-		       struct rtlab_err *err)
-{
-	static const char prefix[] = "rtlab-agent check: ";
-	size_t n;
-
-	if (!strncmp(from, prefix, sizeof(prefix) - 1))
-		from += sizeof(prefix) - 1;
-	n = strcspn(from, "\n");
-	return rtlab_err_set(err, "--testcase %s: %.*s", testcase, (int)n,
-			     from);
-}
-
 /*
- * Parse and check the testcase the way the board will: through the agent.
- * @need_tools: the agent's tools must be on this host (a local board).
- * @name, @duration_s: from the agent's "testcase NAME (FILE): valid, N s"
- * line.
+ * Parse and check the testcase with the parser the board's agent uses
+ * (lib/testcase.c).  @need_tools: its tools must be on this host too (a
+ * local board).  @name, @duration_s: the testcase's.
  */
 static int testcase_check(const char *testcase, const char *file,
 			  bool need_tools, char **name,
 			  unsigned int *duration_s, struct rtlab_err *err)
 {
-	char *agent = jobs_agent_path(), *out = NULL, *line, *p;
-	char *argv[] = { agent, "check", "--testcase", (char *)file, NULL };
-	int status, ret;
+	struct rtlab_err terr = { "" };
+	const char **tools = NULL;
+	struct testcase tc;
+	size_t i;
+	int ret;
 
 	*name = NULL;
-	if (!agent)
-		return rtlab_err_seterr(err, ENOMEM, "out of memory");
-	status = run_capture(argv, &out);
-	if (status < 0) {
-		ret = rtlab_err_seterr(err, -status, "--testcase %s: running "
-				       "%s check: %s", testcase, agent,
-				       strerror(-status));
+	ret = testcase_load(file, &tc, &terr);
+	if (ret) {
+		ret = rtlab_err_set(err, "--testcase %s: %s", testcase,
+				    terr.msg);
 		goto out;
 	}
-	if (status == 127) {
-		ret = rtlab_err_seterr(err, ENOENT, "--testcase %s: cannot "
-				       "run %s to check it (set RTLAB_AGENT)",
-				       testcase, agent);
-		goto out;
+	if (need_tools) {
+		tools = testcase_tools(&tc);
+		if (!tools) {
+			ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+			goto out;
+		}
+		for (i = 0; tools[i]; i++) {
+			char *path = path_which(tools[i]);
+
+			free(path);
+			if (!path) {
+				ret = rtlab_err_seterr(err, ENOENT,
+					"--testcase %s: this host cannot run "
+					"it: tool %s: MISSING (not on PATH)",
+					testcase, tools[i]);
+				goto out;
+			}
+		}
 	}
-	line = strstr(out, "testcase ");
-	while (line && line != out && line[-1] != '\n')
-		line = strstr(line + 1, "testcase ");
-	p = line ? strstr(line, "): valid, ") : NULL;
-	if (!line || !p || memchr(line, '\n', (size_t)(p - line))) {
-		ret = check_error(testcase, out, err);
-		goto out;
-	}
-	if (status && need_tools) {
-		p = strstr(out, "MISSING");
-		while (p && p != out && p[-1] != '\n')
-			p--;
-		ret = rtlab_err_seterr(err, ENOENT, "--testcase %s: this "
-				       "host cannot run it: %.*s", testcase,
-				       p ? (int)strcspn(p, "\n") : 40,
-				       p ? p : "rtlab-agent check failed");
-		goto out;
-	}
-	*duration_s = (unsigned int)strtoul(p + strlen("): valid, "), NULL,
-					    10);
-	line += strlen("testcase ");
-	*name = strndup(line, strcspn(line, " \n"));
-	ret = *name ? 0 : -ENOMEM;
+	*duration_s = tc.duration_s;
+	*name = strdup(tc.name);
+	ret = *name ? 0 : rtlab_err_seterr(err, ENOMEM, "out of memory");
 out:
-	free(out);
-	free(agent);
+	free(tools);
+	testcase_cleanup(&tc);
 	return ret;
 }
 

@@ -12,8 +12,9 @@
  *             the registered definition JSON, else by the board's name.
  *   kernel    "host" on a local board; on a qemu board a kernel definition
  *             name or path (kernels/NAME.yaml), which must parse.
- *   testcase  a name (testcases/NAME.yaml) or a path; it must pass
- *             `rtlab-agent check` (on a local board: its tools too).
+ *   testcase  a name (testcases/NAME.yaml) or a path; it must parse
+ *             (lib/testcase.c, the agent's own parser; on a local board
+ *             its tools must be on PATH too).
  *
  * One job is one run: --repeat N queues N jobs, so the runs of a repeat
  * spread over workers and each can be retried on its own.
@@ -36,13 +37,6 @@ struct job_spec {
 	unsigned int repeat;		/* jobs to queue, 1..JOBS_MAX_REPEAT */
 	unsigned int duration_s;	/* 0: the testcase's duration_s */
 };
-
-/**
- * jobs_agent_path() - the rtlab-agent to run: $RTLAB_AGENT, else the one
- * beside the running rtlab binary, else "rtlab-agent" (found on PATH).
- * Return: malloc'd, caller frees; NULL on -ENOMEM.
- */
-char *jobs_agent_path(void);
 
 /**
  * jobs_testcase_path() - a testcase argument to its file: a name (no '/',

@@ -29,6 +29,8 @@
 #include "../boards/board.h"
 #include "../kernels/kernel.h"
 #include "bundle.h"
+#include "config.h"
+#include "fsutil.h"
 #include "../db/db-jobs.h"
 #include "../db/db.h"
 #include "ingest.h"
@@ -172,13 +174,6 @@ static void lease_stop(struct lease *l)
 }
 
 /* -- files ---------------------------------------------------------------- */
-
-static char *path_join(const char *dir, const char *name)
-{
-	char *p;
-
-	return asprintf(&p, "%s/%s", dir, name) < 0 ? NULL : p;
-}
 
 /* Read a whole file; NULL with errno set. */
 static void *read_file(const char *path, size_t *size)
@@ -580,11 +575,16 @@ static enum outcome run_job(PGconn *conn, const struct worker_opts *o,
 	uuid_unparse_lower(uu, r.run_id);
 	snprintf(tmpl, sizeof(tmpl), "%s/rtlab-job-%" PRId64 ".XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", job->id);
-	r.agent = jobs_agent_path();
+	r.agent = rtlab_agent_path();
 	r.work = mkdtemp(tmpl) ? strdup(tmpl) : NULL;
 	r.bundle = r.work ? path_join(r.work, BUNDLE_FILE) : NULL;
 	r.log = r.work ? path_join(r.work, CHILD_LOG_FILE) : NULL;
-	if (!r.agent || !r.work || !r.bundle || !r.log) {
+	if (!r.agent) {
+		snprintf(why, sizeof(why), "cannot find rtlab-agent (set "
+			 "RTLAB_AGENT)");
+		goto requeue;
+	}
+	if (!r.work || !r.bundle || !r.log) {
 		snprintf(why, sizeof(why), "cannot make a work directory "
 			 "%.300s: %s", tmpl, strerror(errno));
 		goto requeue;

@@ -15,7 +15,7 @@
 #include "../kernels/kernel.h"
 #include "bundle.h"
 #include "commands.h"
-#include "opt.h"
+#include "common.h"
 #include "cyclictest.h"
 #include "manifest.h"
 

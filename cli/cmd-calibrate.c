@@ -28,7 +28,7 @@
 #include "../services/verdict.h"
 #include "bundle.h"
 #include "commands.h"
-#include "opt.h"
+#include "common.h"
 #include "log.h"
 #include "progress.h"
 #include "regress.h"

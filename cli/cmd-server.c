@@ -16,7 +16,7 @@
 #include "../server/api.h"
 #include "../server/http.h"
 #include "commands.h"
-#include "opt.h"
+#include "common.h"
 
 static void server_usage(FILE *out)
 {

@@ -1,22 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * rtlab plot compare / plot trend: the series plots a maintainer reads
- * beside a verdict, drawn from the database into a PNG or SVG file: a
+ * rtlab plot: a stored run's latency histogram as PNG or SVG; plot compare
+ * and plot trend, the series plots a maintainer reads beside a verdict: a
  * baseline kernel's pooled histogram over a candidate's, and max / p99.9
- * across the kernels of a tree.  The drawing is web.c's, so the file is
- * the picture the server's pages show.
+ * across the kernels of a tree.  The drawing is the one the server's
+ * pages show.
  */
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../db/db-runs.h"
 #include "../db/db.h"
+#include "../reports/plot.h"
 #include "../services/reporting.h"
-#include "cmd-plots.h"
 #include "commands.h"
+#include "common.h"
+#include "manifest.h"
 
 static void compare_usage(FILE *out)
 {
@@ -196,12 +202,105 @@ static int plot_mode(int argc, char **argv, bool compare)
 	return ret ? 1 : 0;
 }
 
-int cmd_plot_compare(int argc, char **argv)
+static int cmd_plot_compare(int argc, char **argv)
 {
 	return plot_mode(argc, argv, true);
 }
 
-int cmd_plot_trend(int argc, char **argv)
+static int cmd_plot_trend(int argc, char **argv)
 {
 	return plot_mode(argc, argv, false);
+}
+
+static void plot_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: rtlab plot RUN -o FILE.png|FILE.svg\n"
+		"       rtlab plot compare --board B --testcase T "
+		"--baseline K1 --candidate K2 -o F\n"
+		"       rtlab plot trend --board B --testcase T [--tree TREE] "
+		"-o F\n\n"
+		"Draw a run's per-CPU latency histogram (log-scale counts, "
+		"1 us\nbuckets, maxima marked) with gnuplot; 'compare' and "
+		"'trend' draw a series\n(see 'rtlab plot compare --help').\n");
+}
+
+int cmd_plot(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rtlab_err err = { "" };
+	struct run_hists rh = { 0 };
+	const char *out_path = NULL;
+	enum plot_format fmt;
+	void *img = NULL;
+	size_t size = 0;
+	PGconn *conn;
+	int64_t id;
+	FILE *f;
+	int c, ret = 1;
+
+	if (argc > 1 && !strcmp(argv[1], "compare"))
+		return cmd_plot_compare(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "trend"))
+		return cmd_plot_trend(argc - 1, argv + 1);
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out_path = optarg;
+			break;
+		case 'h':
+			plot_usage(stdout);
+			return 0;
+		default:
+			plot_usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1 || !out_path) {
+		plot_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (plot_format_parse(out_path, &fmt)) {
+		fprintf(stderr, "rtlab plot: -o '%s': expected a file name "
+			"ending in .png or .svg\n", out_path);
+		return EXIT_USAGE;
+	}
+	conn = cli_connect("plot");
+	if (!conn)
+		return 1;
+	if (cli_run_resolve(conn, "plot", argv[optind], &id))
+		goto out;
+	if (db_run_hists_load(conn, id, &rh, &err) ||
+	    plot_stored_run(&rh, fmt, &img, &size, &err)) {
+		fprintf(stderr, "rtlab plot: %s\n", err.msg);
+		goto out;
+	}
+	f = fopen(out_path, "wb");
+	if (!f) {
+		fprintf(stderr, "rtlab plot: %s: %s\n", out_path,
+			strerror(errno));
+		goto out;
+	}
+	if (fwrite(img, 1, size, f) != size) {
+		fprintf(stderr, "rtlab plot: %s: write failed\n", out_path);
+		fclose(f);
+		goto out;
+	}
+	if (fclose(f)) {
+		fprintf(stderr, "rtlab plot: %s: %s\n", out_path,
+			strerror(errno));
+		goto out;
+	}
+	printf("%s: run %" PRId64 ", %zu CPUs, %zu bytes\n", out_path, id,
+	       rh.nhists, size);
+	ret = 0;
+out:
+	free(img);
+	run_hists_cleanup(&rh);
+	db_disconnect(conn);
+	return ret;
 }

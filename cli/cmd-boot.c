@@ -13,6 +13,7 @@
 
 #include "../boards/board.h"
 #include "../kernels/kernel.h"
+#include "bundle-hists.h"
 #include "bundle.h"
 #include "commands.h"
 #include "common.h"
@@ -86,11 +87,9 @@ static int boot_inspect(const char *path)
 		goto out;
 	}
 	printf("files_verified=yes\n");
-	f = bundle_get(b, "cyclictest.json");
-	if (f) {
-		if (ct_json_parse((const char *)f->data, f->size,
-				  m.hist_range_us ? m.hist_range_us : 1000,
-				  &ct, &err)) {
+	if (bundle_get(b, BUNDLE_CT_JSON) || bundle_get(b, BUNDLE_CT_HIST)) {
+		/* The histograms as ingest will read them. */
+		if (bundle_hists_read(b, m.hist_range_us, &ct, &err)) {
 			printf("cyclictest=invalid %s\n", err.msg);
 			goto out;
 		}

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle-hists.h"
 #include "bundle.h"
 #include "cyclictest.h"
 #include "../db/db-boards.h"
@@ -23,8 +24,6 @@
 #include "manifest.h"
 #include "verdict.h"
 
-#define CT_JSON "cyclictest.json"
-#define CT_HIST "cyclictest.hist"
 
 /* Metrics in the order people read them (jsonb does not keep order). */
 static const char *const metric_order[] = { "p99", "p99.9", "max",
@@ -565,10 +564,9 @@ static void offline_cleanup(struct offline_run *r)
 static int offline_load(const char *path, struct offline_run *r,
 			struct rtlab_err *err)
 {
-	const struct bundle_file *mf, *fj, *fh;
+	const struct bundle_file *mf;
 	json_error_t jerr;
 	struct bundle *b;
-	unsigned int t;
 	int ret;
 
 	b = bundle_read(path, err);
@@ -596,26 +594,10 @@ static int offline_load(const char *path, struct offline_run *r,
 				    run_status_name(r->m.status));
 		goto out;
 	}
-	fj = bundle_get(b, CT_JSON);
-	fh = bundle_get(b, CT_HIST);
-	/* As ingest reads it: the JSON when its range is known. */
-	if (fj && r->m.hist_range_us)
-		ret = ct_json_parse((const char *)fj->data, fj->size,
-				    r->m.hist_range_us, &r->ct, err);
-	else if (fh)
-		ret = ct_hist_parse((const char *)fh->data, fh->size, &r->ct,
-				    err);
-	else
-		ret = rtlab_err_set(err, "%s: no " CT_JSON " (with "
-				    "testcase.hist_range_us) or " CT_HIST,
-				    path);
-	if (ret) {
+	/* As ingest reads it. */
+	ret = bundle_hists_read(b, r->m.hist_range_us, &r->ct, err);
+	if (ret)
 		rtlab_err_prefix(err, "%s", path);
-		goto out;
-	}
-	for (t = 0; t < r->ct.nthreads; t++)
-		if (r->ct.threads[t].cpu < 0)
-			r->ct.threads[t].cpu = r->ct.threads[t].thread;
 out:
 	bundle_free(b);
 	return ret;

@@ -13,6 +13,7 @@
 #include <yaml.h>
 
 #include "testcase.h"
+#include "yamlmap.h"
 
 #define TC_DEFAULT_DURATION_S	60
 #define TC_DEFAULT_PRIORITY	95
@@ -639,7 +640,6 @@ static int tc_defaults(struct testcase *tc, const char *path)
 int testcase_parse(const char *path, const char *text, size_t len,
 		   struct testcase *tc, struct rtlab_err *err)
 {
-	yaml_parser_t parser;
 	yaml_document_t doc;
 	struct tcp p = { .doc = &doc, .path = path, .err = err };
 	int ret;
@@ -647,23 +647,13 @@ int testcase_parse(const char *path, const char *text, size_t len,
 	ret = tc_defaults(tc, path);
 	if (ret)
 		return rtlab_err_seterr(err, -ret, "%s: out of memory", path);
-	if (!yaml_parser_initialize(&parser))
-		return rtlab_err_seterr(err, ENOMEM, "%s: out of memory",
-					path);
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text,
-				     len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		ret = rtlab_err_set(err, "%s:%lu: not valid YAML: %s", path,
-				    (unsigned long)parser.problem_mark.line + 1,
-				    parser.problem ? parser.problem : "?");
-		goto out_parser;
-	}
+	ret = yaml_doc_load(path, NULL, text, len, &doc, err);
+	if (ret)
+		return ret;
 	ret = parse_root(&p, yaml_document_get_root_node(&doc), tc);
 	if (ret == -ENOMEM)
 		rtlab_err_seterr(err, ENOMEM, "%s: out of memory", path);
 	yaml_document_delete(&doc);
-out_parser:
-	yaml_parser_delete(&parser);
 	return ret;
 }
 

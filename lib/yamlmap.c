@@ -84,9 +84,30 @@ static int ymap_fill(struct ymap *m, yaml_document_t *doc,
 	return 0;
 }
 
-int ymap_load(const char *path, struct ymap *m, struct rtlab_err *err)
+int yaml_doc_load(const char *path, FILE *f, const char *text, size_t len,
+		  yaml_document_t *doc, struct rtlab_err *err)
 {
 	yaml_parser_t parser;
+	int ret = 0;
+
+	if (!yaml_parser_initialize(&parser))
+		return rtlab_err_seterr(err, ENOMEM, "%s: out of memory",
+					path);
+	if (f)
+		yaml_parser_set_input_file(&parser, f);
+	else
+		yaml_parser_set_input_string(&parser,
+					     (const unsigned char *)text, len);
+	if (!yaml_parser_load(&parser, doc))
+		ret = rtlab_err_set(err, "%s:%lu: not valid YAML: %s", path,
+				    (unsigned long)parser.problem_mark.line + 1,
+				    parser.problem ? parser.problem : "?");
+	yaml_parser_delete(&parser);
+	return ret;
+}
+
+int ymap_load(const char *path, struct ymap *m, struct rtlab_err *err)
+{
 	yaml_document_t doc;
 	FILE *f;
 	int ret;
@@ -102,22 +123,11 @@ int ymap_load(const char *path, struct ymap *m, struct rtlab_err *err)
 				 strerror(-ret));
 		goto out_free;
 	}
-	if (!yaml_parser_initialize(&parser)) {
-		ret = -ENOMEM;
+	ret = yaml_doc_load(path, f, NULL, 0, &doc, err);
+	if (ret)
 		goto out_close;
-	}
-	yaml_parser_set_input_file(&parser, f);
-	if (!yaml_parser_load(&parser, &doc)) {
-		ret = rtlab_err_set(err, "%s: line %lu: YAML syntax error: %s",
-				    path,
-				    (unsigned long)parser.problem_mark.line + 1,
-				    parser.problem ? parser.problem : "?");
-		goto out_parser;
-	}
 	ret = ymap_fill(m, &doc, err);
 	yaml_document_delete(&doc);
-out_parser:
-	yaml_parser_delete(&parser);
 out_close:
 	fclose(f);
 out_free:

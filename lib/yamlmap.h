@@ -3,14 +3,29 @@
 #define RTLAB_YAMLMAP_H
 
 /*
- * Flat YAML definition files (kernels/NAME.yaml, boards/NAME.yaml): a
- * mapping of scalar keys to scalar values, read with libyaml.  The helpers
+ * YAML, read one way: yaml_doc_load() for every document (testcases
+ * included), and flat definition files (kernels/NAME.yaml,
+ * boards/NAME.yaml): a mapping of scalar keys to scalar values, read with libyaml.  The helpers
  * check keys against a list and convert values, each complaint naming the
  * file, the line and the field.
  */
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <yaml.h>
+
 #include "error.h"
+
+/**
+ * yaml_doc_load() - the one way rtlab reads a YAML document: from @f when
+ * not NULL, else from @len bytes of @text.  @path names the source in
+ * errors ("PATH:LINE: not valid YAML: WHY").
+ * Return: 0 with @doc loaded (caller yaml_document_delete()s it), or
+ * -EINVAL/-ENOMEM with @err set.
+ */
+int yaml_doc_load(const char *path, FILE *f, const char *text, size_t len,
+		  yaml_document_t *doc, struct rtlab_err *err) __must_check;
 
 struct ymap_entry {
 	char *key;

@@ -60,10 +60,11 @@ static int baseline_show(PGconn *conn, const char *board,
 		json_t *dfl = json_object_get(s, "default");
 		json_t *use = json_is_object(pin) ? pin : dfl;
 
-		printf("%-12s %-18s %-10s %-24s %-8s %s\n", cli_jstr(s, "board"),
-		       cli_jstr(s, "testcase"),
+		printf("%-12s %-18s %-10s %-24s %-8s %s\n",
+		       cli_jstr(s, "board"), cli_jstr(s, "testcase"),
 		       *cli_jstr(s, "tree") ? cli_jstr(s, "tree") : "''",
-		       json_is_object(use) ? cli_jstr(use, "release") : "(none)",
+		       json_is_object(use) ? cli_jstr(use, "release") :
+					     "(none)",
 		       json_is_object(pin) ? "pinned" :
 		       json_is_object(dfl) ? "default" : "-",
 		       cli_jstr(json_object_get(s, "latest"), "release"));

@@ -182,13 +182,15 @@ static int plot_mode(int argc, char **argv, bool compare)
 			o.board, o.testcase, o.baseline, o.candidate, o.clock,
 		};
 
-		ret = reporting_plot_compare(conn, &q, o.fmt, &img, &size, &err);
+		ret = reporting_plot_compare(conn, &q, o.fmt, &img, &size,
+					     &err);
 	} else {
 		struct reporting_trend_query q = {
 			o.board, o.testcase, o.tree, o.clock,
 		};
 
-		ret = reporting_plot_trend(conn, &q, o.fmt, &img, &size, &err);
+		ret = reporting_plot_trend(conn, &q, o.fmt, &img, &size,
+					   &err);
 	}
 	if (ret)
 		fprintf(stderr, "rtlab plot %s: %s\n", argv[0], err.msg);

@@ -118,7 +118,8 @@ int cmd_runs(int argc, char **argv)
 		cli_jint(id, sizeof(id), r, "id", 0);
 		cli_jint(max, sizeof(max), r, "max_us", 0);
 		printf("%-6s %-8.8s %-12s %-24s %-18s %-11s %7s  %s\n", id,
-		       cli_jstr(r, "uuid"), cli_jstr(r, "board"), cli_jstr(r, "kernel"),
+		       cli_jstr(r, "uuid"), cli_jstr(r, "board"),
+		       cli_jstr(r, "kernel"),
 		       cli_jstr(r, "testcase"), cli_jstr(r, "status"), max,
 		       cli_jstr(r, "created_at"));
 	}

@@ -173,8 +173,9 @@ static int run_by_uuid(PGconn *conn, const char *uuid, int64_t *id,
 {
 	const char *p[1] = { uuid };
 
-	return db_query_id(conn, "SELECT id FROM runs WHERE uuid = $1::uuid", 1, p,
-		    id, err, "looking up the run's uuid");
+	return db_query_id(conn,
+			   "SELECT id FROM runs WHERE uuid = $1::uuid", 1, p,
+			   id, err, "looking up the run's uuid");
 }
 
 /* Kernel, testcase and run in one statement; the run's id comes back, or
@@ -350,8 +351,9 @@ int db_run_store(PGconn *conn, const struct run_record *rec, int64_t *run_id,
 
 	if (board_id < 0) {
 		p[0] = m->board;
-		ret = db_query_id(conn, "SELECT id FROM boards WHERE name = $1", 1, p,
-			   &board_id, err, "looking up the board");
+		ret = db_query_id(conn,
+				  "SELECT id FROM boards WHERE name = $1", 1, p,
+				  &board_id, err, "looking up the board");
 		if (ret == -ENOENT)
 			ret = rtlab_err_set(err,
 					    "manifest.json: board '%s' is not "
@@ -395,11 +397,13 @@ int db_run_resolve(PGconn *conn, const char *ref, int64_t *run_id,
 	int ret;
 
 	if (all_digits(ref, 18))
-		ret = db_query_id(conn, "SELECT id FROM runs WHERE id = $1::bigint", 1,
-			   p, run_id, err, "looking up the run");
+		ret = db_query_id(conn,
+				  "SELECT id FROM runs WHERE id = $1::bigint",
+				  1, p, run_id, err, "looking up the run");
 	else if (n == 36 && strspn(ref, "0123456789abcdefABCDEF-") == n)
-		ret = db_query_id(conn, "SELECT id FROM runs WHERE uuid = $1::uuid", 1,
-			   p, run_id, err, "looking up the run");
+		ret = db_query_id(conn,
+				  "SELECT id FROM runs WHERE uuid = $1::uuid",
+				  1, p, run_id, err, "looking up the run");
 	else if (n >= 4 && n < 36 &&
 		 strspn(ref, "0123456789abcdefABCDEF-") == n) {
 		/* A uuid prefix, as `rtlab runs` prints it. */

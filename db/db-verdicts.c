@@ -37,8 +37,8 @@ int db_testcase_lookup(PGconn *conn, const char *name, int *testcase_id,
 	int64_t id;
 	int ret;
 
-	ret = db_query_id(conn, "SELECT id FROM testcases WHERE name = $1", 1, p,
-		    &id, err, "looking up the testcase");
+	ret = db_query_id(conn, "SELECT id FROM testcases WHERE name = $1",
+			  1, p, &id, err, "looking up the testcase");
 	if (ret == -ENOENT)
 		return rtlab_err_seterr(err, ENOENT, "testcase '%s' not found "
 					"(no run of it was stored)", name);

@@ -19,7 +19,7 @@
 struct strbuf {
 	char *buf;		/* owned; NULL until the first append */
 	size_t len, cap;
-	bool failed;		/* an append failed; the text is incomplete */
+	bool failed;		/* an append failed: text incomplete */
 };
 
 /** strbuf_add() - append @n bytes of @data. */

@@ -4,10 +4,10 @@
 
 /*
  * YAML, read one way: yaml_doc_load() for every document (testcases
- * included), and flat definition files (kernels/NAME.yaml,
- * boards/NAME.yaml): a mapping of scalar keys to scalar values, read with libyaml.  The helpers
- * check keys against a list and convert values, each complaint naming the
- * file, the line and the field.
+ * included).  Flat definition files (kernels/NAME.yaml, boards/NAME.yaml)
+ * are a mapping of scalar keys to scalar values; the ymap helpers check
+ * keys against a list and convert values, each complaint naming the file,
+ * the line and the field.
  */
 
 #include <stdbool.h>

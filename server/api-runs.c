@@ -278,7 +278,8 @@ static enum MHD_Result plot(struct http_request *req, int64_t id,
 
 	ret = db_run_hists_load(req->db, id, &rh, &err);
 	if (ret) {
-		r = http_respond_error(req, http_errno_status(ret), "%s", err.msg);
+		r = http_respond_error(req, http_errno_status(ret), "%s",
+				       err.msg);
 		goto out;
 	}
 	ret = plot_stored_run(&rh, fmt, &img, &size, &err);

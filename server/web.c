@@ -1152,7 +1152,8 @@ static enum MHD_Result plot_answer(struct http_request *req,
 					   &err);
 	}
 	if (ret)
-		r = http_respond_error(req, http_errno_status(ret), "%s", err.msg);
+		r = http_respond_error(req, http_errno_status(ret), "%s",
+				       err.msg);
 	else
 		r = http_respond(req, MHD_HTTP_OK,
 				 m->fmt == PLOT_SVG ? "image/svg+xml" :

@@ -58,7 +58,8 @@ AGENT_SRCS := $(wildcard agent/*.c)
 AGENT_LIB_SRCS := $(filter-out agent/main.c,$(AGENT_SRCS))
 # Everything of the rtlab front end except its main.c lives in a static
 # library, so unit tests and benchmarks link the same code.
-CORE_SRCS  := $(wildcard server/*.c reports/*.c boards/*.c kernels/*.c) \
+CORE_SRCS  := $(wildcard db/*.c reports/*.c kernels/*.c boards/*.c \
+			 services/*.c server/*.c) \
 	      $(filter-out cli/main.c,$(wildcard cli/*.c))
 UNIT_SRCS  := $(wildcard tests/unit/test-*.c)
 BENCH_SRCS := $(wildcard bench/*.c)

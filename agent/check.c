@@ -79,7 +79,7 @@ int cmd_check(int argc, char **argv)
 	printf("testcase %s (%s): valid, %u s, %zu load(s)\n", tc.name, file,
 	       tc.duration_s, tc.nloads);
 	for (i = 0; tools && tools[i]; i++) {
-		char *path = proc_which(tools[i]);
+		char *path = path_which(tools[i]);
 
 		if (path)
 			printf("tool %s: %s\n", tools[i], path);
@@ -110,7 +110,7 @@ int cmd_check(int argc, char **argv)
 						 tc.trace.optional_events[i]))
 				printf("trace: optional event %s is not in this kernel (traced without it)\n",
 				       tc.trace.optional_events[i]);
-		tcmd = proc_which("trace-cmd");
+		tcmd = path_which("trace-cmd");
 		if (tcmd)
 			printf("trace: trace-cmd %s writes trace.dat\n", tcmd);
 		else

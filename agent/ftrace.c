@@ -299,7 +299,7 @@ int ftrace_extract(const char *root, const char *dir, const char *name,
 					"trace-cmd reads the mounted tracefs (%s), not %s",
 					tracefs_tracing_dir() ?: "none found",
 					root);
-	tool = proc_which("trace-cmd");
+	tool = path_which("trace-cmd");
 	if (!tool)
 		return rtlab_err_seterr(err, ENOENT,
 					"trace-cmd is not on PATH; it writes trace.dat");

@@ -14,34 +14,6 @@
 
 #include "proc.h"
 
-char *proc_which(const char *tool)
-{
-	const char *path = getenv("PATH");
-	char *dirs, *dir, *save = NULL, *full = NULL;
-
-	if (!tool || !*tool)
-		return NULL;
-	if (strchr(tool, '/'))
-		return access(tool, X_OK) ? NULL : strdup(tool);
-	dirs = strdup(path && *path ? path : "/usr/local/sbin:/usr/local/bin:"
-		      "/usr/sbin:/usr/bin:/sbin:/bin");
-	if (!dirs)
-		return NULL;
-	for (dir = strtok_r(dirs, ":", &save); dir;
-	     dir = strtok_r(NULL, ":", &save)) {
-		if (asprintf(&full, "%s/%s", dir, tool) < 0) {
-			full = NULL;
-			break;
-		}
-		if (!access(full, X_OK))
-			break;
-		free(full);
-		full = NULL;
-	}
-	free(dirs);
-	return full;
-}
-
 int proc_capture(char *const argv[], size_t max, char **out, size_t *len,
 		 int *status, struct rtlab_err *err)
 {

@@ -11,13 +11,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include "error.h"
-
-/**
- * proc_which() - the full path of @tool found on $PATH (or @tool itself
- * when it contains a '/' and is executable).
- * Return: malloc'd path (caller frees) or NULL when not found.
- */
-char *proc_which(const char *tool);
+#include "fsutil.h"
 
 /**
  * proc_capture() - run @argv (stdin and stderr on /dev/null), collect at

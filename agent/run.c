@@ -244,7 +244,7 @@ static void run_check_tools(struct run_ctx *r)
 		return;
 	}
 	for (i = 0; tools[i]; i++) {
-		char *path = proc_which(tools[i]);
+		char *path = path_which(tools[i]);
 
 		if (!path)
 			run_fail(r, "testcase %s needs '%s', which is not on PATH",
@@ -294,7 +294,7 @@ static void run_prepare_trace(struct run_ctx *r)
 		run_fail(r, "%s", err.msg);
 		return;
 	}
-	tool = proc_which("trace-cmd");
+	tool = path_which("trace-cmd");
 	if (!tool) {
 		rlog(r, LOG_LEVEL_WARN, "trace-cmd is not on PATH (it writes trace.dat); measuring without ftrace");
 		trace_unavailable(r, "trace-cmd is not on PATH (it writes trace.dat)");

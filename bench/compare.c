@@ -21,9 +21,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "../server/db-verdicts.h"
-#include "../server/db.h"
-#include "../server/verdict.h"
+#include "../db/db-verdicts.h"
+#include "../db/db.h"
+#include "../services/verdict.h"
 
 #define BOARDS 10
 #define TESTCASES 10

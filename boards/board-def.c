@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../kernels/fsutil.h"
-#include "../kernels/yamlmap.h"
-#include "../server/config.h"
+#include "fsutil.h"
+#include "yamlmap.h"
+#include "config.h"
 #include "board.h"
 
 #define BOARD_KEYS "name, kind, description, clock, icount_shift, cpus, " \

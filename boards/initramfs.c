@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../kernels/fsutil.h"
+#include "fsutil.h"
 #include "initramfs.h"
 
 /* Bump when the layout changes, so cached bases are rebuilt. */

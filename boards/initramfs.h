@@ -35,7 +35,7 @@ struct initramfs_job {
 
 /**
  * initramfs_check_tools() - can the base archive carry every tool of
- * @tools (a testcase's, from `rtlab-agent check --tools`)?
+ * @tools (a testcase's, from testcase_tools())?
  * Return: 0, or -ENOENT with @err naming the first tool it cannot.
  */
 int initramfs_check_tools(const char *const *tools, size_t ntools,

@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
-#include <libgen.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -27,15 +26,16 @@
 #include <unistd.h>
 #include <uuid/uuid.h>
 
-#include "../kernels/fsutil.h"
+#include "fsutil.h"
 #include "../kernels/kernel.h"
-#include "../server/config.h"
+#include "config.h"
 #include "board.h"
 #include "bundle.h"
 #include "channel.h"
 #include "initramfs.h"
 #include "manifest.h"
 #include "progress.h"
+#include "testcase.h"
 
 #define CHANNEL_MAX_BYTES (1ULL << 30)
 #define PANIC_GRACE_S 2.0	/* console lines after "Kernel panic" */
@@ -166,31 +166,10 @@ static int valid_run_id(const char *s)
 	return strlen(s) == 36 && !uuid_parse(s, u);
 }
 
+/* The agent to put on the board: the caller's, else the usual one. */
 static char *find_agent(const struct board_run_opts *o)
 {
-	char exe[4096], *dir, *p;
-	const char *env = getenv("RTLAB_AGENT");
-	ssize_t n;
-
-	if (o->agent_path)
-		return strdup(o->agent_path);
-	if (env && *env)
-		return strdup(env);
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return NULL;
-	exe[n] = '\0';
-	dir = dirname(exe);
-	p = path_join(dir, "rtlab-agent");
-	if (p && !access(p, X_OK))
-		return p;
-	free(p);
-	/* unit-test and benchmark binaries sit one level further down */
-	p = path_join(dir, "../rtlab-agent");
-	if (p && !access(p, X_OK))
-		return p;
-	free(p);
-	return NULL;
+	return o->agent_path ? strdup(o->agent_path) : rtlab_agent_path();
 }
 
 static int build_cmdline(struct run *r, const struct kernel_def *k)
@@ -608,46 +587,33 @@ static enum outcome supervise(struct run *r, pid_t pid, int lfd,
 }
 
 /*
- * Before anything boots: the testcase must parse (the agent's own parser
- * says so, naming the file and key) and every tool it needs must be one
- * the initramfs can carry.
+ * Before anything boots: the testcase must parse (the agent's own parser,
+ * lib/testcase.c, naming the file and key) and every tool it needs must be
+ * one the initramfs can carry.
  */
-static int check_testcase(const struct board_run_opts *o,
-			  const char *testcase_path, struct rtlab_err *err)
+static int check_testcase(const char *testcase_path, struct rtlab_err *err)
 {
-	char *agent = find_agent(o), *out = NULL, *line, *save = NULL;
-	const char *tools[32];
+	const char **tools = NULL;
+	struct testcase tc;
 	size_t n = 0;
 	int ret;
 
-	if (!agent)	/* the guest then runs cyclictest alone */
-		return 0;
-	{
-		char *argv[] = { agent, "check", "--testcase",
-				 (char *)testcase_path, "--tools", NULL };
-
-		ret = spawn_capture(argv, NULL, 1, &out, err);
+	ret = testcase_load(testcase_path, &tc, err);
+	if (ret)
+		goto out;
+	tools = testcase_tools(&tc);
+	if (!tools) {
+		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+		goto out;
 	}
-	if (ret > 0) {
-		/* the agent's message names the file and key */
-		char *nl = out ? strchr(out, '\n') : NULL;
-
-		if (nl)
-			*nl = '\0';
-		ret = rtlab_err_set(err, "%s", out && *out ? out :
-				    "testcase check failed");
-	}
-	for (line = ret ? NULL : strtok_r(out, "\n", &save);
-	     line && n < sizeof(tools) / sizeof(tools[0]);
-	     line = strtok_r(NULL, "\n", &save))
-		tools[n++] = line;
-	if (!ret) {
-		ret = initramfs_check_tools(tools, n, err);
-		if (ret)
-			rtlab_err_prefix(err, "testcase %s", testcase_path);
-	}
-	free(out);
-	free(agent);
+	while (tools[n])
+		n++;
+	ret = initramfs_check_tools(tools, n, err);
+	if (ret)
+		rtlab_err_prefix(err, "testcase %s", testcase_path);
+out:
+	free(tools);
+	testcase_cleanup(&tc);
 	return ret;
 }
 
@@ -661,7 +627,7 @@ static int prepare(struct run *r, const struct kernel_def *k,
 	bool built = false;
 	int ret;
 
-	ret = check_testcase(r->o, testcase_path, err);
+	ret = check_testcase(testcase_path, err);
 	if (ret)
 		return ret;
 	phase(r, "fetch");

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../reports/spike.h"
-#include "../server/db-runs.h"
-#include "../server/db.h"
+#include "../services/spike-store.h"
+#include "../db/db-runs.h"
+#include "../db/db.h"
 #include "commands.h"
 
 static void analyze_usage(FILE *out)

@@ -12,8 +12,8 @@
 
 #include <jansson.h>
 
-#include "../server/db-boards.h"
-#include "../server/db.h"
+#include "../db/db-boards.h"
+#include "../db/db.h"
 #include "commands.h"
 
 static void board_usage(FILE *out)

@@ -13,8 +13,10 @@
 
 #include "../boards/board.h"
 #include "../kernels/kernel.h"
+#include "bundle-hists.h"
 #include "bundle.h"
 #include "commands.h"
+#include "common.h"
 #include "cyclictest.h"
 #include "manifest.h"
 
@@ -85,11 +87,9 @@ static int boot_inspect(const char *path)
 		goto out;
 	}
 	printf("files_verified=yes\n");
-	f = bundle_get(b, "cyclictest.json");
-	if (f) {
-		if (ct_json_parse((const char *)f->data, f->size,
-				  m.hist_range_us ? m.hist_range_us : 1000,
-				  &ct, &err)) {
+	if (bundle_get(b, BUNDLE_CT_JSON) || bundle_get(b, BUNDLE_CT_HIST)) {
+		/* The histograms as ingest will read them. */
+		if (bundle_hists_read(b, m.hist_range_us, &ct, &err)) {
 			printf("cyclictest=invalid %s\n", err.msg);
 			goto out;
 		}
@@ -106,20 +106,6 @@ out:
 	manifest_cleanup(&m);
 	bundle_free(b);
 	return ret;
-}
-
-static int parse_uint(const char *s, const char *opt, unsigned int *out)
-{
-	char *end;
-	unsigned long v = strtoul(s, &end, 10);
-
-	if (!*s || *end || s[0] == '-' || v > 1000000) {
-		fprintf(stderr, "rtlab boot: %s: expected a whole number of "
-			"seconds, got '%s'\n", opt, s);
-		return -1;
-	}
-	*out = v;
-	return 0;
 }
 
 int cmd_boot(int argc, char **argv)
@@ -167,7 +153,8 @@ int cmd_boot(int argc, char **argv)
 			testcase = optarg;
 			break;
 		case 'd':
-			if (parse_uint(optarg, "--duration", &o.duration_s))
+			if (opt_uint("boot", "--duration", optarg, 0, 1000000,
+				     &o.duration_s))
 				return EXIT_USAGE;
 			break;
 		case 'o':
@@ -183,13 +170,13 @@ int cmd_boot(int argc, char **argv)
 			o.extra_cmdline = optarg;
 			break;
 		case O_BOOTTO:
-			if (parse_uint(optarg, "--boot-timeout",
-				       &o.boot_timeout_s))
+			if (opt_uint("boot", "--boot-timeout", optarg, 0,
+				     1000000, &o.boot_timeout_s))
 				return EXIT_USAGE;
 			break;
 		case O_HANGTO:
-			if (parse_uint(optarg, "--hang-timeout",
-				       &o.hang_timeout_s))
+			if (opt_uint("boot", "--hang-timeout", optarg, 0,
+				     1000000, &o.hang_timeout_s))
 				return EXIT_USAGE;
 			break;
 		case O_KEEP:

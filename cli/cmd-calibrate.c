@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,15 +19,16 @@
 #include <unistd.h>
 
 #include "../boards/board.h"
-#include "../kernels/fsutil.h"
+#include "fsutil.h"
 #include "../kernels/kernel.h"
 #include "../kernels/module.h"
-#include "../server/calibrate.h"
-#include "../server/config.h"
-#include "../server/db.h"
-#include "../server/verdict.h"
+#include "../services/calibrate.h"
+#include "config.h"
+#include "../db/db.h"
+#include "../services/verdict.h"
 #include "bundle.h"
 #include "commands.h"
+#include "common.h"
 #include "log.h"
 #include "progress.h"
 #include "regress.h"
@@ -98,23 +98,6 @@ static void cal_usage(FILE *f)
 		CAL_DEFAULT_SPINS);
 }
 
-static int parse_uint(const char *opt, const char *s, unsigned int lo,
-		      unsigned int hi, unsigned int *out)
-{
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || !*s || *end || *s == '-' || v < lo || v > hi) {
-		fprintf(stderr, "rtlab calibrate: %s '%s': expected an integer %u..%u\n",
-			opt, s, lo, hi);
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-}
-
 static int parse_spins(const char *s, struct cal_opts *o)
 {
 	char *copy = strdup(s), *tok, *save = NULL;
@@ -131,8 +114,8 @@ static int parse_spins(const char *s, struct cal_opts *o)
 			ret = -EINVAL;
 			break;
 		}
-		ret = parse_uint("--spins", tok, 1, 100000,
-				 &o->spins[o->nspins++]);
+		ret = opt_uint("calibrate", "--spins", tok, 1, 100000,
+			       &o->spins[o->nspins++]);
 	}
 	if (!ret && !o->nspins) {
 		fprintf(stderr, "rtlab calibrate: --spins '%s': expected sizes in us such as 50,200,1000\n",
@@ -181,18 +164,23 @@ static int cal_parse(int argc, char **argv, struct cal_opts *o)
 		case 'b': o->board = optarg; break;
 		case 'k': o->kernel = optarg; break;
 		case 't': o->testcase = optarg; break;
-		case 'n': bad |= parse_uint("--pairs", optarg, 1, 1000,
-					    &o->pairs); break;
-		case 'r': bad |= parse_uint("--runs", optarg, 2, 1000,
-					    &o->runs); break;
+		case 'n': bad |= opt_uint("calibrate", "--pairs", optarg,
+					  1, 1000, &o->pairs);
+			  break;
+		case 'r': bad |= opt_uint("calibrate", "--runs", optarg,
+					  2, 1000, &o->runs);
+			  break;
 		case 's': bad |= parse_spins(optarg, o); break;
-		case 'd': bad |= parse_uint("--duration", optarg, 1, 86400,
-					    &o->duration_s); break;
+		case 'd': bad |= opt_uint("calibrate", "--duration", optarg,
+					  1, 86400, &o->duration_s);
+			  break;
 		case 'M': o->mode = optarg; break;
-		case 'P': bad |= parse_uint("--period-ms", optarg, 1, 60000,
-					    &o->period_ms); break;
-		case 'J': bad |= parse_uint("--jitter-pct", optarg, 0, 100,
-					    &o->jitter_pct); break;
+		case 'P': bad |= opt_uint("calibrate", "--period-ms", optarg,
+					  1, 60000, &o->period_ms);
+			  break;
+		case 'J': bad |= opt_uint("calibrate", "--jitter-pct", optarg,
+					  0, 100, &o->jitter_pct);
+			  break;
 		case 'j': o->json = true; break;
 		case 'N': o->store = false; break;
 		case 'K': o->keep = optarg; break;
@@ -219,24 +207,6 @@ static int cal_parse(int argc, char **argv, struct cal_opts *o)
 }
 
 /* rtlab-agent beside this binary, else on PATH. */
-static char *find_agent(void)
-{
-	char exe[4096], *p;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	const char *env = getenv("RTLAB_AGENT");
-
-	if (env && *env)
-		return strdup(env);
-	if (n > 0) {
-		exe[n] = '\0';
-		p = path_join(dirname(exe), "rtlab-agent");
-		if (p && !access(p, X_OK))
-			return p;
-		free(p);
-	}
-	return strdup("rtlab-agent");
-}
-
 static char *testcase_path(const char *t)
 {
 	char *rel = NULL, *p;
@@ -285,7 +255,11 @@ static int cal_prepare(struct cal *c)
 		}
 		uname(&u);
 		snprintf(c->release, sizeof(c->release), "%s", u.release);
-		c->agent = find_agent();
+		c->agent = rtlab_agent_path();
+		if (!c->agent) {
+			fprintf(stderr, "rtlab calibrate: cannot find rtlab-agent (set RTLAB_AGENT)\n");
+			return 1;
+		}
 	} else {
 		c->b = board_def_find(c->o.board, &err);
 		if (!c->b) {

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../server/cluster.h"
-#include "../server/config.h"
-#include "../server/db.h"
+#include "../db/cluster.h"
+#include "config.h"
+#include "../db/db.h"
 #include "commands.h"
 
 static void db_usage(FILE *out)

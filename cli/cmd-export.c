@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "../reports/kcidb.h"
-#include "../server/db-reports.h"
-#include "../server/db.h"
+#include "../db/db-reports.h"
+#include "../db/db.h"
 #include "commands.h"
 
 static void export_usage(FILE *out)

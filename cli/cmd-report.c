@@ -14,9 +14,10 @@
 
 #include "../reports/bugzilla.h"
 #include "../reports/report.h"
-#include "../server/config.h"
-#include "../server/db-reports.h"
-#include "../server/db.h"
+#include "../services/reporting.h"
+#include "config.h"
+#include "../db/db-reports.h"
+#include "../db/db.h"
 #include "commands.h"
 
 static void report_usage(FILE *out)
@@ -88,7 +89,7 @@ static int write_report(PGconn *conn, int64_t id, const char *dir_opt,
 	json_t *fj = NULL;
 	int ret, status = 1;
 
-	ret = report_build(conn, id, force, &f, &r, &err);
+	ret = reporting_build(conn, id, force, &f, &r, &err);
 	if (ret) {
 		fprintf(stderr, "rtlab report: %s\n", err.msg);
 		goto out;
@@ -209,7 +210,7 @@ static int file_report(PGconn *conn, int64_t id, const char *url_opt,
 		status = EXIT_USAGE;
 		goto out;
 	}
-	ret = report_build(conn, id, force, &f, &r, &err);
+	ret = reporting_build(conn, id, force, &f, &r, &err);
 	if (ret) {
 		fprintf(stderr, "rtlab report file: %s\n", err.msg);
 		goto out;

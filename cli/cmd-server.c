@@ -10,11 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../server/config.h"
-#include "../server/db-runs.h"
-#include "../server/db.h"
+#include "config.h"
+#include "../db/db-runs.h"
+#include "../db/db.h"
+#include "../server/api.h"
 #include "../server/http.h"
 #include "commands.h"
+#include "common.h"
 
 static void server_usage(FILE *out)
 {
@@ -32,21 +34,6 @@ static void server_usage(FILE *out)
 		"                      connection (default 4)\n"
 		"  --quiet             no request log on stderr\n",
 		RTLAB_DEFAULT_MAX_UPLOAD_MB);
-}
-
-static int parse_uint(const char *opt, const char *s, unsigned int min,
-		      unsigned int max, unsigned int *out)
-{
-	char *end;
-	unsigned long v = strtoul(s, &end, 10);
-
-	if (!*s || *end || v < min || v > max) {
-		fprintf(stderr, "rtlab server: %s '%s': expected a number "
-			"from %u to %u\n", opt, s, min, max);
-		return -1;
-	}
-	*out = v;
-	return 0;
 }
 
 int cmd_server(int argc, char **argv)
@@ -75,12 +62,13 @@ int cmd_server(int argc, char **argv)
 			listen = optarg;
 			break;
 		case 'm':
-			if (parse_uint("--max-upload-mb", optarg, 1, 65536,
-				       &max_mb))
+			if (opt_uint("server", "--max-upload-mb", optarg, 1,
+				     65536, &max_mb))
 				return EXIT_USAGE;
 			break;
 		case 't':
-			if (parse_uint("--threads", optarg, 1, 256, &threads))
+			if (opt_uint("server", "--threads", optarg, 1, 256,
+				     &threads))
 				return EXIT_USAGE;
 			break;
 		case 'q':
@@ -128,6 +116,8 @@ int cmd_server(int argc, char **argv)
 	hc.max_upload_mb = max_mb ? max_mb : cfg.max_upload_mb;
 	hc.threads = threads;
 	hc.quiet = quiet;
+	hc.handlers = server_routes;
+	hc.nhandlers = server_nroutes;
 	if (http_serve(&hc, &err)) {
 		fprintf(stderr, "rtlab server: %s\n", err.msg);
 		goto out;

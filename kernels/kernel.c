@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../server/config.h"
+#include "config.h"
 #include "fsutil.h"
 #include "kernel.h"
 #include "yamlmap.h"

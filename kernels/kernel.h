@@ -70,7 +70,7 @@ struct kernel_def *kernel_def_load(const char *path, struct rtlab_err *err);
 /**
  * kernel_def_find() - load a definition by name ("debian-rt") or by path
  * (anything with a '/' or ending in .yaml).  Names are looked up in
- * rtlab_data_path("kernels") (server/config.h).
+ * rtlab_data_path("kernels") (lib/config.h).
  * Return: as kernel_def_load().
  */
 struct kernel_def *kernel_def_find(const char *name, struct rtlab_err *err);
@@ -86,7 +86,7 @@ char *kernel_defs_dir(void);
 
 /**
  * kernel_cache_root() - STATE_DIR/cache/kernels, STATE_DIR being
- * rtlab_state_dir() (server/config.h).  Return: malloc'd, caller frees.
+ * rtlab_state_dir() (lib/config.h).  Return: malloc'd, caller frees.
  */
 char *kernel_cache_root(void);
 

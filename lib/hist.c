@@ -235,3 +235,21 @@ uint32_t hist_nonempty(const struct hist *h)
 			n++;
 	return n;
 }
+
+void run_hists_cleanup(struct run_hists *rh)
+{
+	size_t i;
+
+	if (!rh)
+		return;
+	for (i = 0; i < rh->nhists; i++)
+		hist_cleanup(&rh->hists[i]);
+	free(rh->hists);
+	free(rh->board);
+	free(rh->kernel);
+	free(rh->kernel_version);
+	free(rh->testcase);
+	free(rh->status);
+	free(rh->clock);
+	memset(rh, 0, sizeof(*rh));
+}

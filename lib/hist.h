@@ -9,6 +9,7 @@
  * histogram whose tail overflowed still knows its maximum.
  */
 
+#include <stddef.h>
 #include <stdint.h>
 #include "error.h"
 
@@ -70,5 +71,21 @@ int hist_check(const struct hist *h, struct rtlab_err *err) __must_check;
 
 /** hist_nonempty() - number of non-zero buckets (for compact storage). */
 uint32_t hist_nonempty(const struct hist *h);
+
+/*
+ * A stored run's histograms rebuilt as struct hist, with the plot title's
+ * parts: filled by the database layer (db_run_hists_load()), drawn by
+ * reports/ (plot_stored_run()).
+ */
+struct run_hists {
+	int64_t run_id;
+	char uuid[37];
+	char *board, *kernel, *kernel_version, *testcase, *status, *clock;
+	size_t nhists;
+	struct hist *hists;	/* thread order */
+};
+
+/** run_hists_cleanup() - free what db_run_hists_load() filled; safe twice. */
+void run_hists_cleanup(struct run_hists *rh);
 
 #endif

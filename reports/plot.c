@@ -20,7 +20,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../server/db-runs.h"
 #include "plot.h"
 
 extern char **environ;
@@ -53,67 +52,22 @@ int plot_format_parse(const char *name, enum plot_format *fmt)
 	return -EINVAL;
 }
 
-void plot_script_cleanup(struct plot_script *s)
-{
-	if (!s)
-		return;
-	free(s->buf);
-	s->buf = NULL;
-	s->len = s->cap = 0;
-	s->failed = false;
-}
-
-static void __printf(2, 3) ps_printf(struct plot_script *s, const char *fmt,
-				     ...)
-{
-	va_list ap;
-	int n;
-
-	if (s->failed)
-		return;
-	for (;;) {
-		size_t room = s->cap - s->len;
-
-		va_start(ap, fmt);
-		n = vsnprintf(s->buf ? s->buf + s->len : NULL, room, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			s->failed = true;
-			return;
-		}
-		if ((size_t)n < room) {
-			s->len += n;
-			return;
-		}
-		size_t cap = s->cap ? s->cap * 2 : 1024;
-		while (cap - s->len <= (size_t)n)
-			cap *= 2;
-		char *nb = realloc(s->buf, cap);
-		if (!nb) {
-			s->failed = true;
-			return;
-		}
-		s->buf = nb;
-		s->cap = cap;
-	}
-}
-
 /* A gnuplot single-quoted string: only '' needs escaping there, and
  * backslashes are literal.  Control characters become spaces. */
-static void ps_quoted(struct plot_script *s, const char *text)
+static void ps_quoted(struct strbuf *s, const char *text)
 {
 	const char *p;
 
-	ps_printf(s, "'");
+	strbuf_addf(s, "'");
 	for (p = text ? text : ""; *p; p++) {
 		if (*p == '\'')
-			ps_printf(s, "''");
+			strbuf_addf(s, "''");
 		else if ((unsigned char)*p < 0x20)
-			ps_printf(s, " ");
+			strbuf_addf(s, " ");
 		else
-			ps_printf(s, "%c", *p);
+			strbuf_addf(s, "%c", *p);
 	}
-	ps_printf(s, "'");
+	strbuf_addf(s, "'");
 }
 
 /* Highest latency to show: the last counted bucket, or the true maximum
@@ -135,7 +89,7 @@ static uint32_t series_top_us(const struct hist *h)
 }
 
 int plot_script_histogram(const struct plot_run *run, enum plot_format fmt,
-			  struct plot_script *s)
+			  struct strbuf *s)
 {
 	unsigned int w = run->width_px ? run->width_px : 1000;
 	unsigned int h = run->height_px ? run->height_px : 600;
@@ -154,12 +108,12 @@ int plot_script_histogram(const struct plot_run *run, enum plot_format fmt,
 		any += run->series[i].hist->samples;
 	}
 
-	ps_printf(s, "# rtlab latency histogram\nset encoding utf8\n");
+	strbuf_addf(s, "# rtlab latency histogram\nset encoding utf8\n");
 	if (fmt == PLOT_SVG) {
-		ps_printf(s, "set terminal svg size %u,%u dynamic noenhanced "
+		strbuf_addf(s, "set terminal svg size %u,%u dynamic noenhanced "
 			     "font 'sans,12'\n", w, h);
 	} else {
-		ps_printf(s,
+		strbuf_addf(s,
 			  "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
 			  "\tset terminal pngcairo size %u,%u noenhanced "
 			  "font 'sans,10'\n"
@@ -167,14 +121,14 @@ int plot_script_histogram(const struct plot_run *run, enum plot_format fmt,
 			  "\tset terminal png size %u,%u noenhanced\n"
 			  "}\n", w, h, w, h);
 	}
-	ps_printf(s, "set output 'plot.%s'\n", plot_format_ext(fmt));
-	ps_printf(s, "set title ");
+	strbuf_addf(s, "set output 'plot.%s'\n", plot_format_ext(fmt));
+	strbuf_addf(s, "set title ");
 	ps_quoted(s, run->title);
 	if (run->subtitle) {
-		ps_printf(s, ".\"\\n\".");
+		strbuf_addf(s, ".\"\\n\".");
 		ps_quoted(s, run->subtitle);
 	}
-	ps_printf(s, " noenhanced\n"
+	strbuf_addf(s, " noenhanced\n"
 		     "set xlabel 'Latency (µs)'\n"
 		     "set ylabel 'Number of samples (log)'\n"
 		     "set logscale y\n"
@@ -183,9 +137,9 @@ int plot_script_histogram(const struct plot_run *run, enum plot_format fmt,
 		     "set key top right box opaque noenhanced\n"
 		     "set xrange [0:%u]\n", top_us + top_us / 20 + 2);
 	if (any)
-		ps_printf(s, "set yrange [0.8:*]\n");
+		strbuf_addf(s, "set yrange [0.8:*]\n");
 	else
-		ps_printf(s, "set yrange [0.8:10]\n"
+		strbuf_addf(s, "set yrange [0.8:10]\n"
 			     "set label 1 'no samples' at graph 0.5, graph 0.5 "
 			     "center\n");
 
@@ -196,13 +150,13 @@ int plot_script_histogram(const struct plot_run *run, enum plot_format fmt,
 		if (!hi->samples || hi->max_us == UINT32_MAX ||
 		    hi->max_us > top_us)
 			continue;
-		ps_printf(s, "set arrow %zu from %u, graph 0 to %u, graph 1 "
+		strbuf_addf(s, "set arrow %zu from %u, graph 0 to %u, graph 1 "
 			     "nohead dt 2 lw 1.5 lc rgb '%s'\n", i + 1,
 			  hi->max_us, hi->max_us,
 			  plot_colours[i % NCOLOURS]);
 	}
 
-	ps_printf(s, "plot ");
+	strbuf_addf(s, "plot ");
 	for (i = 0; i < run->nseries; i++) {
 		const struct hist *hi = run->series[i].hist;
 		char label[256];
@@ -225,14 +179,14 @@ int plot_script_histogram(const struct plot_run *run, enum plot_format fmt,
 				 run->series[i].label ? run->series[i].label :
 							"");
 		/* Empty buckets drop below the axis so the steps reach it. */
-		ps_printf(s, "%s'series-%zu.dat' using 1:($2 > 0 ? $2 : 0.1) "
+		strbuf_addf(s, "%s'series-%zu.dat' using 1:($2 > 0 ? $2 : 0.1) "
 			     "with histeps lw 1.5 lc rgb '%s' title ",
 			  i ? ", \\\n\t" : "", i, plot_colours[i % NCOLOURS]);
 		ps_quoted(s, label);
 	}
 	if (!any)
-		ps_printf(s, ", 1/0 notitle");
-	ps_printf(s, "\nset output\n");
+		strbuf_addf(s, ", 1/0 notitle");
+	strbuf_addf(s, "\nset output\n");
 	return s->failed ? -ENOMEM : 0;
 }
 
@@ -379,7 +333,7 @@ static int run_gnuplot(const char *dir, struct rtlab_err *err)
 int plot_run_histogram(const struct plot_run *run, enum plot_format fmt,
 		       void **img, size_t *size, struct rtlab_err *err)
 {
-	struct plot_script s;
+	struct strbuf s;
 	const char *tmp = getenv("TMPDIR");
 	char dir[PATH_MAX], path[PATH_MAX + 32];
 	size_t i, ndata = 0;
@@ -451,7 +405,7 @@ out:
 		}
 		rmdir(dir);
 	}
-	plot_script_cleanup(&s);
+	strbuf_cleanup(&s);
 	return ret;
 }
 
@@ -559,12 +513,12 @@ double plot_trend_median(const double *v, size_t n)
 
 /* A value for a trend data file: '?' (missing) when unknown or, on a log
  * scale, not positive. */
-static void ps_value(struct plot_script *s, double v)
+static void ps_value(struct strbuf *s, double v)
 {
 	if (isfinite(v) && v > 0)
-		ps_printf(s, " %.6g", v);
+		strbuf_addf(s, " %.6g", v);
 	else
-		ps_printf(s, " ?");
+		strbuf_addf(s, " ?");
 }
 
 /* The defined values of a trend: how many, and their range. */
@@ -601,7 +555,7 @@ static void trend_range(const struct plot_trend *t, struct trend_range *r)
 }
 
 int plot_script_trend(const struct plot_trend *t, enum plot_format fmt,
-		      struct plot_script *s)
+		      struct strbuf *s)
 {
 	unsigned int w = t->width_px ? t->width_px : 1000;
 	unsigned int h = t->height_px ? t->height_px : 600;
@@ -614,12 +568,12 @@ int plot_script_trend(const struct plot_trend *t, enum plot_format fmt,
 		return -EINVAL;
 	trend_range(t, &r);
 
-	ps_printf(s, "# rtlab latency trend\nset encoding utf8\n");
+	strbuf_addf(s, "# rtlab latency trend\nset encoding utf8\n");
 	if (fmt == PLOT_SVG) {
-		ps_printf(s, "set terminal svg size %u,%u dynamic noenhanced "
+		strbuf_addf(s, "set terminal svg size %u,%u dynamic noenhanced "
 			     "font 'sans,12'\n", w, h);
 	} else {
-		ps_printf(s,
+		strbuf_addf(s,
 			  "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
 			  "\tset terminal pngcairo size %u,%u noenhanced "
 			  "font 'sans,10'\n"
@@ -627,29 +581,29 @@ int plot_script_trend(const struct plot_trend *t, enum plot_format fmt,
 			  "\tset terminal png size %u,%u noenhanced\n"
 			  "}\n", w, h, w, h);
 	}
-	ps_printf(s, "set output 'plot.%s'\n", plot_format_ext(fmt));
-	ps_printf(s, "set title ");
+	strbuf_addf(s, "set output 'plot.%s'\n", plot_format_ext(fmt));
+	strbuf_addf(s, "set title ");
 	ps_quoted(s, t->title);
 	if (t->subtitle) {
-		ps_printf(s, ".\"\\n\".");
+		strbuf_addf(s, ".\"\\n\".");
 		ps_quoted(s, t->subtitle);
 	}
-	ps_printf(s, " noenhanced\n"
+	strbuf_addf(s, " noenhanced\n"
 		     "set datafile missing '?'\n"
 		     "set xlabel 'Kernel (in order of first run)'\n"
 		     "set key outside top center horizontal box "
 		     "noenhanced\n"
 		     "set grid ytics mytics lc rgb '#d0d0d0'\n"
 		     "set xrange [-0.5:%zu.5]\n", t->nkernels - 1);
-	ps_printf(s, "set xtics rotate by -25 noenhanced (");
+	strbuf_addf(s, "set xtics rotate by -25 noenhanced (");
 	for (i = 0; i < t->nkernels; i++) {
-		ps_printf(s, "%s", i ? ", " : "");
+		strbuf_addf(s, "%s", i ? ", " : "");
 		ps_quoted(s, t->kernels[i].release);
-		ps_printf(s, " %zu", i);
+		strbuf_addf(s, " %zu", i);
 	}
-	ps_printf(s, ")\n");
+	strbuf_addf(s, ")\n");
 	if (!r.nmax && !r.np999) {
-		ps_printf(s, "set ylabel 'Latency (µs)'\n"
+		strbuf_addf(s, "set ylabel 'Latency (µs)'\n"
 			     "set yrange [1:10]\n"
 			     "set label 1 'no figures' at graph 0.5, graph 0.5 "
 			     "center\n"
@@ -657,16 +611,16 @@ int plot_script_trend(const struct plot_trend *t, enum plot_format fmt,
 		return s->failed ? -ENOMEM : 0;
 	}
 	if (r.hi / r.lo > 20)
-		ps_printf(s, "set ylabel 'Latency (µs, log)'\n"
+		strbuf_addf(s, "set ylabel 'Latency (µs, log)'\n"
 			     "set logscale y\nset yrange [%g:%g]\n",
 			  r.lo / 1.5, r.hi * 1.5);
 	else
-		ps_printf(s, "set ylabel 'Latency (µs)'\n"
+		strbuf_addf(s, "set ylabel 'Latency (µs)'\n"
 			     "set yrange [0:%g]\n", r.hi * 1.1 + 1);
 
-	ps_printf(s, "plot ");
+	strbuf_addf(s, "plot ");
 	if (r.nmax) {
-		ps_printf(s, "'runs.dat' using 1:2 with points pt 7 ps 0.8 "
+		strbuf_addf(s, "'runs.dat' using 1:2 with points pt 7 ps 0.8 "
 			     "lc rgb '#d62728' title 'max, per run', \\\n"
 			     "\t'medians.dat' using 1:2 with linespoints "
 			     "pt 5 lw 2 lc rgb '#d62728' "
@@ -674,50 +628,50 @@ int plot_script_trend(const struct plot_trend *t, enum plot_format fmt,
 		sep = ", \\\n\t";
 	}
 	if (r.np999)
-		ps_printf(s, "%s'runs.dat' using 1:3 with points pt 6 ps 0.8 "
+		strbuf_addf(s, "%s'runs.dat' using 1:3 with points pt 6 ps 0.8 "
 			     "lc rgb '#1f77b4' title 'p99.9, per run', \\\n"
 			     "\t'medians.dat' using 1:3 with linespoints "
 			     "pt 4 lw 2 lc rgb '#1f77b4' "
 			     "title 'p99.9, median of runs'", sep);
-	ps_printf(s, "\nset output\n");
+	strbuf_addf(s, "\nset output\n");
 	return s->failed ? -ENOMEM : 0;
 }
 
 /* runs.dat ("x max p999" per run, spread around the kernel's x) and
  * medians.dat ("x median_max median_p999" per kernel). */
-static int trend_data(const struct plot_trend *t, struct plot_script *runs,
-		      struct plot_script *medians)
+static int trend_data(const struct plot_trend *t, struct strbuf *runs,
+		      struct strbuf *medians)
 {
 	size_t i, j;
 
 	memset(runs, 0, sizeof(*runs));
 	memset(medians, 0, sizeof(*medians));
-	ps_printf(runs, "# x max_us p999_us\n");
-	ps_printf(medians, "# x median_max_us median_p999_us\n");
+	strbuf_addf(runs, "# x max_us p999_us\n");
+	strbuf_addf(medians, "# x median_max_us median_p999_us\n");
 	for (i = 0; i < t->nkernels; i++) {
 		const struct plot_trend_kernel *k = &t->kernels[i];
 		double spread = k->nruns > 1 ? 0.3 / (k->nruns - 1) : 0;
 
 		for (j = 0; j < k->nruns; j++) {
-			ps_printf(runs, "%.4f", (double)i - (k->nruns > 1 ?
+			strbuf_addf(runs, "%.4f", (double)i - (k->nruns > 1 ?
 				  0.15 : 0) + spread * j);
 			ps_value(runs, k->max_us[j]);
 			ps_value(runs, k->p999_us[j]);
-			ps_printf(runs, "\n");
+			strbuf_addf(runs, "\n");
 		}
-		ps_printf(medians, "%zu", i);
+		strbuf_addf(medians, "%zu", i);
 		ps_value(medians, plot_trend_median(k->max_us, k->nruns));
 		ps_value(medians, plot_trend_median(k->p999_us, k->nruns));
-		ps_printf(medians, "\n");
+		strbuf_addf(medians, "\n");
 	}
 	return runs->failed || medians->failed ? -ENOMEM : 0;
 }
 
 /* Write @files (name, text) and @script into a private temporary
  * directory, run gnuplot there and read the image back. */
-static int render_files(const struct plot_script *script,
+static int render_files(const struct strbuf *script,
 			const char *const *names,
-			const struct plot_script *files, size_t nfiles,
+			const struct strbuf *files, size_t nfiles,
 			enum plot_format fmt, void **img, size_t *size,
 			struct rtlab_err *err)
 {
@@ -736,7 +690,7 @@ static int render_files(const struct plot_script *script,
 		return rtlab_err_seterr(err, errno, "%s: cannot create: %s",
 					dir, strerror(errno));
 	for (i = 0; i <= nfiles && !ret; i++) {
-		const struct plot_script *text = i < nfiles ? &files[i] :
+		const struct strbuf *text = i < nfiles ? &files[i] :
 							      script;
 
 		snprintf(path, sizeof(path), "%s/%s", dir,
@@ -784,7 +738,7 @@ int plot_trend_render(const struct plot_trend *t, enum plot_format fmt,
 		      void **img, size_t *size, struct rtlab_err *err)
 {
 	static const char *const names[] = { "runs.dat", "medians.dat" };
-	struct plot_script s, data[2];
+	struct strbuf s, data[2];
 	int ret;
 
 	memset(data, 0, sizeof(data));
@@ -802,8 +756,8 @@ int plot_trend_render(const struct plot_trend *t, enum plot_format fmt,
 	}
 	ret = render_files(&s, names, data, 2, fmt, img, size, err);
 out:
-	plot_script_cleanup(&data[0]);
-	plot_script_cleanup(&data[1]);
-	plot_script_cleanup(&s);
+	strbuf_cleanup(&data[0]);
+	strbuf_cleanup(&data[1]);
+	strbuf_cleanup(&s);
 	return ret;
 }

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include "error.h"
 #include "hist.h"
+#include "strbuf.h"
 
 enum plot_format {
 	PLOT_PNG,
@@ -33,14 +34,6 @@ struct plot_run {
 	unsigned int width_px, height_px;	/* 0: 1000 x 600 */
 };
 
-/* A growing gnuplot script with a sticky failure flag: appends after a
- * failed allocation do nothing, and the caller checks once at the end. */
-struct plot_script {
-	char *buf;
-	size_t len, cap;
-	bool failed;
-};
-
 /** plot_format_ext() - "png" or "svg". */
 const char *plot_format_ext(enum plot_format fmt);
 
@@ -48,19 +41,16 @@ const char *plot_format_ext(enum plot_format fmt);
  *  Return: 0 or -EINVAL. */
 int plot_format_parse(const char *name, enum plot_format *fmt) __must_check;
 
-/** plot_script_cleanup() - free the script text; safe twice. */
-void plot_script_cleanup(struct plot_script *s);
-
 /**
  * plot_script_histogram() - build the gnuplot script for @run: log-scale
  * counts over latency, one colour per series, each series' maximum marked.
  * The script reads "series-N.dat" (N from 0) from the current directory and
  * writes "plot.png" or "plot.svg"; plot_data_write() writes the data files.
  * Return: 0, -EINVAL (no series) or -ENOMEM.  @s is filled either way;
- * caller releases it with plot_script_cleanup().
+ * caller releases it with strbuf_cleanup().
  */
 int plot_script_histogram(const struct plot_run *run, enum plot_format fmt,
-			  struct plot_script *s) __must_check;
+			  struct strbuf *s) __must_check;
 
 /**
  * plot_data_write() - write @h's non-empty buckets as "lat_us count" lines
@@ -145,10 +135,10 @@ double plot_trend_median(const double *v, size_t n);
  * span more than a factor of 20.  It reads "runs.dat" and "medians.dat"
  * (written by plot_trend_render()) and writes "plot.png" or "plot.svg".
  * Return: 0, -EINVAL (no kernels) or -ENOMEM.  Caller releases @s with
- * plot_script_cleanup() either way.
+ * strbuf_cleanup() either way.
  */
 int plot_script_trend(const struct plot_trend *t, enum plot_format fmt,
-		      struct plot_script *s) __must_check;
+		      struct strbuf *s) __must_check;
 
 /**
  * plot_trend_render() - render the trend plot of @t.

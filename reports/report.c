@@ -18,75 +18,11 @@
 #include <sys/stat.h>
 #include <openssl/evp.h>
 
-#include "../server/config.h"
-#include "../server/db-reports.h"
-#include "../server/db-runs.h"
+#include "config.h"
+#include "strbuf.h"
 #include "plot.h"
 #include "report.h"
 #include "spike.h"
-
-/* ------------------------------------------------------------------ */
-/* A growing string with a sticky failure flag, checked once at the end. */
-
-struct sb {
-	char *buf;
-	size_t len, cap;
-	bool failed;
-};
-
-static void sb_vadd(struct sb *s, const char *fmt, va_list ap)
-{
-	va_list aq;
-	int n;
-
-	if (s->failed)
-		return;
-	va_copy(aq, ap);
-	n = vsnprintf(NULL, 0, fmt, aq);
-	va_end(aq);
-	if (n < 0) {
-		s->failed = true;
-		return;
-	}
-	if (s->len + n + 1 > s->cap) {
-		size_t cap = s->cap ? s->cap : 1024;
-		char *b;
-
-		while (cap < s->len + n + 1)
-			cap *= 2;
-		b = realloc(s->buf, cap);
-		if (!b) {
-			s->failed = true;
-			return;
-		}
-		s->buf = b;
-		s->cap = cap;
-	}
-	vsnprintf(s->buf + s->len, n + 1, fmt, ap);
-	s->len += n;
-}
-
-static void __printf(2, 3) sb_add(struct sb *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	sb_vadd(s, fmt, ap);
-	va_end(ap);
-}
-
-/* The text, or NULL (and nothing leaked) when an append failed. */
-static char *sb_take(struct sb *s)
-{
-	if (s->failed || !s->buf) {
-		free(s->buf);
-		s->buf = NULL;
-		if (!s->failed)
-			return strdup("");
-		return NULL;
-	}
-	return s->buf;
-}
 
 /* ------------------------------------------------------------------ */
 /* Reading the verdict's context. */
@@ -247,12 +183,12 @@ char *report_summary(const json_t *ctx)
 	double b = jnum(m, "baseline"), c = jnum(m, "candidate");
 	const char *unit = jstr(m, "unit", "us");
 	char bs[40], cs[40], ratio[48] = "";
-	struct sb s = { 0 };
+	struct strbuf s = { 0 };
 
 	if (isfinite(b) && isfinite(c) && b > 0)
 		snprintf(ratio, sizeof(ratio), c / b >= 10 ? " (x%.0f)" :
 			 " (x%.1f)", c / b);
-	sb_add(&s, "[PREEMPT_RT] %s %s -> %s%s%s%s on %s/%s: %s vs %s",
+	strbuf_addf(&s, "[PREEMPT_RT] %s %s -> %s%s%s%s on %s/%s: %s vs %s",
 	       metric_label(name), fig(b, unit, bs, sizeof(bs)),
 	       fig(c, unit, cs, sizeof(cs)), strcmp(unit, "us") ? "" : " ",
 	       strcmp(unit, "us") ? "" : "us", ratio,
@@ -260,13 +196,13 @@ char *report_summary(const json_t *ctx)
 	       jstr(json_object_get(ctx, "testcase"), "name", "?"),
 	       jstr(json_object_get(ctx, "candidate"), "release", "?"),
 	       jstr(json_object_get(ctx, "baseline"), "release", "?"));
-	return sb_take(&s);
+	return strbuf_take(&s);
 }
 
 /* ------------------------------------------------------------------ */
 /* report.txt */
 
-static void text_metric(struct sb *s, const char *name, const json_t *m,
+static void text_metric(struct strbuf *s, const char *name, const json_t *m,
 			double alpha_metric)
 {
 	char b[40], c[40], e[40], lo[40], hi[40], p[40], r[4][40];
@@ -276,23 +212,23 @@ static void text_metric(struct sb *s, const char *name, const json_t *m,
 	const json_t *rc = json_object_get(m, "runs_candidate");
 	double pv = jnum(m, "p_value");
 
-	sb_add(s, "  %-32s %s%s -> %s%s  %s\n", metric_label(name),
+	strbuf_addf(s, "  %-32s %s%s -> %s%s  %s\n", metric_label(name),
 	       fig(jnum(m, "baseline"), unit, b, sizeof(b)), u,
 	       fig(jnum(m, "candidate"), unit, c, sizeof(c)), u,
 	       jstr(m, "verdict", "?"));
 	if (!strcmp(unit, "us"))
-		sb_add(s, "      effect %s us, interval [%s, %s] us (%s)\n",
+		strbuf_addf(s, "      effect %s us, interval [%s, %s] us (%s)\n",
 		       signed_num(jnum(m, "effect"), e, sizeof(e)),
 		       signed_num(jnum(m, "effect_lo"), lo, sizeof(lo)),
 		       signed_num(jnum(m, "effect_hi"), hi, sizeof(hi)),
 		       jstr(m, "interval", "no interval"));
 	else
-		sb_add(s, "      ratio %s, interval [%s, %s] (%s)\n",
+		strbuf_addf(s, "      ratio %s, interval [%s, %s] (%s)\n",
 		       num_g(jnum(m, "effect"), e, sizeof(e)),
 		       num_g(jnum(m, "effect_lo"), lo, sizeof(lo)),
 		       num_g(jnum(m, "effect_hi"), hi, sizeof(hi)),
 		       jstr(m, "interval", "no interval"));
-	sb_add(s, "      per run: baseline %s..%s%s, candidate %s..%s%s\n",
+	strbuf_addf(s, "      per run: baseline %s..%s%s, candidate %s..%s%s\n",
 	       fig(jnumv(json_array_get(rb, 0)), unit, r[0], 40),
 	       fig(jnumv(json_array_get(rb, 1)), unit, r[1], 40), u,
 	       fig(jnumv(json_array_get(rc, 0)), unit, r[2], 40),
@@ -302,63 +238,63 @@ static void text_metric(struct sb *s, const char *name, const json_t *m,
 			 alpha_metric);
 	else
 		snprintf(p, sizeof(p), "no p-value");
-	sb_add(s, "      decided by: %s, %s\n", jstr(m, "test", "no test"), p);
+	strbuf_addf(s, "      decided by: %s, %s\n", jstr(m, "test", "no test"), p);
 	if (json_is_true(json_object_get(m, "censored")))
-		sb_add(s, "      (a figure lies beyond the histogram range: "
+		strbuf_addf(s, "      (a figure lies beyond the histogram range: "
 			  "a lower bound)\n");
 	if (*jstr(m, "reason", ""))
-		sb_add(s, "      %s\n", jstr(m, "reason", ""));
+		strbuf_addf(s, "      %s\n", jstr(m, "reason", ""));
 }
 
-static void text_kernel(struct sb *s, const char *label, const json_t *k)
+static void text_kernel(struct strbuf *s, const char *label, const json_t *k)
 {
 	const json_t *rt = json_object_get(k, "realtime");
 
-	sb_add(s, "  %s: %s\n", label, jstr(k, "release", "?"));
-	sb_add(s, "    version:  %s\n", jstr(k, "version", "-"));
-	sb_add(s, "    tree:     %s%s%s\n", jstr(k, "tree", "-"),
+	strbuf_addf(s, "  %s: %s\n", label, jstr(k, "release", "?"));
+	strbuf_addf(s, "    version:  %s\n", jstr(k, "version", "-"));
+	strbuf_addf(s, "    tree:     %s%s%s\n", jstr(k, "tree", "-"),
 	       json_is_boolean(rt) ? (json_is_true(rt) ? " (PREEMPT_RT)" :
 				      " (not realtime)") : "",
 	       "");
-	sb_add(s, "    name:     %s\n", jstr(k, "name", "-"));
-	sb_add(s, "    commit:   %s\n", jstr(k, "commit", "-"));
-	sb_add(s, "    config:   sha256 %s\n", jstr(k, "config_sha256", "-"));
+	strbuf_addf(s, "    name:     %s\n", jstr(k, "name", "-"));
+	strbuf_addf(s, "    commit:   %s\n", jstr(k, "commit", "-"));
+	strbuf_addf(s, "    config:   sha256 %s\n", jstr(k, "config_sha256", "-"));
 }
 
 /* "hackbench -g 4 -l 100000; hackbench-churn (loops 200)" */
-static void text_loads(struct sb *s, const json_t *loads)
+static void text_loads(struct strbuf *s, const json_t *loads)
 {
 	const json_t *l, *v;
 	const char *key;
 	size_t i, j;
 
 	if (!json_array_size(loads)) {
-		sb_add(s, "none (idle)");
+		strbuf_addf(s, "none (idle)");
 		return;
 	}
 	json_array_foreach(loads, i, l) {
 		int extra = 0;
 
-		sb_add(s, "%s%s", i ? "; " : "", jstr(l, "name", "?"));
+		strbuf_addf(s, "%s%s", i ? "; " : "", jstr(l, "name", "?"));
 		json_array_foreach(json_object_get(l, "args"), j, v)
-			sb_add(s, " %s", json_string_value(v) ?
+			strbuf_addf(s, " %s", json_string_value(v) ?
 			       json_string_value(v) : "?");
 		json_object_foreach((json_t *)l, key, v) {
 			if (!strcmp(key, "name") || !strcmp(key, "args"))
 				continue;
 			if (json_is_string(v))
-				sb_add(s, "%s%s %s", extra++ ? ", " : " (",
+				strbuf_addf(s, "%s%s %s", extra++ ? ", " : " (",
 				       key, json_string_value(v));
 			else if (json_is_number(v))
-				sb_add(s, "%s%s %g", extra++ ? ", " : " (",
+				strbuf_addf(s, "%s%s %g", extra++ ? ", " : " (",
 				       key, json_number_value(v));
 		}
 		if (extra)
-			sb_add(s, ")");
+			strbuf_addf(s, ")");
 	}
 }
 
-static void text_runs(struct sb *s, const char *label, const json_t *runs)
+static void text_runs(struct strbuf *s, const char *label, const json_t *runs)
 {
 	const json_t *r;
 	size_t i;
@@ -366,7 +302,7 @@ static void text_runs(struct sb *s, const char *label, const json_t *runs)
 	json_array_foreach(runs, i, r) {
 		char m[40], n[40];
 
-		sb_add(s, "  %-9s run %-6" JSON_INTEGER_FORMAT
+		strbuf_addf(s, "  %-9s run %-6" JSON_INTEGER_FORMAT
 		       " %.8s  %-11s max %s us, %s samples\n", label,
 		       json_integer_value(json_object_get(r, "id")),
 		       jstr(r, "uuid", "?"), jstr(r, "status", "?"),
@@ -389,7 +325,7 @@ char *report_text(const json_t *ctx, const struct report_attachment *atts,
 	const char *bname = jstr(board, "name", "?");
 	const char *tname = jstr(json_object_get(ctx, "testcase"), "name", "?");
 	char *summary = report_summary(ctx), b1[40], b2[40];
-	struct sb s = { 0 };
+	struct strbuf s = { 0 };
 	unsigned int nrep;
 	size_t i;
 
@@ -403,15 +339,15 @@ char *report_text(const json_t *ctx, const struct report_attachment *atts,
 		tc = json_object_get(json_object_get(ctx, "testcase"),
 				     "definition");
 
-	sb_add(&s, "%s\n\n", summary);
-	sb_add(&s, "rtlab verdict %" JSON_INTEGER_FORMAT ": %s\n",
+	strbuf_addf(&s, "%s\n\n", summary);
+	strbuf_addf(&s, "rtlab verdict %" JSON_INTEGER_FORMAT ": %s\n",
 	       json_integer_value(json_object_get(ctx, "id")),
 	       jstr(ctx, "verdict", "?"));
 	if (*jstr(d, "reason", ""))
-		sb_add(&s, "%s\n", jstr(d, "reason", ""));
+		strbuf_addf(&s, "%s\n", jstr(d, "reason", ""));
 
-	sb_add(&s, "\n== What got worse ==\n");
-	sb_add(&s, "Baseline -> candidate, per metric (REGRESSION first):\n");
+	strbuf_addf(&s, "\n== What got worse ==\n");
+	strbuf_addf(&s, "Baseline -> candidate, per metric (REGRESSION first):\n");
 	for (i = 0; i < NMETRIC; i++) {
 		const json_t *m = json_object_get(metrics, metric_order[i]);
 
@@ -425,13 +361,13 @@ char *report_text(const json_t *ctx, const struct report_attachment *atts,
 			text_metric(&s, metric_order[i], m, alpha_m);
 	}
 
-	sb_add(&s, "\n== How sure ==\n");
-	sb_add(&s, "  verdict:  %s (family-wise alpha %s, %s per metric)\n",
+	strbuf_addf(&s, "\n== How sure ==\n");
+	strbuf_addf(&s, "  verdict:  %s (family-wise alpha %s, %s per metric)\n",
 	       jstr(ctx, "verdict", "?"),
 	       num(jnum(json_object_get(d, "params"), "alpha"), b1, 40),
 	       isfinite(alpha_m) ? (snprintf(b2, 40, "%.3g", alpha_m), b2) :
 	       "n/a");
-	sb_add(&s, "  runs:     %" JSON_INTEGER_FORMAT " baseline (%"
+	strbuf_addf(&s, "  runs:     %" JSON_INTEGER_FORMAT " baseline (%"
 	       JSON_INTEGER_FORMAT " samples), %" JSON_INTEGER_FORMAT
 	       " candidate (%" JSON_INTEGER_FORMAT " samples); the run is "
 	       "the unit of comparison\n",
@@ -441,11 +377,11 @@ char *report_text(const json_t *ctx, const struct report_attachment *atts,
 	       json_integer_value(json_object_get(cs, "samples")));
 	if (json_integer_value(json_object_get(bs, "empty_runs")) ||
 	    json_integer_value(json_object_get(cs, "empty_runs")))
-		sb_add(&s, "  without samples: %" JSON_INTEGER_FORMAT
+		strbuf_addf(&s, "  without samples: %" JSON_INTEGER_FORMAT
 		       " baseline, %" JSON_INTEGER_FORMAT " candidate runs\n",
 		       json_integer_value(json_object_get(bs, "empty_runs")),
 		       json_integer_value(json_object_get(cs, "empty_runs")));
-	sb_add(&s, "  p-values:");
+	strbuf_addf(&s, "  p-values:");
 	for (i = 0; i < NMETRIC; i++) {
 		const json_t *m = json_object_get(metrics, metric_order[i]);
 		double pv = jnum(m, "p_value");
@@ -453,13 +389,13 @@ char *report_text(const json_t *ctx, const struct report_attachment *atts,
 		if (!m)
 			continue;
 		if (isfinite(pv))
-			sb_add(&s, " %s %.3g;", metric_order[i], pv);
+			strbuf_addf(&s, " %s %.3g;", metric_order[i], pv);
 		else
-			sb_add(&s, " %s n/a;", metric_order[i]);
+			strbuf_addf(&s, " %s n/a;", metric_order[i]);
 	}
-	sb_add(&s, "\n");
+	strbuf_addf(&s, "\n");
 	if (tail)
-		sb_add(&s, "  tail:     above %" JSON_INTEGER_FORMAT
+		strbuf_addf(&s, "  tail:     above %" JSON_INTEGER_FORMAT
 		       " us (baseline p%g): %" JSON_INTEGER_FORMAT " of %"
 		       JSON_INTEGER_FORMAT " baseline samples, %"
 		       JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT
@@ -472,146 +408,146 @@ char *report_text(const json_t *ctx, const struct report_attachment *atts,
 		       json_integer_value(json_object_get(tail, "k2")),
 		       json_integer_value(json_object_get(tail, "n2")));
 
-	sb_add(&s, "\n== Where ==\n");
-	sb_add(&s, "  board:      %s (%s), clock %s, machine %s\n", bname,
+	strbuf_addf(&s, "\n== Where ==\n");
+	strbuf_addf(&s, "  board:      %s (%s), clock %s, machine %s\n", bname,
 	       jstr(board, "kind", "?"), jstr(cand, "clock", "?"),
 	       jstr(cand, "machine", "?"));
-	sb_add(&s, "  cpu:        %s, %s CPUs", jstr(env, "cpu_model", "?"),
+	strbuf_addf(&s, "  cpu:        %s, %s CPUs", jstr(env, "cpu_model", "?"),
 	       json_is_integer(json_object_get(env, "cpus")) ?
 	       (snprintf(b1, 40, "%" JSON_INTEGER_FORMAT,
 			 json_integer_value(json_object_get(env, "cpus"))), b1) :
 	       "?");
 	if (*jstr(env, "isolcpus", ""))
-		sb_add(&s, ", isolcpus %s", jstr(env, "isolcpus", ""));
+		strbuf_addf(&s, ", isolcpus %s", jstr(env, "isolcpus", ""));
 	if (*jstr(env, "clocksource", ""))
-		sb_add(&s, ", clocksource %s", jstr(env, "clocksource", ""));
-	sb_add(&s, "\n  cmdline:    %s\n", jstr(env, "cmdline", "?"));
+		strbuf_addf(&s, ", clocksource %s", jstr(env, "clocksource", ""));
+	strbuf_addf(&s, "\n  cmdline:    %s\n", jstr(env, "cmdline", "?"));
 	if (cand && isfinite(jnum(cand, "max_us")))
-		sb_add(&s, "  worst spike: %s us on CPU %s in candidate run %"
+		strbuf_addf(&s, "  worst spike: %s us on CPU %s in candidate run %"
 		       JSON_INTEGER_FORMAT " (%s)\n",
 		       num(jnum(cand, "max_us"), b1, 40),
 		       num(jnum(cand, "max_cpu"), b2, 40),
 		       json_integer_value(json_object_get(cand, "id")),
 		       jstr(cand, "uuid", "?"));
-	sb_add(&s, "  testcase:   %s", tname);
+	strbuf_addf(&s, "  testcase:   %s", tname);
 	if (json_is_integer(json_object_get(json_object_get(cand, "testcase"),
 					    "duration_s")))
-		sb_add(&s, ", %" JSON_INTEGER_FORMAT " s per run",
+		strbuf_addf(&s, ", %" JSON_INTEGER_FORMAT " s per run",
 		       json_integer_value(json_object_get(
 			       json_object_get(cand, "testcase"),
 			       "duration_s")));
-	sb_add(&s, "\n  loads:      ");
+	strbuf_addf(&s, "\n  loads:      ");
 	text_loads(&s, json_object_get(tc, "loads"));
-	sb_add(&s, "\n");
+	strbuf_addf(&s, "\n");
 
-	sb_add(&s, "\n== Which kernels ==\n");
+	strbuf_addf(&s, "\n== Which kernels ==\n");
 	text_kernel(&s, "candidate", json_object_get(ctx, "candidate"));
 	text_kernel(&s, "baseline ", json_object_get(ctx, "baseline"));
-	sb_add(&s, "  config delta (baseline -> candidate):\n");
+	strbuf_addf(&s, "  config delta (baseline -> candidate):\n");
 	if (config_delta) {
 		const char *line = config_delta, *nl;
 
 		for (; *line; line = nl ? nl + 1 : line + strlen(line)) {
 			nl = strchr(line, '\n');
-			sb_add(&s, "    %.*s\n",
+			strbuf_addf(&s, "    %.*s\n",
 			       (int)(nl ? nl - line : (long)strlen(line)),
 			       line);
 			if (!nl)
 				break;
 		}
 	} else {
-		sb_add(&s, "    not available (a config is stored only for "
+		strbuf_addf(&s, "    not available (a config is stored only for "
 			  "%s)\n",
 		       run_artifact(cand, "config") ? "the candidate" :
 		       run_artifact(base, "config") ? "the baseline" :
 		       "neither kernel");
 	}
 
-	sb_add(&s, "\n== How to reproduce ==\n");
+	strbuf_addf(&s, "\n== How to reproduce ==\n");
 	if (json_array_size(json_object_get(cand, "commands"))) {
-		sb_add(&s, "On the board, as candidate run %" JSON_INTEGER_FORMAT
+		strbuf_addf(&s, "On the board, as candidate run %" JSON_INTEGER_FORMAT
 		       " ran them (manifest.json):\n",
 		       json_integer_value(json_object_get(cand, "id")));
 		json_array_foreach(json_object_get(cand, "commands"), i, cmd)
-			sb_add(&s, "  %s\n", json_string_value(cmd) ?
+			strbuf_addf(&s, "  %s\n", json_string_value(cmd) ?
 			       json_string_value(cmd) : "?");
 	} else {
-		sb_add(&s, "The runs recorded no command lines.\n");
+		strbuf_addf(&s, "The runs recorded no command lines.\n");
 	}
 	nrep = json_array_size(json_object_get(ctx, "candidate_runs"));
 	if (json_array_size(json_object_get(ctx, "baseline_runs")) > nrep)
 		nrep = json_array_size(json_object_get(ctx, "baseline_runs"));
 	if (nrep < 5)
 		nrep = 5;
-	sb_add(&s, "With rtlab:\n");
-	sb_add(&s, "  rtlab job add --board %s --kernel %s --testcase %s "
+	strbuf_addf(&s, "With rtlab:\n");
+	strbuf_addf(&s, "  rtlab job add --board %s --kernel %s --testcase %s "
 	       "--repeat %u\n", bname, kernel_ref(json_object_get(ctx,
 							       "baseline")),
 	       tname, nrep);
-	sb_add(&s, "  rtlab job add --board %s --kernel %s --testcase %s "
+	strbuf_addf(&s, "  rtlab job add --board %s --kernel %s --testcase %s "
 	       "--repeat %u\n", bname, kernel_ref(json_object_get(ctx,
 							       "candidate")),
 	       tname, nrep);
-	sb_add(&s, "  rtlab report VERDICT_ID   # the verdict of the new runs\n");
+	strbuf_addf(&s, "  rtlab report VERDICT_ID   # the verdict of the new runs\n");
 
-	sb_add(&s, "\n== Spike analysis ==\n");
+	strbuf_addf(&s, "\n== Spike analysis ==\n");
 	trace = run_artifact(cand, "trace.dat");
 	if (trace) {
 		const char *analysis = jstr(ctx, "spike_analysis", NULL);
 
-		sb_add(&s, "  trace.dat of candidate run %" JSON_INTEGER_FORMAT
+		strbuf_addf(&s, "  trace.dat of candidate run %" JSON_INTEGER_FORMAT
 		       " captured (%" JSON_INTEGER_FORMAT " bytes, attached); "
 		       "read it with `trace-cmd report` or KernelShark.\n",
 		       json_integer_value(json_object_get(cand, "id")),
 		       json_integer_value(json_object_get(trace, "size")));
 		if (analysis)
-			sb_add(&s, "\n%s", analysis);
+			strbuf_addf(&s, "\n%s", analysis);
 		else
-			sb_add(&s, "  The trace could not be analyzed: %s\n",
+			strbuf_addf(&s, "  The trace could not be analyzed: %s\n",
 			       jstr(ctx, "spike_error", "unknown reason"));
 	} else
-		sb_add(&s, "  no trace captured (candidate run %"
+		strbuf_addf(&s, "  no trace captured (candidate run %"
 		       JSON_INTEGER_FORMAT " stored no trace.dat)\n",
 		       json_integer_value(json_object_get(cand, "id")));
 
-	sb_add(&s, "\n== Runs ==\n");
+	strbuf_addf(&s, "\n== Runs ==\n");
 	text_runs(&s, "baseline", json_object_get(ctx, "baseline_runs"));
 	text_runs(&s, "candidate", json_object_get(ctx, "candidate_runs"));
 
 	if (natt) {
-		sb_add(&s, "\n== Attachments ==\n");
+		strbuf_addf(&s, "\n== Attachments ==\n");
 		for (i = 0; i < natt; i++)
-			sb_add(&s, "  %02zu %s (%zu bytes): %s\n", i + 1,
+			strbuf_addf(&s, "  %02zu %s (%zu bytes): %s\n", i + 1,
 			       atts[i].file_name, atts[i].size,
 			       atts[i].summary);
 	}
 	free(summary);
-	return sb_take(&s);
+	return strbuf_take(&s);
 }
 
 /* ------------------------------------------------------------------ */
 /* report.html */
 
-static void html_escape(struct sb *s, const char *t, size_t n)
+static void html_escape(struct strbuf *s, const char *t, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n && t[i]; i++) {
 		switch (t[i]) {
 		case '<':
-			sb_add(s, "&lt;");
+			strbuf_addf(s, "&lt;");
 			break;
 		case '>':
-			sb_add(s, "&gt;");
+			strbuf_addf(s, "&gt;");
 			break;
 		case '&':
-			sb_add(s, "&amp;");
+			strbuf_addf(s, "&amp;");
 			break;
 		case '"':
-			sb_add(s, "&quot;");
+			strbuf_addf(s, "&quot;");
 			break;
 		default:
-			sb_add(s, "%c", t[i]);
+			strbuf_addf(s, "%c", t[i]);
 		}
 	}
 }
@@ -620,15 +556,15 @@ char *report_html(const json_t *ctx, const char *text,
 		  const struct report_attachment *atts, size_t natt)
 {
 	const char *line = text, *nl;
-	struct sb s = { 0 };
+	struct strbuf s = { 0 };
 	bool in_pre = false, first = true;
 	size_t i, n;
 
-	sb_add(&s, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+	strbuf_addf(&s, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
 		   "<meta charset=\"utf-8\">\n<title>");
 	nl = strchr(text, '\n');
 	html_escape(&s, text, nl ? (size_t)(nl - text) : strlen(text));
-	sb_add(&s, "</title>\n<style>\n"
+	strbuf_addf(&s, "</title>\n<style>\n"
 		   "body { font-family: sans-serif; max-width: 72em; "
 		   "margin: 1em auto; padding: 0 1em; color: #222; }\n"
 		   "h1 { font-size: 1.3em; }\n"
@@ -642,31 +578,31 @@ char *report_html(const json_t *ctx, const char *text,
 		nl = strchr(line, '\n');
 		n = nl ? (size_t)(nl - line) : strlen(line);
 		if (first) {
-			sb_add(&s, "<h1>");
+			strbuf_addf(&s, "<h1>");
 			html_escape(&s, line, n);
-			sb_add(&s, "</h1>\n<p class=\"verdict\">");
+			strbuf_addf(&s, "</h1>\n<p class=\"verdict\">");
 			first = false;
 			continue;
 		}
 		if (n > 6 && !strncmp(line, "== ", 3) &&
 		    !strncmp(line + n - 3, " ==", 3)) {
 			if (in_pre)
-				sb_add(&s, "</pre>\n");
+				strbuf_addf(&s, "</pre>\n");
 			else
-				sb_add(&s, "</p>\n");
-			sb_add(&s, "<h2>");
+				strbuf_addf(&s, "</p>\n");
+			strbuf_addf(&s, "<h2>");
 			html_escape(&s, line + 3, n - 6);
-			sb_add(&s, "</h2>\n<pre>");
+			strbuf_addf(&s, "</h2>\n<pre>");
 			in_pre = true;
 			continue;
 		}
 		if (!n && !in_pre)
 			continue;
 		html_escape(&s, line, n);
-		sb_add(&s, "\n");
+		strbuf_addf(&s, "\n");
 	}
-	sb_add(&s, in_pre ? "</pre>\n" : "</p>\n");
-	sb_add(&s, "<h2>Plots</h2>\n");
+	strbuf_addf(&s, in_pre ? "</pre>\n" : "</p>\n");
+	strbuf_addf(&s, "<h2>Plots</h2>\n");
 	for (i = 0; i < natt; i++) {
 		char *b64;
 
@@ -677,18 +613,18 @@ char *report_html(const json_t *ctx, const char *text,
 			s.failed = true;
 			break;
 		}
-		sb_add(&s, "<figure><img alt=\"");
+		strbuf_addf(&s, "<figure><img alt=\"");
 		html_escape(&s, atts[i].summary, strlen(atts[i].summary));
-		sb_add(&s, "\" src=\"data:image/png;base64,%s\">"
+		strbuf_addf(&s, "\" src=\"data:image/png;base64,%s\">"
 			   "<figcaption>", b64);
 		html_escape(&s, atts[i].summary, strlen(atts[i].summary));
-		sb_add(&s, "</figcaption></figure>\n");
+		strbuf_addf(&s, "</figcaption></figure>\n");
 		free(b64);
 	}
-	sb_add(&s, "<p><small>rtlab verdict %" JSON_INTEGER_FORMAT
+	strbuf_addf(&s, "<p><small>rtlab verdict %" JSON_INTEGER_FORMAT
 	       "</small></p>\n</body>\n</html>\n",
 	       json_integer_value(json_object_get(ctx, "id")));
-	return sb_take(&s);
+	return strbuf_take(&s);
 }
 
 /* ------------------------------------------------------------------ */
@@ -851,7 +787,7 @@ char *report_config_delta(const char *base, size_t base_len,
 {
 	struct opt *a = NULL, *b = NULL;
 	size_t na = 0, nb = 0, i = 0, j = 0;
-	struct sb s = { 0 };
+	struct strbuf s = { 0 };
 	bool any = false;
 
 	if (opts_parse(base, base_len, &a, &na) ||
@@ -865,26 +801,26 @@ char *report_config_delta(const char *base, size_t base_len,
 
 		if (c < 0) {
 			if (strcmp(a[i].val, "n")) {
-				sb_add(&s, "-%s=%s\n", a[i].name, a[i].val);
+				strbuf_addf(&s, "-%s=%s\n", a[i].name, a[i].val);
 				any = true;
 			}
 			i++;
 		} else if (c > 0) {
 			if (strcmp(b[j].val, "n")) {
-				sb_add(&s, "+%s=%s\n", b[j].name, b[j].val);
+				strbuf_addf(&s, "+%s=%s\n", b[j].name, b[j].val);
 				any = true;
 			}
 			j++;
 		} else {
 			if (strcmp(a[i].val, b[j].val)) {
 				if (!strcmp(a[i].val, "n"))
-					sb_add(&s, "+%s=%s\n", b[j].name,
+					strbuf_addf(&s, "+%s=%s\n", b[j].name,
 					       b[j].val);
 				else if (!strcmp(b[j].val, "n"))
-					sb_add(&s, "-%s=%s\n", a[i].name,
+					strbuf_addf(&s, "-%s=%s\n", a[i].name,
 					       a[i].val);
 				else
-					sb_add(&s, "~%s: %s -> %s\n",
+					strbuf_addf(&s, "~%s: %s -> %s\n",
 					       a[i].name, a[i].val, b[j].val);
 				any = true;
 			}
@@ -893,18 +829,18 @@ char *report_config_delta(const char *base, size_t base_len,
 		}
 	}
 	if (!any)
-		sb_add(&s, "no CONFIG_ differences\n");
+		strbuf_addf(&s, "no CONFIG_ differences\n");
 	opts_free(a, na);
 	opts_free(b, nb);
-	return sb_take(&s);
+	return strbuf_take(&s);
 }
 
 /* ------------------------------------------------------------------ */
-/* Building the whole report from the database */
+/* Attachments, from data the caller gathered (services/reporting.c) */
 
-static int att_add(struct report *r, const char *file_name,
-		   const char *content_type, const char *summary, void *data,
-		   size_t size)
+int report_attachment_add(struct report *r, const char *file_name,
+			  const char *content_type, const char *summary,
+			  void *data, size_t size)
 {
 	struct report_attachment *a;
 
@@ -926,57 +862,40 @@ static int att_add(struct report *r, const char *file_name,
 	return 0;
 }
 
-static int att_plot_run(PGconn *conn, struct report *r, const json_t *run,
-			const char *side, struct rtlab_err *err)
+const json_t *report_worst_run(const json_t *ctx, const char *side)
 {
-	json_int_t id = json_integer_value(json_object_get(run, "id"));
-	struct run_hists rh = { 0 };
+	return worst_run(ctx, side);
+}
+
+bool report_run_has_artifact(const json_t *run, const char *name)
+{
+	return run_artifact(run, name) != NULL;
+}
+
+int report_attach_run_plot(struct report *r, const struct run_hists *rh,
+			   const char *side, struct rtlab_err *err)
+{
 	char name[96], summary[160];
 	void *img = NULL;
 	size_t size = 0;
 	int ret;
 
-	ret = db_run_hists_load(conn, id, &rh, err);
-	if (!ret)
-		ret = plot_stored_run(&rh, PLOT_PNG, &img, &size, err);
-	run_hists_cleanup(&rh);
+	ret = plot_stored_run(rh, PLOT_PNG, &img, &size, err);
 	if (ret == -ENODATA)
 		return 0;	/* a run without histograms has no plot */
 	if (ret)
 		return ret;
-	snprintf(name, sizeof(name), "%s-run-%" JSON_INTEGER_FORMAT ".png",
-		 side, id);
+	snprintf(name, sizeof(name), "%s-run-%" PRId64 ".png", side,
+		 rh->run_id);
 	snprintf(summary, sizeof(summary), "latency histogram per CPU, %s "
-		 "run %" JSON_INTEGER_FORMAT " (worst of its side)", side, id);
-	return att_add(r, name, "image/png", summary, img, size);
+		 "run %" PRId64 " (worst of its side)", side, rh->run_id);
+	return report_attachment_add(r, name, "image/png", summary, img,
+				     size);
 }
 
-/* Pool every run of one side into @h. */
-static int pool_side(PGconn *conn, const json_t *runs, struct hist *h,
-		     struct rtlab_err *err)
+int report_attach_overlay(struct report *r, const struct hist *hb,
+			  const struct hist *hc, struct rtlab_err *err)
 {
-	const json_t *run;
-	size_t i, j;
-	int ret = 0;
-
-	json_array_foreach(runs, i, run) {
-		struct run_hists rh = { 0 };
-
-		ret = db_run_hists_load(conn, json_integer_value(
-				json_object_get(run, "id")), &rh, err);
-		for (j = 0; !ret && j < rh.nhists; j++)
-			ret = hist_merge(h, &rh.hists[j]);
-		run_hists_cleanup(&rh);
-		if (ret)
-			break;
-	}
-	return ret;
-}
-
-static int att_plot_overlay(PGconn *conn, struct report *r,
-			    struct rtlab_err *err)
-{
-	struct hist hb = { 0 }, hc = { 0 };
 	struct plot_series series[2];
 	struct plot_run pr = { 0 };
 	char title[256], sub[256], lb[160], lc[160];
@@ -984,18 +903,8 @@ static int att_plot_overlay(PGconn *conn, struct report *r,
 	size_t size = 0;
 	int ret;
 
-	ret = hist_init(&hb, 1);
-	if (!ret)
-		ret = hist_init(&hc, 1);
-	if (!ret)
-		ret = pool_side(conn, json_object_get(r->ctx, "baseline_runs"),
-				&hb, err);
-	if (!ret)
-		ret = pool_side(conn, json_object_get(r->ctx,
-						      "candidate_runs"),
-				&hc, err);
-	if (ret || !hb.samples || !hc.samples)
-		goto out;
+	if (!hb->samples || !hc->samples)
+		return 0;
 	snprintf(title, sizeof(title), "%s / %s: baseline over candidate",
 		 jstr(json_object_get(r->ctx, "board"), "name", "?"),
 		 jstr(json_object_get(r->ctx, "testcase"), "name", "?"));
@@ -1006,66 +915,50 @@ static int att_plot_overlay(PGconn *conn, struct report *r,
 	snprintf(lc, sizeof(lc), "candidate %s",
 		 jstr(json_object_get(r->ctx, "candidate"), "release", "?"));
 	series[0].label = lb;
-	series[0].hist = &hb;
+	series[0].hist = hb;
 	series[1].label = lc;
-	series[1].hist = &hc;
+	series[1].hist = hc;
 	pr.title = title;
 	pr.subtitle = sub;
 	pr.nseries = 2;
 	pr.series = series;
 	ret = plot_run_histogram(&pr, PLOT_PNG, &img, &size, err);
 	if (!ret)
-		ret = att_add(r, "baseline-over-candidate.png", "image/png",
-			      "latency histograms, baseline over candidate "
-			      "(all runs pooled)", img, size);
-out:
-	hist_cleanup(&hb);
-	hist_cleanup(&hc);
+		ret = report_attachment_add(r, "baseline-over-candidate.png",
+					    "image/png", "latency histograms, "
+					    "baseline over candidate (all "
+					    "runs pooled)", img, size);
 	return ret;
 }
 
-static int att_histograms(PGconn *conn, struct report *r,
-			  struct rtlab_err *err)
+int report_attach_histograms(struct report *r, const json_t *doc)
 {
 	static const char *const sides[] = { "baseline", "candidate" };
-	json_t *doc = json_object(), *arr, *h, *t;
-	struct sb csv = { 0 };
+	const json_t *run, *t;
+	struct strbuf csv = { 0 };
 	char *text;
 	size_t s, i, j, k;
-	int ret = 0;
+	int ret;
 
-	if (!doc)
-		return -ENOMEM;
-	sb_add(&csv, "side,run_id,run_uuid,thread,cpu,lat_us,count\n");
-	for (s = 0; s < 2 && !ret; s++) {
-		char key[32];
-		const json_t *run;
-
-		snprintf(key, sizeof(key), "%s_runs", sides[s]);
-		arr = json_array();
-		if (!arr || json_object_set_new(doc, sides[s], arr)) {
-			ret = -ENOMEM;
-			break;
-		}
-		json_array_foreach(json_object_get(r->ctx, key), i, run) {
+	strbuf_addf(&csv, "side,run_id,run_uuid,thread,cpu,lat_us,count\n");
+	for (s = 0; s < 2; s++) {
+		json_array_foreach(json_object_get(doc, sides[s]), i, run) {
 			json_int_t id = json_integer_value(
-				json_object_get(run, "id"));
+				json_object_get(run, "run_id"));
+			const char *uuid = jstr(run, "uuid", "");
 
-			ret = db_run_histograms(conn, id, &h, err);
-			if (ret)
-				break;
-			json_array_foreach(h, j, t) {
+			json_array_foreach(json_object_get(run, "threads"),
+					   j, t) {
 				json_t *bu = json_object_get(t, "bucket_us");
 				json_t *co = json_object_get(t, "counts");
 
 				for (k = 0; k < json_array_size(bu); k++)
-					sb_add(&csv, "%s,%" JSON_INTEGER_FORMAT
+					strbuf_addf(&csv, "%s,%" JSON_INTEGER_FORMAT
 					       ",%s,%" JSON_INTEGER_FORMAT ",%"
 					       JSON_INTEGER_FORMAT ",%"
 					       JSON_INTEGER_FORMAT ",%"
 					       JSON_INTEGER_FORMAT "\n",
-					       sides[s], id,
-					       jstr(run, "uuid", ""),
+					       sides[s], id, uuid,
 					       json_integer_value(
 						  json_object_get(t, "thread")),
 					       json_integer_value(
@@ -1076,13 +969,12 @@ static int att_histograms(PGconn *conn, struct report *r,
 						  json_array_get(co, k)));
 				if (json_integer_value(json_object_get(
 					    t, "overflows")))
-					sb_add(&csv, "%s,%" JSON_INTEGER_FORMAT
+					strbuf_addf(&csv, "%s,%" JSON_INTEGER_FORMAT
 					       ",%s,%" JSON_INTEGER_FORMAT ",%"
 					       JSON_INTEGER_FORMAT ",>=%"
 					       JSON_INTEGER_FORMAT ",%"
 					       JSON_INTEGER_FORMAT "\n",
-					       sides[s], id,
-					       jstr(run, "uuid", ""),
+					       sides[s], id, uuid,
 					       json_integer_value(
 						  json_object_get(t, "thread")),
 					       json_integer_value(
@@ -1094,223 +986,68 @@ static int att_histograms(PGconn *conn, struct report *r,
 						  json_object_get(t,
 								  "overflows")));
 			}
-			if (json_array_append_new(arr, json_pack(
-				"{s:I, s:s, s:o}", "run_id", id, "uuid",
-				jstr(run, "uuid", ""), "threads", h))) {
-				ret = -ENOMEM;
-				break;
-			}
 		}
 	}
-	if (ret)
-		goto out;
 	text = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	if (!text) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = att_add(r, "histograms.json", "application/json",
-		      "every run's histograms per CPU (1 us buckets)", text,
-		      strlen(text));
+	ret = report_attachment_add(r, "histograms.json", "application/json",
+				    "every run's histograms per CPU (1 us "
+				    "buckets)", text, strlen(text));
 	if (ret)
 		goto out;
-	text = sb_take(&csv);
+	text = strbuf_take(&csv);
 	csv.buf = NULL;
 	if (!text) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = att_add(r, "histograms.csv", "text/csv",
-		      "every run's histograms as CSV "
-		      "(side, run, thread, cpu, lat_us, count)", text,
-		      strlen(text));
+	ret = report_attachment_add(r, "histograms.csv", "text/csv",
+				    "every run's histograms as CSV "
+				    "(side, run, thread, cpu, lat_us, count)",
+				    text, strlen(text));
 out:
 	free(csv.buf);
-	json_decref(doc);
 	return ret;
 }
 
-/* Artifact @name of @run as an attachment, when it was stored. */
-static int att_artifact(PGconn *conn, struct report *r, const json_t *run,
-			const char *name, const char *file_name,
-			const char *content_type, const char *what,
-			struct rtlab_err *err)
+int report_attach_spike(struct report *r, int64_t run_id, void *text,
+			size_t size, struct rtlab_err *err)
 {
-	json_int_t id = json_integer_value(json_object_get(run, "id"));
-	struct artifact a = { 0 };
 	char summary[200];
+	char *s;
 	int ret;
 
-	if (!run_artifact(run, name))
-		return 0;
-	ret = db_artifact_get(conn, id, name, &a, err);
-	if (ret)
-		return ret;
-	snprintf(summary, sizeof(summary), "%s of candidate run %"
-		 JSON_INTEGER_FORMAT, what, id);
-	ret = att_add(r, file_name, content_type ? content_type :
-		      a.content_type, summary, a.data, a.size);
-	a.data = NULL;
-	artifact_cleanup(&a);
-	return ret;
-}
-
-/*
- * The analysis of the worst candidate run's trace: in report.txt (through
- * ctx "spike_analysis") and attached.  A trace that cannot be analyzed
- * (truncated, from another kernel, no spike) is said in the report, not
- * an error: the trace itself is still attached.
- */
-static int att_spike(PGconn *conn, struct report *r, const json_t *run,
-		     struct rtlab_err *err)
-{
-	json_int_t id = json_integer_value(json_object_get(run, "id"));
-	struct rtlab_err serr = { "" };
-	struct artifact a = { 0 };
-	char summary[200];
-	char *text;
-	int ret;
-
-	if (spike_run_get(conn, id, false, &a, &serr)) {
-		json_object_set_new(r->ctx, "spike_error",
-				    json_string(serr.msg));
-		return 0;
-	}
-	text = strndup(a.data, a.size);
-	ret = text ? json_object_set_new(r->ctx, "spike_analysis",
-					 json_string(text)) : -1;
-	free(text);
+	s = strndup(text, size);
+	ret = s ? json_object_set_new(r->ctx, "spike_analysis",
+				      json_string(s)) : -1;
+	free(s);
 	if (ret) {
-		artifact_cleanup(&a);
+		free(text);
 		return rtlab_err_seterr(err, ENOMEM, "report: out of memory");
 	}
 	snprintf(summary, sizeof(summary), "spike analysis of the trace of "
-		 "candidate run %" JSON_INTEGER_FORMAT, id);
-	ret = att_add(r, "spike-analysis.txt", "text/plain", summary, a.data,
-		      a.size);
-	a.data = NULL;
-	artifact_cleanup(&a);
-	return ret;
+		 "candidate run %" PRId64, run_id);
+	return report_attachment_add(r, "spike-analysis.txt", "text/plain",
+				     summary, text, size);
 }
 
-static char *config_delta_of(PGconn *conn, const json_t *base,
-			     const json_t *cand, struct rtlab_err *err,
-			     int *ret)
+int report_render(struct report *r, const struct report_fields *fields,
+		  const char *config_delta, struct rtlab_err *err)
 {
-	struct artifact a = { 0 }, b = { 0 };
-	char *delta = NULL;
-
-	*ret = 0;
-	if (!base || !cand || !run_artifact(base, "config") ||
-	    !run_artifact(cand, "config"))
-		return NULL;
-	*ret = db_artifact_get(conn, json_integer_value(json_object_get(
-				       base, "id")), "config", &a, err);
-	if (!*ret)
-		*ret = db_artifact_get(conn, json_integer_value(
-				json_object_get(cand, "id")), "config", &b,
-				err);
-	if (!*ret) {
-		delta = report_config_delta(a.data, a.size, b.data, b.size);
-		if (!delta)
-			*ret = -ENOMEM;
-	}
-	artifact_cleanup(&a);
-	artifact_cleanup(&b);
-	return delta;
-}
-
-/* A run with its config stored, preferring @pref. */
-static const json_t *run_with_config(const json_t *ctx, const char *side,
-				     const json_t *pref)
-{
-	const json_t *r;
-	size_t i;
-
-	if (pref && run_artifact(pref, "config"))
-		return pref;
-	json_array_foreach(json_object_get(ctx, side), i, r)
-		if (run_artifact(r, "config"))
-			return r;
-	return pref;
-}
-
-int report_build(PGconn *conn, int64_t verdict_id, bool force,
-		 const struct report_fields *fields, struct report *r,
-		 struct rtlab_err *err)
-{
-	const json_t *base, *cand;
-	char *delta = NULL, cfgname[160];
-	int ret;
-
-	memset(r, 0, sizeof(*r));
-	r->verdict_id = verdict_id;
-	ret = db_report_verdict_get(conn, verdict_id, &r->ctx, err);
-	if (ret)
-		return ret;
-	if (strcmp(jstr(r->ctx, "verdict", ""), "REGRESSION") && !force)
-		return rtlab_err_seterr(err, EPERM,
-			"verdict %" PRId64 " is %s, not a REGRESSION: nothing "
-			"to report (--force writes a report anyway)",
-			verdict_id, jstr(r->ctx, "verdict", "?"));
-	base = worst_run(r->ctx, "baseline_runs");
-	cand = worst_run(r->ctx, "candidate_runs");
-
-	if (base)
-		ret = att_plot_run(conn, r, base, "baseline", err);
-	if (!ret && cand)
-		ret = att_plot_run(conn, r, cand, "candidate", err);
-	if (!ret)
-		ret = att_plot_overlay(conn, r, err);
-	if (!ret)
-		ret = att_histograms(conn, r, err);
-	if (!ret && cand)
-		ret = att_artifact(conn, r, cand, "trace.dat",
-				   "trace.dat", "application/octet-stream",
-				   "ftrace trace (trace-cmd) of the worst "
-				   "spike", err);
-	if (!ret && cand && run_artifact(cand, "trace.dat"))
-		ret = att_spike(conn, r, cand, err);
-	if (!ret && cand)
-		ret = att_artifact(conn, r, cand, "console.log",
-				   "console.log", "text/plain",
-				   "console log", err);
-	snprintf(cfgname, sizeof(cfgname), "config-%s",
-		 jstr(json_object_get(r->ctx, "candidate"), "release",
-		      "candidate"));
-	if (!ret && cand)
-		ret = att_artifact(conn, r,
-				   run_with_config(r->ctx, "candidate_runs",
-						   cand),
-				   "config", cfgname, "text/plain",
-				   "kernel config", err);
-	if (!ret && cand)
-		ret = att_artifact(conn, r, cand, "dmesg.txt", "dmesg.txt",
-				   "text/plain", "kernel log (dmesg)", err);
-	if (!ret)
-		delta = config_delta_of(conn,
-					run_with_config(r->ctx,
-							"baseline_runs", base),
-					run_with_config(r->ctx,
-							"candidate_runs", cand),
-					err, &ret);
-	if (ret)
-		goto out;
 	r->summary = report_summary(r->ctx);
-	r->text = report_text(r->ctx, r->att, r->natt, delta);
+	r->text = report_text(r->ctx, r->att, r->natt, config_delta);
 	if (r->text)
 		r->html = report_html(r->ctx, r->text, r->att, r->natt);
 	if (r->summary && r->text)
 		r->bug = report_bug_json(r->ctx, fields, r->summary, r->text);
 	if (!r->summary || !r->text || !r->html || !r->bug)
-		ret = rtlab_err_seterr(err, ENOMEM, "report of verdict %"
-				       PRId64 ": out of memory", verdict_id);
-out:
-	if (ret == -ENOMEM && !err->msg[0])
-		rtlab_err_seterr(err, ENOMEM, "report of verdict %" PRId64
-				 ": out of memory", verdict_id);
-	free(delta);
-	return ret;
+		return rtlab_err_seterr(err, ENOMEM, "report of verdict %"
+					PRId64 ": out of memory",
+					r->verdict_id);
+	return 0;
 }
 
 void report_cleanup(struct report *r)

@@ -10,15 +10,15 @@
  * histograms, the worst candidate run's trace.dat, console.log, config,
  * dmesg), each the body of `POST /rest/bug/{id}/attachment`.
  *
- * The text parts are pure functions of the verdict's context (the JSON of
- * db_report_verdict_get()), so they are tested without a database.
+ * Everything here is a pure function of data handed in: the verdict's
+ * context (the JSON of db_report_verdict_get()), histograms, artifacts.
+ * Gathering them from the database is services/reporting.c's job.
  */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
-#include <libpq-fe.h>
 
 #include "error.h"
 
@@ -40,7 +40,7 @@ struct report_fields {
 
 struct report {
 	int64_t verdict_id;
-	json_t *ctx;		/* db_report_verdict_get() */
+	json_t *ctx;		/* db_report_verdict_get(), owned */
 	char *summary;		/* "[PREEMPT_RT] ..." */
 	char *text;		/* report.txt */
 	char *html;		/* report.html */
@@ -49,18 +49,75 @@ struct report {
 	struct report_attachment *att;
 };
 
-/**
- * report_build() - the whole report of verdict @verdict_id: reads the
- * verdict and its runs, renders the plots (gnuplot), collects the
- * artifacts and writes the text, HTML and bug JSON.
- * @force: build it even when the verdict is not a REGRESSION.
- * Return: 0; -ENOENT (no such verdict); -EPERM with @err saying the
- * verdict is not a regression (and @force was not given); -EIO; -ENOMEM.
- * Caller releases @r with report_cleanup() on success and failure.
+/*
+ * Building a report: the caller (services/reporting.c) fills @r->ctx and
+ * @r->verdict_id, adds the attachments from the data it gathered with the
+ * report_attach_*() functions below, then calls report_render().
  */
-int report_build(PGconn *conn, int64_t verdict_id, bool force,
-		 const struct report_fields *fields, struct report *r,
-		 struct rtlab_err *err) __must_check;
+
+/**
+ * report_attachment_add() - append an attachment to @r; @data (malloc'd)
+ * is taken over, also on failure.  Return: 0 or -ENOMEM.
+ */
+int report_attachment_add(struct report *r, const char *file_name,
+			  const char *content_type, const char *summary,
+			  void *data, size_t size) __must_check;
+
+/** report_worst_run() - the run of @side ("baseline_runs" or
+ *  "candidate_runs") of @ctx with the highest maximum, else its first;
+ *  NULL when the side is empty.  Borrowed from @ctx. */
+const json_t *report_worst_run(const json_t *ctx, const char *side);
+
+/** report_run_has_artifact() - whether @run (of the context) lists an
+ *  artifact @name. */
+bool report_run_has_artifact(const json_t *run, const char *name);
+
+struct run_hists;
+struct hist;
+
+/**
+ * report_attach_run_plot() - attach the PNG plot of one stored run of
+ * @side ("baseline" or "candidate").  A run without histograms adds
+ * nothing.  Return: 0 or what plot_stored_run() returned.
+ */
+int report_attach_run_plot(struct report *r, const struct run_hists *rh,
+			   const char *side,
+			   struct rtlab_err *err) __must_check;
+
+/**
+ * report_attach_overlay() - attach baseline-over-candidate.png of the
+ * pooled histograms @hb and @hc (nothing when either is empty).
+ * Return: 0 or what plot_run_histogram() returned.
+ */
+int report_attach_overlay(struct report *r, const struct hist *hb,
+			  const struct hist *hc,
+			  struct rtlab_err *err) __must_check;
+
+/**
+ * report_attach_histograms() - attach histograms.json (@doc as is) and
+ * histograms.csv.  @doc: {"baseline": [RUN...], "candidate": [RUN...]},
+ * RUN = {run_id, uuid, threads: db_run_histograms()'s array}.
+ * Return: 0 or -ENOMEM.
+ */
+int report_attach_histograms(struct report *r,
+			     const json_t *doc) __must_check;
+
+/**
+ * report_attach_spike() - put the spike analysis @text (@size bytes,
+ * malloc'd, taken over) of candidate run @run_id in the report text and
+ * attach it as spike-analysis.txt.  Return: 0 or -ENOMEM.
+ */
+int report_attach_spike(struct report *r, int64_t run_id, void *text,
+			size_t size, struct rtlab_err *err) __must_check;
+
+/**
+ * report_render() - write @r's summary, text, HTML and bug JSON from its
+ * context and attachments.  @config_delta: report_config_delta() or NULL.
+ * Return: 0 or -ENOMEM.
+ */
+int report_render(struct report *r, const struct report_fields *fields,
+		  const char *config_delta,
+		  struct rtlab_err *err) __must_check;
 
 /**
  * report_write() - write @r into @dir (created, with parents): bug.json,
@@ -70,7 +127,7 @@ int report_build(PGconn *conn, int64_t verdict_id, bool force,
 int report_write(const struct report *r, const char *dir,
 		 struct rtlab_err *err) __must_check;
 
-/** report_cleanup() - free what report_build() filled; safe twice. */
+/** report_cleanup() - free what was built into @r; safe twice. */
 void report_cleanup(struct report *r);
 
 /**

@@ -23,8 +23,7 @@
 #include <trace-cmd/trace-cmd.h>
 
 #include "spike.h"
-#include "../server/db-runs.h"
-#include "../server/db.h"
+#include "strbuf.h"
 
 /*
  * Exported by libtracecmd (1.1 and later) but declared only in its private
@@ -869,57 +868,19 @@ static uint64_t window_ns(const struct spike_result *res)
 	return res->end_ns > res->expiry_ns ? res->end_ns - res->expiry_ns : 0;
 }
 
-/* A growing text with a sticky failure flag, checked once at the end. */
-struct text {
-	char *buf;
-	size_t len, cap;
-	bool failed;
-};
-
-static void __printf(2, 3) tprintf(struct text *t, const char *fmt, ...)
-{
-	va_list ap;
-	char *nb;
-	int n;
-
-	if (t->failed)
-		return;
-	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(t->buf ? t->buf + t->len : NULL,
-			      t->buf ? t->cap - t->len : 0, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			t->failed = true;
-			return;
-		}
-		if (t->buf && t->len + n < t->cap) {
-			t->len += n;
-			return;
-		}
-		nb = realloc(t->buf, t->cap + n + 1024);
-		if (!nb) {
-			t->failed = true;
-			return;
-		}
-		t->buf = nb;
-		t->cap += n + 1024;
-	}
-}
-
-static void tline(struct text *t, const char *label, uint64_t ns,
+static void tline(struct strbuf *t, const char *label, uint64_t ns,
 		  uint64_t whole)
 {
-	tprintf(t, "  %-40s %9.2f us (%5.2f %%)\n", label, ns / NS_PER_US,
+	strbuf_addf(t, "  %-40s %9.2f us (%5.2f %%)\n", label, ns / NS_PER_US,
 		pct(ns, whole));
 }
 
-static void ttask(struct text *t, const struct spike_task *k)
+static void ttask(struct strbuf *t, const struct spike_task *k)
 {
-	tprintf(t, "%s:%d (prio %d)", k->comm, k->pid, k->prio);
+	strbuf_addf(t, "%s:%d (prio %d)", k->comm, k->pid, k->prio);
 }
 
-static void items_text(struct text *t, const struct spike_result *res,
+static void items_text(struct strbuf *t, const struct spike_result *res,
 		       enum spike_kind kind, const char *title)
 {
 	uint64_t whole = window_ns(res);
@@ -934,7 +895,7 @@ static void items_text(struct text *t, const struct spike_result *res,
 		     it->kind != SPIKE_KIND_TIMER) : it->kind != kind)
 			continue;
 		if (!n++)
-			tprintf(t, "  %s:\n", title);
+			strbuf_addf(t, "  %s:\n", title);
 		if (it->kind == SPIKE_KIND_TIMER)
 			snprintf(label, sizeof(label), "local_timer:%d",
 				 it->id);
@@ -947,57 +908,57 @@ static void items_text(struct text *t, const struct spike_result *res,
 		else
 			snprintf(label, sizeof(label), "%s:%d (prio %d)",
 				 it->comm, it->pid, it->prio);
-		tprintf(t, "    %-38s %9.2f us (%5.2f %%)", label,
+		strbuf_addf(t, "    %-38s %9.2f us (%5.2f %%)", label,
 			it->window_ns / NS_PER_US, pct(it->window_ns, whole));
 		if (it->kind != SPIKE_KIND_THREAD)
-			tprintf(t, " in %s:%d", it->comm, it->pid);
+			strbuf_addf(t, " in %s:%d", it->comm, it->pid);
 		if (it->total_ns && it->total_ns != it->window_ns)
-			tprintf(t, ", %s %.2f us",
+			strbuf_addf(t, ", %s %.2f us",
 				it->kind == SPIKE_KIND_THREAD ? "ran" :
 								"whole",
 				it->total_ns / NS_PER_US);
-		tprintf(t, "\n");
+		strbuf_addf(t, "\n");
 	}
 }
 
 char *spike_result_text(const struct spike_result *res)
 {
-	struct text t = { 0 };
+	struct strbuf t = { 0 };
 	uint64_t whole = window_ns(res);
 
-	tprintf(&t, "## CPU %d hit %s, analyzing it ##\n", res->cpu,
+	strbuf_addf(&t, "## CPU %d hit %s, analyzing it ##\n", res->cpu,
 		res->source == SPIKE_SOURCE_TRACEMARK ?
 		"stop tracing" : "its worst wakeup-to-run latency");
-	tprintf(&t, "  trace: %s (%s), %" PRIu64 " events\n", res->file,
+	strbuf_addf(&t, "  trace: %s (%s), %" PRIu64 " events\n", res->file,
 		res->uname[0] ? res->uname : "no uname recorded",
 		res->nevents);
-	tprintf(&t, "  measuring thread: ");
+	strbuf_addf(&t, "  measuring thread: ");
 	ttask(&t, &res->thread);
 	if (res->source == SPIKE_SOURCE_TRACEMARK)
-		tprintf(&t, ", latency %" PRIu64 " us > threshold %" PRIu64
+		strbuf_addf(&t, ", latency %" PRIu64 " us > threshold %" PRIu64
 			" us (tracemark)\n", res->lat_us, res->threshold_us);
 	else
-		tprintf(&t, ", wakeup to switch-in %" PRIu64 " us (no "
+		strbuf_addf(&t, ", wakeup to switch-in %" PRIu64 " us (no "
 			"tracemark)\n", res->lat_us);
 	if (res->has_at_expiry) {
-		tprintf(&t, "  running when the timer fired: ");
+		strbuf_addf(&t, "  running when the timer fired: ");
 		ttask(&t, &res->at_expiry);
-		tprintf(&t, "\n");
+		strbuf_addf(&t, "\n");
 	}
 	if (res->timer_ns) {
 		tline(&t, "IRQ handler delay:", res->irq_delay_ns, whole);
 		tline(&t, "timer IRQ duration:", res->timer_irq_ns, whole);
 	} else {
-		tprintf(&t, "  IRQ handler delay: unknown (no local_timer "
+		strbuf_addf(&t, "  IRQ handler delay: unknown (no local_timer "
 			"event woke the thread)\n");
 	}
 	tline(&t, "wakeup to switch-in:", res->wakeup_to_run_ns, whole);
 	if (res->has_blocking) {
-		tprintf(&t, "  blocking thread: ");
+		strbuf_addf(&t, "  blocking thread: ");
 		ttask(&t, &res->blocking);
 		if (!res->blocking.pid)
-			tprintf(&t, " (idle)");
-		tprintf(&t, " %.2f us in the window, ran %.2f us "
+			strbuf_addf(&t, " (idle)");
+		strbuf_addf(&t, " %.2f us in the window, ran %.2f us "
 			"(switch-in to switch-out)\n",
 			res->blocking_window_ns / NS_PER_US,
 			res->blocking_stint_ns / NS_PER_US);
@@ -1006,32 +967,28 @@ char *spike_result_text(const struct spike_result *res)
 	items_text(&t, res, SPIKE_KIND_SOFTIRQ, "softirq interference");
 	items_text(&t, res, SPIKE_KIND_THREAD, "thread interference");
 	if (res->silent_ns && res->silent_ns * 10 >= whole) {
-		tprintf(&t, "  no events for %.2f us (%.6f..%.6f s) while ",
+		strbuf_addf(&t, "  no events for %.2f us (%.6f..%.6f s) while ",
 			res->silent_ns / NS_PER_US,
 			res->silent_start_ns / 1e9,
 			(res->silent_start_ns + res->silent_ns) / 1e9);
 		ttask(&t, &res->silent_task);
-		tprintf(&t, res->silent_task.pid ?
+		strbuf_addf(&t, res->silent_task.pid ?
 			" ran: preemption or interrupts disabled, or code "
 			"without tracepoints\n" : " ran: leaving idle\n");
 	}
 	if (res->source == SPIKE_SOURCE_TRACEMARK)
 		tline(&t, "measuring thread, switch-in to mark:",
 		      res->self_ns, whole);
-	tprintf(&t, "  %s\n", "------------------------------------------"
+	strbuf_addf(&t, "  %s\n", "------------------------------------------"
 		"------------------------------");
-	tprintf(&t, "  %-40s %9.2f us = IRQ %.2f + softirq %.2f + threads "
+	strbuf_addf(&t, "  %-40s %9.2f us = IRQ %.2f + softirq %.2f + threads "
 		"%.2f + measuring thread %.2f\n",
 		res->source == SPIKE_SOURCE_TRACEMARK ?
 		"window (expiry to mark):" : "window (wakeup to switch-in):",
 		whole / NS_PER_US, res->irq_ns / NS_PER_US,
 		res->softirq_ns / NS_PER_US, res->thread_ns / NS_PER_US,
 		res->self_ns / NS_PER_US);
-	if (t.failed) {
-		free(t.buf);
-		return NULL;
-	}
-	return t.buf;
+	return strbuf_take(&t);
 }
 
 static double us(uint64_t ns)
@@ -1107,147 +1064,4 @@ char *spike_result_json(const struct spike_result *res)
 	s = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
 	json_decref(root);
 	return s;
-}
-
-/* ---- storage ---------------------------------------------------------- */
-
-static int store_one(PGconn *conn, const char *id, const char *name,
-		     const char *type, const char *body, struct rtlab_err *err)
-{
-	static const char sql[] =
-		"INSERT INTO artifacts (run_id, name, content_type, size, "
-		"sha256, data) VALUES ($1::bigint, $2, $3, "
-		"octet_length(convert_to($4, 'UTF8')), "
-		"encode(sha256(convert_to($4, 'UTF8')), 'hex'), "
-		"convert_to($4, 'UTF8')) "
-		"ON CONFLICT (run_id, name) DO UPDATE SET "
-		"content_type = EXCLUDED.content_type, size = EXCLUDED.size, "
-		"sha256 = EXCLUDED.sha256, data = EXCLUDED.data";
-	const char *p[4] = { id, name, type, body };
-
-	return db_exec(conn, err, sql, 4, p);
-}
-
-int spike_store(PGconn *conn, int64_t run_id, const char *text,
-		const char *json, struct rtlab_err *err)
-{
-	char id[24];
-	int ret;
-
-	snprintf(id, sizeof(id), "%" PRId64, run_id);
-	ret = db_begin(conn, err);
-	if (ret)
-		return ret;
-	ret = store_one(conn, id, SPIKE_ARTIFACT_TEXT,
-			"text/plain; charset=utf-8", text, err) ?:
-	      store_one(conn, id, SPIKE_ARTIFACT_JSON, "application/json",
-			json, err) ?:
-	      db_commit(conn, err);
-	if (ret) {
-		db_rollback(conn);
-		rtlab_err_prefix(err, "storing the spike analysis of run %s",
-				 id);
-	}
-	return ret;
-}
-
-int spike_run_analyze(PGconn *conn, int64_t run_id, int cpu,
-		      struct spike_result *res, struct rtlab_err *err)
-{
-	struct artifact a = { 0 };
-	char path[] = "/tmp/rtlab-spike.XXXXXX";
-	json_t *run = NULL;
-	const char *release;
-	FILE *f = NULL;
-	bool made = false;
-	int fd = -1, ret;
-
-	memset(res, 0, sizeof(*res));
-	ret = db_run_get(conn, run_id, &run, err);
-	if (ret)
-		goto out;
-	ret = db_artifact_get(conn, run_id, "trace.dat", &a, err);
-	if (ret == -ENOENT) {
-		rtlab_err_seterr(err, ENOENT, "run %" PRId64 " has no trace "
-				 "(no trace.dat in its bundle: its testcase "
-				 "has no trace: section, or tracing was "
-				 "unavailable on the board)", run_id);
-		goto out;
-	}
-	if (ret)
-		goto out;
-	fd = mkstemp(path);
-	made = fd >= 0;
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		ret = rtlab_err_seterr(err, errno, "%s: %s", path,
-				       strerror(errno));
-		goto out;
-	}
-	fd = -1;
-	if (fwrite(a.data, 1, a.size, f) != a.size || fclose(f)) {
-		f = NULL;
-		ret = rtlab_err_seterr(err, EIO, "%s: cannot write the "
-				       "trace: %s", path, strerror(errno));
-		goto out;
-	}
-	f = NULL;
-	ret = spike_analyze_cpu(path, cpu, res, err);
-	snprintf(res->file, sizeof(res->file), "run %" PRId64 " trace.dat",
-		 run_id);
-	if (ret) {
-		/* Name the run's trace, not the temporary copy. */
-		if (err && !strncmp(err->msg, path, strlen(path))) {
-			char rest[RTLAB_ERR_LEN - 64];
-
-			snprintf(rest, sizeof(rest), "%.*s",
-				 (int)sizeof(rest) - 1,
-				 err->msg + strlen(path));
-			snprintf(err->msg, sizeof(err->msg),
-				 "run %" PRId64 " trace.dat%s", run_id, rest);
-		}
-		goto out;
-	}
-	release = json_string_value(json_object_get(
-		json_object_get(run, "kernel"), "release"));
-	ret = spike_check_release(res, release, err);
-out:
-	if (f)
-		fclose(f);
-	if (fd >= 0)
-		close(fd);
-	if (made)
-		unlink(path);
-	artifact_cleanup(&a);
-	json_decref(run);
-	return ret;
-}
-
-int spike_run_get(PGconn *conn, int64_t run_id, bool json,
-		  struct artifact *a, struct rtlab_err *err)
-{
-	const char *name = json ? SPIKE_ARTIFACT_JSON : SPIKE_ARTIFACT_TEXT;
-	struct spike_result res = { 0 };
-	char *text = NULL, *js = NULL;
-	int ret;
-
-	memset(a, 0, sizeof(*a));
-	ret = db_artifact_get(conn, run_id, name, a, err);
-	if (ret != -ENOENT)
-		return ret;
-	ret = spike_run_analyze(conn, run_id, -1, &res, err);
-	if (ret)
-		goto out;
-	text = spike_result_text(&res);
-	js = spike_result_json(&res);
-	if (!text || !js) {
-		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
-		goto out;
-	}
-	ret = spike_store(conn, run_id, text, js, err) ?:
-	      db_artifact_get(conn, run_id, name, a, err);
-out:
-	free(text);
-	free(js);
-	spike_result_cleanup(&res);
-	return ret;
 }

@@ -16,7 +16,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <libpq-fe.h>
 
 #include "error.h"
 
@@ -151,39 +150,5 @@ const char *spike_softirq_name(int vec);
 
 #define SPIKE_ARTIFACT_TEXT	"spike.txt"
 #define SPIKE_ARTIFACT_JSON	"spike.json"
-
-/**
- * spike_store() - store @text and @json as the artifacts spike.txt and
- * spike.json of run @run_id, replacing earlier ones.
- * Return: 0, or -EIO with @err holding PostgreSQL's message.
- */
-int spike_store(PGconn *conn, int64_t run_id, const char *text,
-		const char *json, struct rtlab_err *err) __must_check;
-
-/**
- * spike_run_analyze() - analyze the trace.dat stored with run @run_id
- * (copied to a temporary file), on @cpu (-1: any), and check that it was
- * recorded on the run's kernel.
- * Return: 0; -ENOENT when the run or its trace.dat does not exist (@err
- * says which), -EXDEV for another kernel's trace, -EINVAL for a damaged
- * trace or one without a spike, -EIO, -ENOMEM.  Release @res with
- * spike_result_cleanup() either way.
- */
-int spike_run_analyze(PGconn *conn, int64_t run_id, int cpu,
-		      struct spike_result *res, struct rtlab_err *err)
-	__must_check;
-
-struct artifact;
-
-/**
- * spike_run_get() - the stored analysis of run @run_id as an artifact
- * (spike.json when @json, else spike.txt); when none is stored yet, the
- * run's trace.dat is analyzed and both are stored first, so the next call
- * only reads.
- * Return: 0 with @a filled (caller releases with artifact_cleanup()), or
- * what spike_run_analyze() or spike_store() returned, @err saying why.
- */
-int spike_run_get(PGconn *conn, int64_t run_id, bool json,
-		  struct artifact *a, struct rtlab_err *err) __must_check;
 
 #endif

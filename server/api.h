@@ -3,26 +3,63 @@
 #define RTLAB_API_H
 
 /*
- * The rtlab HTTP API (version 1): routes and handlers.  JSON everywhere;
- * errors are {"error": "..."} with the fitting status.  Endpoints are
- * documented in docs/api.md.
+ * The resources `rtlab server` answers, one file each, and the handler
+ * table (routes.c) that cli/cmd-server.c gives http_serve():
+ *
+ *   web.c           /, /regressions, /runs/..., /verdicts/..., /plot/...
+ *   api-runs.c      /healthz; /api/v1/runs (upload, list, one run, its
+ *                   histograms, plots, artifacts, trace, spike analysis)
+ *   api-verdicts.c  /api/v1/verdicts, /api/v1/compare
+ *
+ * JSON everywhere in /api; errors are {"error": "..."} with the status of
+ * http_errno_status().  Endpoints are documented in docs/api.md.
  */
+
+#include <stdbool.h>
+#include <stddef.h>
 
 #include "http.h"
 
-/**
- * api_begin() - called once the request's headers are in: sets
- * @req->want_body for requests that carry one, and answers at once when
- * the headers already decide (unknown path, wrong method, no or wrong
- * token, declared body over the limit), before any body is read.
- * Return: what libmicrohttpd expects (MHD_YES to go on).
- */
-enum MHD_Result api_begin(struct http_request *req);
+/** server_routes - the handler table, tried in order; server_nroutes
+ *  its length. */
+extern const struct http_handler server_routes[];
+extern const size_t server_nroutes;
+
+/** api_health_match() - whether @path is /healthz. */
+bool api_health_match(const char *path);
+
+/** api_health_handle() - 200 {"status": "ok"} when the database answers,
+ *  else 503 naming why.  Return: what libmicrohttpd expects. */
+enum MHD_Result api_health_handle(struct http_request *req);
+
+/** api_runs_match() - whether @path is under /api/v1/runs. */
+bool api_runs_match(const char *path);
 
 /**
- * api_handle() - answer a complete request (body, if any, received).
- * Return: what libmicrohttpd expects.
+ * api_runs_begin() - called once the request's headers are in: sets
+ * @req->want_body for an upload, and answers at once when the headers
+ * already decide (wrong method, no or wrong token, declared body over
+ * the limit), before any body is read.
+ * Return: what libmicrohttpd expects (MHD_YES to go on).
  */
-enum MHD_Result api_handle(struct http_request *req);
+enum MHD_Result api_runs_begin(struct http_request *req);
+
+/**
+ * api_runs_handle() - answer a complete request under /api/v1/runs (body,
+ * if any, received).  Return: what libmicrohttpd expects.
+ */
+enum MHD_Result api_runs_handle(struct http_request *req);
+
+/** verdict_api_match() - whether @path is one of the verdict endpoints:
+ *  /api/v1/verdicts, /api/v1/verdicts/ID, /api/v1/compare. */
+bool verdict_api_match(const char *path);
+
+/**
+ * verdict_api_handle() - answer GET /api/v1/verdicts (query: board,
+ * testcase, verdict, kernel, limit), GET /api/v1/verdicts/ID and GET
+ * /api/v1/compare (query: board, testcase, baseline, candidate, clock).
+ * @req->db must be connected.  Return: what libmicrohttpd expects.
+ */
+enum MHD_Result verdict_api_handle(struct http_request *req);
 
 #endif

@@ -19,8 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "api.h"
-#include "db.h"
+#include "../db/db.h"
 #include "http.h"
 
 struct http_server {
@@ -131,6 +130,77 @@ enum MHD_Result http_respond_error(struct http_request *req,
 	return http_respond_json(req, status, json_pack("{ss}", "error", msg));
 }
 
+unsigned int http_errno_status(int ret)
+{
+	switch (ret) {
+	case -ENOENT:
+		return MHD_HTTP_NOT_FOUND;
+	case -EINVAL:
+		return MHD_HTTP_BAD_REQUEST;
+	case -EACCES:
+		return MHD_HTTP_FORBIDDEN;
+	case -EXDEV:
+		return MHD_HTTP_CONFLICT;
+	case -EFBIG:	/* beyond a limit of lib/run-limits.h */
+		return MHD_HTTP_CONTENT_TOO_LARGE;
+	default:
+		return MHD_HTTP_INTERNAL_SERVER_ERROR;
+	}
+}
+
+enum MHD_Result http_method_not_allowed(struct http_request *req,
+					const char *allow)
+{
+	char msg[RTLAB_ERR_LEN], *text;
+	enum MHD_Result r;
+	json_t *j;
+
+	snprintf(msg, sizeof(msg), "method %s not allowed on %s (allowed: %s)",
+		 req->method, req->path, allow);
+	j = json_pack("{ss}", "error", msg);
+	text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+	json_decref(j);
+	if (!text)
+		return MHD_NO;
+	r = http_respond(req, MHD_HTTP_METHOD_NOT_ALLOWED, "application/json",
+			 text, strlen(text), "Allow", allow);
+	free(text);
+	return r;
+}
+
+static bool is_get(const char *m)
+{
+	return !strcmp(m, "GET") || !strcmp(m, "HEAD");
+}
+
+/* The first handler of the table that answers @req's path. */
+static enum MHD_Result dispatch_begin(const struct http_config *cfg,
+				      struct http_request *req)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->nhandlers && !req->handler; i++)
+		if (cfg->handlers[i].match(req->path))
+			req->handler = &cfg->handlers[i];
+	if (!req->handler)
+		return http_respond_error(req, MHD_HTTP_NOT_FOUND,
+					  "no such path: %s", req->path);
+	if (req->handler->begin)
+		return req->handler->begin(req);
+	if (!is_get(req->method))
+		return http_method_not_allowed(req, "GET, HEAD");
+	return MHD_YES;
+}
+
+static enum MHD_Result dispatch(struct http_request *req)
+{
+	if (req->handler->needs_db && !req->db)
+		return http_respond_error(req, MHD_HTTP_SERVICE_UNAVAILABLE,
+					  "database unavailable: %s",
+					  req->db_error);
+	return req->handler->handle(req);
+}
+
 static void request_free(struct http_request *req)
 {
 	if (!req)
@@ -209,7 +279,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 		if (!req->db)
 			snprintf(req->db_error, sizeof(req->db_error), "%s",
 				 err.msg);
-		return api_begin(req);
+		return dispatch_begin(srv->cfg, req);
 	}
 	if (*upload_data_size) {
 		if (req->want_body && !req->responded)
@@ -219,7 +289,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	}
 	if (req->responded)
 		return MHD_YES;
-	return api_handle(req);
+	return dispatch(req);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn,

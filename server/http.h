@@ -6,9 +6,11 @@
  * The HTTP server of `rtlab server`: a libmicrohttpd daemon with a pool of
  * worker threads, each holding its own PostgreSQL connection (libpq
  * connections must not be shared between threads).  It receives request
- * bodies up to a limit, hands complete requests to the API (api.c), and
- * logs one line per request.  The request and response helpers here are
- * what api.c uses to answer.
+ * bodies up to a limit, hands each request to the first handler of the
+ * table it was given (struct http_handler) whose path matches, and logs
+ * one line per request.  It knows no route itself.  The request and
+ * response helpers here, with the one errno -> status mapping
+ * (http_errno_status()), are what the handlers use to answer.
  */
 
 #include <stdbool.h>
@@ -21,8 +23,32 @@
 
 #include "error.h"
 
+struct http_request;
+
+/*
+ * One resource of the server: which paths it answers and how.  http.c
+ * asks each handler of the table in order; the first whose match() is
+ * true takes the request.
+ */
+struct http_handler {
+	const char *name;
+	bool (*match)(const char *path);
+	/*
+	 * Called once the headers are in: check the method, ask for the
+	 * body (want_body), authenticate; answering here ends the request.
+	 * NULL: only GET and HEAD are allowed.
+	 */
+	enum MHD_Result (*begin)(struct http_request *req);
+	/* Called once the whole request is in and nobody answered yet. */
+	enum MHD_Result (*handle)(struct http_request *req);
+	/* Answer 503 "database unavailable" without a connection. */
+	bool needs_db;
+};
+
 struct http_config {
 	const char *listen;		/* "HOST:PORT", port 0: any free one */
+	const struct http_handler *handlers;	/* tried in order */
+	size_t nhandlers;
 	unsigned int max_upload_mb;	/* largest request body accepted */
 	unsigned int threads;		/* worker threads (0: 4) */
 	bool quiet;			/* no request log */
@@ -34,6 +60,7 @@ struct http_request {
 	const char *method;		/* owned by libmicrohttpd */
 	char *path;			/* URL path, without the query */
 	struct timespec start;
+	const struct http_handler *handler;	/* NULL: none matched */
 	PGconn *db;			/* this thread's connection, may be NULL */
 	char db_error[RTLAB_ERR_LEN];	/* why db is NULL */
 
@@ -88,5 +115,20 @@ enum MHD_Result http_respond_json(struct http_request *req,
 enum MHD_Result http_respond_error(struct http_request *req,
 				   unsigned int status, const char *fmt, ...)
 	__printf(3, 4);
+
+/**
+ * http_errno_status() - the HTTP status of a negative errno returned by
+ * the database or services layers: -ENOENT 404, -EINVAL 400, -EACCES 403,
+ * -EXDEV 409 (a conflict between stored things), anything else 500.  The
+ * one mapping of the server.
+ */
+unsigned int http_errno_status(int ret);
+
+/**
+ * http_method_not_allowed() - answer 405 with an Allow: @allow header
+ * and {"error": "method M not allowed on PATH (allowed: @allow)"}.
+ */
+enum MHD_Result http_method_not_allowed(struct http_request *req,
+					const char *allow);
 
 #endif

@@ -22,11 +22,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "db-boards.h"
-#include "db-runs.h"
-#include "db-verdicts.h"
-#include "db-web.h"
+#include "../db/db-boards.h"
+#include "../db/db-runs.h"
+#include "../db/db-verdicts.h"
+#include "../db/db-web.h"
+#include "../services/reporting.h"
 #include "http.h"
+#include "strbuf.h"
 #include "web.h"
 
 #define PLOTS "/api/v1/plots/"
@@ -71,73 +73,18 @@ static const char style_css[] =
 /* ------------------------------------------------------------------ */
 /* An HTML page under construction                                    */
 
-struct page {
-	char *buf;
-	size_t len, cap;
-	bool failed;
-};
-
-static void page_cleanup(struct page *p)
-{
-	free(p->buf);
-	p->buf = NULL;
-	p->len = p->cap = 0;
-}
-
-static bool page_grow(struct page *p, size_t need)
-{
-	size_t cap;
-	char *nb;
-
-	if (p->failed)
-		return false;
-	if (p->cap - p->len > need)
-		return true;
-	cap = p->cap ? p->cap : 4096;
-	while (cap - p->len <= need)
-		cap *= 2;
-	nb = realloc(p->buf, cap);
-	if (!nb) {
-		p->failed = true;
-		return false;
-	}
-	p->buf = nb;
-	p->cap = cap;
-	return true;
-}
-
-static void page_add(struct page *p, const char *s, size_t n)
-{
-	if (!page_grow(p, n))
-		return;
-	memcpy(p->buf + p->len, s, n);
-	p->len += n;
-	p->buf[p->len] = '\0';
-}
-
 /* Markup and figures only; never text from the database. */
-static void __printf(2, 3) html(struct page *p, const char *fmt, ...)
+static void __printf(2, 3) html(struct strbuf *p, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	strbuf_vaddf(p, fmt, ap);
 	va_end(ap);
-	if (n < 0) {
-		p->failed = true;
-		return;
-	}
-	if (!page_grow(p, n))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(p->buf + p->len, n + 1, fmt, ap);
-	va_end(ap);
-	p->len += n;
 }
 
 /* Text, escaped for element content and quoted attribute values. */
-static void html_text(struct page *p, const char *s)
+static void html_text(struct strbuf *p, const char *s)
 {
 	const char *run = s;
 
@@ -154,16 +101,16 @@ static void html_text(struct page *p, const char *s)
 		case '\'': rep = "&#39;"; break;
 		default: continue;
 		}
-		page_add(p, run, s - run);
-		page_add(p, rep, strlen(rep));
+		strbuf_add(p, run, s - run);
+		strbuf_add(p, rep, strlen(rep));
 		run = s + 1;
 	}
-	page_add(p, run, s - run);
+	strbuf_add(p, run, s - run);
 }
 
 /* Text percent-encoded for a URL (query value or path segment): only
  * unreserved characters stay, so the result is also safe in HTML. */
-static void url_part(struct page *p, const char *s, bool keep_slash)
+static void url_part(struct strbuf *p, const char *s, bool keep_slash)
 {
 	static const char hex[] = "0123456789ABCDEF";
 
@@ -173,17 +120,17 @@ static void url_part(struct page *p, const char *s, bool keep_slash)
 		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
 		    (c >= '0' && c <= '9') || c == '-' || c == '.' ||
 		    c == '_' || c == '~' || (keep_slash && c == '/')) {
-			page_add(p, (const char *)&c, 1);
+			strbuf_add(p, (const char *)&c, 1);
 		} else {
 			char e[3] = { '%', hex[c >> 4], hex[c & 15] };
 
-			page_add(p, e, 3);
+			strbuf_add(p, e, 3);
 		}
 	}
 }
 
 /* "&name=value" (or "?name=value" for the first) into an href. */
-static void url_arg(struct page *p, bool first, const char *name,
+static void url_arg(struct strbuf *p, bool first, const char *name,
 		    const char *value)
 {
 	if (!value)
@@ -198,7 +145,7 @@ static const char *jstr(const json_t *o, const char *key)
 }
 
 /* A JSON number as text; "–" for null or missing. */
-static void html_num(struct page *p, const json_t *v, const char *unit)
+static void html_num(struct strbuf *p, const json_t *v, const char *unit)
 {
 	if (json_is_integer(v))
 		html(p, "%" JSON_INTEGER_FORMAT "%s%s", json_integer_value(v),
@@ -213,7 +160,7 @@ static void html_num(struct page *p, const json_t *v, const char *unit)
 }
 
 /* Any JSON value as readable text: strings bare, the rest compact. */
-static void html_json(struct page *p, const json_t *v)
+static void html_json(struct strbuf *p, const json_t *v)
 {
 	char *s;
 
@@ -235,7 +182,7 @@ static void html_json(struct page *p, const json_t *v)
 }
 
 /* The CSS class of a verdict: v-regression, ..., v-none. */
-static void verdict_class(struct page *p, const char *verdict)
+static void verdict_class(struct strbuf *p, const char *verdict)
 {
 	if (!verdict || (strcmp(verdict, "REGRESSION") &&
 			 strcmp(verdict, "IMPROVEMENT") &&
@@ -249,10 +196,10 @@ static void verdict_class(struct page *p, const char *verdict)
 		html(p, "%c", tolower((unsigned char)*verdict));
 }
 
-static void page_begin(struct page *p, const char *title_fmt, ...)
+static void page_begin(struct strbuf *p, const char *title_fmt, ...)
 	__printf(2, 3);
 
-static void page_begin(struct page *p, const char *title_fmt, ...)
+static void page_begin(struct strbuf *p, const char *title_fmt, ...)
 {
 	char title[512];
 	va_list ap;
@@ -274,25 +221,25 @@ static void page_begin(struct page *p, const char *title_fmt, ...)
 		"</nav></header>\n<main>\n");
 }
 
-static void page_end(struct page *p)
+static void page_end(struct strbuf *p)
 {
 	html(p, "</main>\n</body>\n</html>\n");
 }
 
-static enum MHD_Result page_send(struct http_request *req, struct page *p,
+static enum MHD_Result page_send(struct http_request *req, struct strbuf *p,
 				 unsigned int status)
 {
 	enum MHD_Result r;
 
 	if (p->failed) {
-		page_cleanup(p);
+		strbuf_cleanup(p);
 		return http_respond_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR,
 					  "%s: out of memory building the "
 					  "page", req->path);
 	}
 	r = http_respond(req, status, "text/html; charset=utf-8", p->buf,
 			 p->len, NULL, NULL);
-	page_cleanup(p);
+	strbuf_cleanup(p);
 	return r;
 }
 
@@ -301,7 +248,7 @@ static enum MHD_Result error_page(struct http_request *req,
 				  unsigned int status, const char *what,
 				  const char *msg)
 {
-	struct page p = { 0 };
+	struct strbuf p = { 0 };
 
 	page_begin(&p, "%s", what);
 	html(&p, "<h1>");
@@ -316,203 +263,10 @@ static enum MHD_Result error_page(struct http_request *req,
 static enum MHD_Result db_error_page(struct http_request *req, int ret,
 				     const char *msg)
 {
-	if (ret == -ENOENT)
-		return error_page(req, MHD_HTTP_NOT_FOUND, "Not found", msg);
-	return error_page(req, MHD_HTTP_INTERNAL_SERVER_ERROR,
-			  "Database error", msg);
-}
-
-/* ------------------------------------------------------------------ */
-/* Plots                                                              */
-
-/* Pool every CPU of every complete run of a kernel in a series. */
-static int pool_kernel(PGconn *conn, int board_id, int testcase_id,
-		       int kernel_id, const char *clock, struct hist *h,
-		       unsigned int *nruns, struct rtlab_err *err)
-{
-	struct series_runs sr = { 0 };
-	size_t i, j;
-	int ret;
-
-	ret = db_series_runs_load(conn, board_id, testcase_id, kernel_id,
-				  clock, &sr, err);
-	for (i = 0; !ret && i < sr.nruns; i++)
-		for (j = 0; !ret && j < sr.runs[i].ncpus; j++)
-			ret = hist_merge(h, &sr.runs[i].cpus[j]);
-	if (ret == -ENOMEM)
-		rtlab_err_seterr(err, ENOMEM, "plot: out of memory");
-	*nruns = sr.nruns;
-	series_runs_cleanup(&sr);
-	return ret;
-}
-
-/* The clock to compare on: @q->clock, else the candidate's only one. */
-static int compare_clock(PGconn *conn, const struct web_compare_query *q,
-			 int board_id, int testcase_id, int cand_id,
-			 char *clock, size_t size, struct rtlab_err *err)
-{
-	char list[256] = "";
-	json_t *clocks = NULL, *v;
-	const char *key;
-	int ret;
-
-	if (q->clock) {
-		snprintf(clock, size, "%s", q->clock);
-		return 0;
-	}
-	ret = db_series_clocks(conn, board_id, testcase_id, cand_id, &clocks,
-			       err);
-	if (ret)
-		return ret;
-	if (json_object_size(clocks) == 1) {
-		json_object_foreach(clocks, key, v)
-			snprintf(clock, size, "%s", key);
-	} else if (!json_object_size(clocks)) {
-		ret = rtlab_err_seterr(err, ENOENT, "candidate kernel '%s' has "
-				       "no complete run on board '%s', "
-				       "testcase '%s'", q->candidate,
-				       q->board, q->testcase);
-	} else {
-		json_object_foreach(clocks, key, v) {
-			size_t n = strlen(list);
-
-			snprintf(list + n, sizeof(list) - n, "%s%s",
-				 n ? ", " : "", key);
-		}
-		ret = rtlab_err_seterr(err, EINVAL, "candidate kernel '%s' ran "
-				       "with several clocks (%s): choose one "
-				       "with clock", q->candidate, list);
-	}
-	json_decref(clocks);
-	return ret;
-}
-
-int web_plot_compare(PGconn *conn, const struct web_compare_query *q,
-		     enum plot_format fmt, void **img, size_t *size,
-		     struct rtlab_err *err)
-{
-	struct hist hb = { 0 }, hc = { 0 };
-	struct plot_compare pc = { 0 };
-	char clock[64], title[400], sub[200];
-	int board_id, testcase_id, base_id, cand_id;
-	json_t *names = NULL;
-	int ret;
-
-	ret = db_board_lookup(conn, q->board, &board_id, err);
-	if (!ret)
-		ret = db_testcase_lookup(conn, q->testcase, &testcase_id, err);
-	if (!ret)
-		ret = db_kernel_resolve(conn, q->baseline, &base_id, err);
-	if (!ret)
-		ret = db_kernel_resolve(conn, q->candidate, &cand_id, err);
-	if (!ret)
-		ret = compare_clock(conn, q, board_id, testcase_id, cand_id,
-				    clock, sizeof(clock), err);
-	if (!ret)
-		ret = db_verdict_names(conn, board_id, testcase_id, base_id,
-				       cand_id, &names, err);
-	if (ret)
-		goto out;
-	ret = hist_init(&hb, 1);
-	if (!ret)
-		ret = hist_init(&hc, 1);
-	if (ret) {
-		rtlab_err_seterr(err, ENOMEM, "plot: out of memory");
-		goto out;
-	}
-	ret = pool_kernel(conn, board_id, testcase_id, base_id, clock, &hb,
-			  &pc.baseline.nruns, err);
-	if (!ret)
-		ret = pool_kernel(conn, board_id, testcase_id, cand_id, clock,
-				  &hc, &pc.candidate.nruns, err);
-	if (ret)
-		goto out;
-	snprintf(title, sizeof(title), "%s / %s: baseline over candidate",
-		 q->board, q->testcase);
-	snprintf(sub, sizeof(sub), "clock %s, all complete runs of each "
-		 "kernel pooled", clock);
-	pc.title = title;
-	pc.subtitle = sub;
-	pc.baseline.release = jstr(json_object_get(names, "baseline"),
-				   "release");
-	pc.baseline.hist = &hb;
-	pc.candidate.release = jstr(json_object_get(names, "candidate"),
-				    "release");
-	pc.candidate.hist = &hc;
-	ret = plot_compare_render(&pc, fmt, img, size, err);
-out:
-	json_decref(names);
-	hist_cleanup(&hb);
-	hist_cleanup(&hc);
-	return ret;
-}
-
-/* A figure of the trend's JSON, NAN when null. */
-static double jfig(const json_t *o, const char *key)
-{
-	const json_t *v = json_object_get(o, key);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-int web_plot_trend(PGconn *conn, const struct web_trend_query *q,
-		   enum plot_format fmt, void **img, size_t *size,
-		   struct rtlab_err *err)
-{
-	struct plot_trend_kernel *tk = NULL;
-	struct plot_trend pt = { 0 };
-	char title[400], sub[300];
-	double *vals = NULL;
-	json_t *t = NULL, *kernels, *k, *runs, *run;
-	size_t i, j, total = 0, at = 0;
-	int board_id, testcase_id;
-	int ret;
-
-	ret = db_board_lookup(conn, q->board, &board_id, err);
-	if (!ret)
-		ret = db_testcase_lookup(conn, q->testcase, &testcase_id, err);
-	if (!ret)
-		ret = db_web_trend(conn, q->board, q->testcase, q->tree,
-				   q->clock, &t, err);
-	if (ret)
-		goto out;
-	kernels = json_object_get(t, "kernels");
-	json_array_foreach(kernels, i, k)
-		total += json_array_size(json_object_get(k, "runs"));
-	tk = calloc(json_array_size(kernels) + 1, sizeof(*tk));
-	vals = calloc(2 * total + 1, sizeof(*vals));
-	if (!tk || !vals) {
-		ret = rtlab_err_seterr(err, ENOMEM, "plot: out of memory");
-		goto out;
-	}
-	json_array_foreach(kernels, i, k) {
-		runs = json_object_get(k, "runs");
-		tk[i].release = jstr(k, "release");
-		tk[i].nruns = json_array_size(runs);
-		tk[i].max_us = vals + at;
-		tk[i].p999_us = vals + total + at;
-		json_array_foreach(runs, j, run) {
-			vals[at + j] = jfig(run, "max_us");
-			vals[total + at + j] = jfig(run, "p999_us");
-		}
-		at += tk[i].nruns;
-	}
-	snprintf(title, sizeof(title), "%s / %s: latency across the kernels "
-		 "of tree '%s'", q->board, q->testcase,
-		 jstr(t, "tree") ? jstr(t, "tree") : "");
-	snprintf(sub, sizeof(sub), "clock %s; each complete run's worst CPU "
-		 "as a point, medians per kernel joined",
-		 jstr(t, "clock") ? jstr(t, "clock") : "?");
-	pt.title = title;
-	pt.subtitle = sub;
-	pt.nkernels = json_array_size(kernels);
-	pt.kernels = tk;
-	ret = plot_trend_render(&pt, fmt, img, size, err);
-out:
-	free(tk);
-	free(vals);
-	json_decref(t);
-	return ret;
+	return error_page(req, http_errno_status(ret),
+			  ret == -ENOENT ? "Not found" :
+			  ret == -EINVAL ? "Bad request" : "Database error",
+			  msg);
 }
 
 /* ------------------------------------------------------------------ */
@@ -604,7 +358,7 @@ static const char *const verdict_names[] = {
 	"REGRESSION", "IMPROVEMENT", "NO_CHANGE", "INCONCLUSIVE",
 };
 
-static void verdict_badge(struct page *p, const char *verdict)
+static void verdict_badge(struct strbuf *p, const char *verdict)
 {
 	html(p, "<span class=\"badge ");
 	verdict_class(p, verdict);
@@ -632,7 +386,7 @@ static json_t *find_cell(const json_t *row, const json_t *kernel_id)
 static enum MHD_Result overview(struct http_request *req)
 {
 	struct rtlab_err err = { "" };
-	struct page p = { 0 };
+	struct strbuf p = { 0 };
 	json_t *o = NULL, *kernels, *rows, *row, *k, *cell;
 	size_t i, j;
 	int ret;
@@ -729,7 +483,7 @@ static bool has_artifact(const json_t *run, const char *name)
 	return false;
 }
 
-static void row_text(struct page *p, const char *key, const char *value)
+static void row_text(struct strbuf *p, const char *key, const char *value)
 {
 	html(p, "<tr><th>%s</th><td>", key);
 	if (value)
@@ -747,7 +501,7 @@ static enum MHD_Result run_page(struct http_request *req, const char *ref)
 	};
 	struct rtlab_err err = { "" };
 	struct artifact spike = { 0 };
-	struct page p = { 0 };
+	struct strbuf p = { 0 };
 	json_t *run = NULL, *kernel, *v, *a;
 	const char *key;
 	int64_t id, vid;
@@ -904,7 +658,7 @@ static enum MHD_Result run_page(struct http_request *req, const char *ref)
 }
 
 /* "BASE → CAND" of a figures object {baseline, candidate}. */
-static void html_pair(struct page *p, const json_t *o, const char *unit)
+static void html_pair(struct strbuf *p, const json_t *o, const char *unit)
 {
 	html_num(p, json_object_get(o, "baseline"), unit);
 	html(p, " &rarr; ");
@@ -915,7 +669,7 @@ static enum MHD_Result regressions(struct http_request *req)
 {
 	struct verdict_filter f = { .verdict = "REGRESSION", .limit = 500 };
 	struct rtlab_err err = { "" };
-	struct page p = { 0 };
+	struct strbuf p = { 0 };
 	json_t *list = NULL, *v, *fig;
 	size_t i;
 	int ret;
@@ -970,7 +724,7 @@ done:
 	return page_send(req, &p, MHD_HTTP_OK);
 }
 
-static void side_row(struct page *p, const char *name, const json_t *side)
+static void side_row(struct strbuf *p, const char *name, const json_t *side)
 {
 	const json_t *r;
 	size_t i;
@@ -1015,7 +769,7 @@ static bool metric_known(const char *name)
 	return false;
 }
 
-static void metrics_table(struct page *p, const json_t *metrics)
+static void metrics_table(struct strbuf *p, const json_t *metrics)
 {
 	const char *name;
 	json_t *m;
@@ -1101,7 +855,7 @@ static void metrics_table(struct page *p, const json_t *metrics)
 }
 
 /* The href of a plot of this verdict's series. */
-static void plot_href(struct page *p, const json_t *v, const char *plot)
+static void plot_href(struct strbuf *p, const json_t *v, const char *plot)
 {
 	html(p, PLOTS "%s", plot);
 	url_arg(p, true, "board", jstr(v, "board"));
@@ -1120,7 +874,7 @@ static void plot_href(struct page *p, const json_t *v, const char *plot)
 	url_arg(p, false, "clock", jstr(v, "clock"));
 }
 
-static void plot_block(struct page *p, const json_t *v, const char *kind,
+static void plot_block(struct strbuf *p, const json_t *v, const char *kind,
 		       const char *alt)
 {
 	char svg[32], png[32];
@@ -1139,7 +893,7 @@ static const char *const report_fixed[] = {
 	"report.txt", "report.html", "bug.json",
 };
 
-static void report_block(struct page *p, PGconn *db, int64_t id)
+static void report_block(struct strbuf *p, PGconn *db, int64_t id)
 {
 	struct rtlab_err err = { "" };
 	json_t *r = NULL, *files, *a;
@@ -1225,7 +979,7 @@ static enum MHD_Result verdict_page(struct http_request *req,
 				    const char *ref)
 {
 	struct rtlab_err err = { "" };
-	struct page p = { 0 };
+	struct strbuf p = { 0 };
 	json_t *v = NULL, *details;
 	int64_t id;
 	int ret;
@@ -1348,19 +1102,6 @@ out:
 	return res;
 }
 
-/* The status for a plot's error. */
-static unsigned int plot_status(int ret)
-{
-	switch (ret) {
-	case -ENOENT:
-		return MHD_HTTP_NOT_FOUND;
-	case -EINVAL:
-		return MHD_HTTP_BAD_REQUEST;
-	default:
-		return MHD_HTTP_INTERNAL_SERVER_ERROR;
-	}
-}
-
 static enum MHD_Result plot_answer(struct http_request *req,
 				   const struct web_match *m)
 {
@@ -1389,7 +1130,7 @@ static enum MHD_Result plot_answer(struct http_request *req,
 					"tree and clock");
 	}
 	if (m->route == WEB_PLOT_COMPARE) {
-		struct web_compare_query q = {
+		struct reporting_compare_query q = {
 			http_query(req, "board"), http_query(req, "testcase"),
 			http_query(req, "baseline"),
 			http_query(req, "candidate"), http_query(req, "clock"),
@@ -1397,19 +1138,22 @@ static enum MHD_Result plot_answer(struct http_request *req,
 
 		if (q.clock && !*q.clock)
 			q.clock = NULL;
-		ret = web_plot_compare(req->db, &q, m->fmt, &img, &size, &err);
+		ret = reporting_plot_compare(req->db, &q, m->fmt, &img,
+					     &size, &err);
 	} else {
-		struct web_trend_query q = {
+		struct reporting_trend_query q = {
 			http_query(req, "board"), http_query(req, "testcase"),
 			http_query(req, "tree"), http_query(req, "clock"),
 		};
 
 		if (q.clock && !*q.clock)
 			q.clock = NULL;
-		ret = web_plot_trend(req->db, &q, m->fmt, &img, &size, &err);
+		ret = reporting_plot_trend(req->db, &q, m->fmt, &img, &size,
+					   &err);
 	}
 	if (ret)
-		r = http_respond_error(req, plot_status(ret), "%s", err.msg);
+		r = http_respond_error(req, http_errno_status(ret), "%s",
+				       err.msg);
 	else
 		r = http_respond(req, MHD_HTTP_OK,
 				 m->fmt == PLOT_SVG ? "image/svg+xml" :

@@ -15,52 +15,9 @@
 #include <libpq-fe.h>
 #include <microhttpd.h>
 
-#include "../reports/plot.h"
 #include "error.h"
 
 struct http_request;
-
-/* Which kernels a baseline-over-candidate plot compares. */
-struct web_compare_query {
-	const char *board;
-	const char *testcase;
-	const char *baseline;	/* kernel id or release */
-	const char *candidate;	/* kernel id or release */
-	const char *clock;	/* NULL: the candidate's only clock */
-};
-
-/**
- * web_plot_compare() - the baseline kernel's complete runs on (board,
- * testcase, clock) pooled into one histogram, drawn over the candidate's.
- * Return: 0 with *@img (malloc'd, caller frees) and *@size; -ENOENT with
- * @err naming the unknown board, testcase or kernel, or saying the
- * candidate has no complete run there; -EINVAL when the candidate ran
- * with several clocks and @q->clock is NULL (@err lists them); -EIO,
- * -ENOMEM, or what gnuplot said.
- */
-int web_plot_compare(PGconn *conn, const struct web_compare_query *q,
-		     enum plot_format fmt, void **img, size_t *size,
-		     struct rtlab_err *err) __must_check;
-
-/* Which series a trend plot follows. */
-struct web_trend_query {
-	const char *board;
-	const char *testcase;
-	const char *tree;	/* NULL: the tree of the latest run */
-	const char *clock;	/* NULL: the clock of the latest run */
-};
-
-/**
- * web_plot_trend() - max and p99.9 across the kernels of a tree, in order
- * of first run, on one board and testcase: each complete run's figures
- * (worst CPU) as points and their medians per kernel as lines.
- * Return: 0 with *@img (malloc'd, caller frees) and *@size; -ENOENT with
- * @err naming the series that has no complete run; -EIO, -ENOMEM, or
- * what gnuplot said.
- */
-int web_plot_trend(PGconn *conn, const struct web_trend_query *q,
-		   enum plot_format fmt, void **img, size_t *size,
-		   struct rtlab_err *err) __must_check;
 
 /**
  * web_match() - whether @path is served here: "/", "/style.css",

@@ -8,7 +8,7 @@
 
 #include "../../agent/load.h"
 #include "../../agent/measure.h"
-#include "../../agent/testcase.h"
+#include "testcase.h"
 #include "check.h"
 
 static char *joined(const struct argv *a)

@@ -17,7 +17,7 @@
 #include "../../agent/ftrace.h"
 #include "../../agent/knob.h"
 #include "../../agent/measure.h"
-#include "../../agent/testcase.h"
+#include "testcase.h"
 #include "cyclictest.h"
 #include "check.h"
 

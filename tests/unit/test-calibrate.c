@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "../../agent/inject.h"
-#include "../../agent/testcase.h"
-#include "../../server/calibrate.h"
+#include "testcase.h"
+#include "../../services/calibrate.h"
 #include "check.h"
 
 static json_t *verdict(const char *v)

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../server/cluster.h"
-#include "../../server/config.h"
+#include "../../db/cluster.h"
+#include "config.h"
 #include "check.h"
 
 static void test_state_dir(void)

@@ -14,7 +14,7 @@
 #include "../../reports/plot.h"
 #include "check.h"
 
-static bool has(const struct plot_script *s, const char *text)
+static bool has(const struct strbuf *s, const char *text)
 {
 	return s->buf && strstr(s->buf, text);
 }
@@ -40,7 +40,7 @@ static void test_trend_script(void)
 		{ "it's-rt", 2, wide_max, wide_p },
 	};
 	struct plot_trend t = { "b / t: trend", "clock icount:3", 2, k, 0, 0 };
-	struct plot_script s;
+	struct strbuf s;
 	int ret;
 
 	ret = plot_script_trend(&t, PLOT_SVG, &s);
@@ -53,7 +53,7 @@ static void test_trend_script(void)
 	      "points and medians of both metrics");
 	CHECK(has(&s, "set terminal svg") && has(&s, "set output 'plot.svg'"),
 	      "SVG terminal and output");
-	plot_script_cleanup(&s);
+	strbuf_cleanup(&s);
 
 	k[0].max_us = k[1].max_us = narrow_max;
 	k[0].p999_us = k[1].p999_us = no_p;
@@ -61,12 +61,12 @@ static void test_trend_script(void)
 	CHECK_INT(ret, 0, "narrow trend script builds");
 	CHECK(!has(&s, "set logscale y"), "values close together: linear");
 	CHECK(!has(&s, "p99.9"), "no p99.9 values: no p99.9 clauses");
-	plot_script_cleanup(&s);
+	strbuf_cleanup(&s);
 
 	t.nkernels = 0;
 	ret = plot_script_trend(&t, PLOT_PNG, &s);
 	CHECK_INT(ret, -EINVAL, "no kernels: -EINVAL");
-	plot_script_cleanup(&s);
+	strbuf_cleanup(&s);
 }
 
 static bool png_sig(const void *img, size_t size)

@@ -34,7 +34,7 @@ int main(void)
 	struct hist h[2] = { 0 }, empty = { 0 };
 	struct plot_series series[2];
 	struct plot_run run = { 0 };
-	struct plot_script s = { 0 };
+	struct strbuf s = { 0 };
 	enum plot_format fmt;
 	struct rtlab_err err = { "" };
 	void *img = NULL;
@@ -74,8 +74,8 @@ int main(void)
 	CHECK(s.buf && strstr(s.buf, "pngcairo") &&
 		      strstr(s.buf, "set output 'plot.png'"),
 	      "png terminal, pngcairo preferred");
-	plot_script_cleanup(&s);
-	plot_script_cleanup(&s);
+	strbuf_cleanup(&s);
+	strbuf_cleanup(&s);
 
 	/* A maximum among the overflows is named, not drawn off-range. */
 	hist_add(&h[1], 250, 1);
@@ -87,12 +87,12 @@ int main(void)
 	CHECK(!ret && strstr(s.buf, "set xrange [0:159]"),
 	      "x range ends past the last counted bucket");
 	CHECK(!ret && strstr(s.buf, "set terminal svg"), "svg terminal");
-	plot_script_cleanup(&s);
+	strbuf_cleanup(&s);
 
 	run.nseries = 0;
 	CHECK_INT(plot_script_histogram(&run, PLOT_PNG, &s), -EINVAL,
 		  "no series refused");
-	plot_script_cleanup(&s);
+	strbuf_cleanup(&s);
 	run.nseries = 2;
 
 	ret = plot_run_histogram(&run, PLOT_PNG, &img, &size, &err);

@@ -13,7 +13,7 @@
 #include "../../reports/bugzilla.h"
 #include "../../reports/kcidb.h"
 #include "../../reports/report.h"
-#include "../../server/config.h"
+#include "config.h"
 #include "check.h"
 
 /* A verdict context as db_report_verdict_get() returns it, trimmed. */

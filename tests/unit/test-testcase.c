@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "../../agent/proc.h"
-#include "../../agent/testcase.h"
+#include "testcase.h"
 #include "check.h"
 
 static int parse(const char *text, struct testcase *tc, struct rtlab_err *e)
@@ -236,17 +236,17 @@ static void test_missing_tool(void)
 	CHECK(mkdtemp(dir) != NULL, "temporary PATH directory");
 	old = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
 	setenv("PATH", dir, 1);
-	p = proc_which(tools ? tools[0] : "cyclictest");
+	p = path_which(tools ? tools[0] : "cyclictest");
 	CHECK(!p, "cyclictest not found on a PATH without it");
 	free(p);
-	p = proc_which("/bin/sh");
+	p = path_which("/bin/sh");
 	CHECK(p && !strcmp(p, "/bin/sh"), "an absolute path is found as is");
 	free(p);
 	if (old)
 		setenv("PATH", old, 1);
 	free(old);
 	rmdir(dir);
-	p = proc_which("sh");
+	p = path_which("sh");
 	CHECK(p != NULL, "sh found on the real PATH");
 	free(p);
 	free(tools);

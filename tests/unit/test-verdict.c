@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for the pure parts of server/verdict.c: the regression
+ * Unit tests for the pure parts of services/verdict.c: the regression
  * parameters taken from a testcase definition (defaults, overrides, every
  * kind of invalid or conflicting floor, with the key named), and the
  * offline comparison's refusals that need no database.
@@ -10,7 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../../server/verdict.h"
+#include "../../services/verdict.h"
 #include "check.h"
 
 static int same(const struct regress_params *a, const struct regress_params *b)

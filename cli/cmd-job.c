@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * rtlab job add: queue jobs (services/jobs.h).
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../db/db-jobs.h"
+#include "../db/db.h"
+#include "../services/jobs.h"
+#include "../services/worker.h"
+#include "commands.h"
+#include "common.h"
+#include "log.h"
+
+
+static void job_usage(FILE *out)
+{
+	fprintf(out,
+"usage: rtlab job add --kernel K --board B --testcase T [--repeat N]\n"
+"                     [--duration S] [--quiet]\n\n"
+"Queue N jobs (default 1), each one run of testcase T with kernel K on\n"
+"board B, after checking all three.  Prints the new job ids.\n\n"
+"  -k, --kernel K     'host' on a local board (the kernel it runs); a\n"
+"                     kernel definition name (kernels/K.yaml) or path on\n"
+"                     a qemu board\n"
+"  -b, --board B      a registered board (rtlab board list)\n"
+"  -t, --testcase T   a testcase name (testcases/T.yaml) or path\n"
+"  -n, --repeat N     queue N jobs (1 to %u); each is one boot and run\n"
+"  -d, --duration S   measure S seconds instead of the testcase's\n"
+"  -q, --quiet        print the ids alone, one a line\n\n"
+"Exit status: 0 queued, 1 invalid job or database error, 2 usage.\n",
+		JOBS_MAX_REPEAT);
+}
+
+static int job_add(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "board", required_argument, NULL, 'b' },
+		{ "testcase", required_argument, NULL, 't' },
+		{ "repeat", required_argument, NULL, 'n' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct job_spec spec = { .repeat = 1 };
+	struct rtlab_err err = { "" };
+	int64_t *ids = NULL;
+	PGconn *conn = NULL;
+	bool quiet = false;
+	size_t n = 0, i;
+	int opt, ret = 1;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "k:b:t:n:d:qh", opts, NULL)) !=
+	       -1) {
+		switch (opt) {
+		case 'k':
+			spec.kernel = optarg;
+			break;
+		case 'b':
+			spec.board = optarg;
+			break;
+		case 't':
+			spec.testcase = optarg;
+			break;
+		case 'n':
+			if (opt_uint("job add", "--repeat", optarg, 1,
+				     JOBS_MAX_REPEAT, &spec.repeat))
+				return EXIT_USAGE;
+			break;
+		case 'd':
+			if (opt_uint("job add", "--duration", optarg, 1,
+				     JOBS_MAX_DURATION_S, &spec.duration_s))
+				return EXIT_USAGE;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			job_usage(stdout);
+			return 0;
+		default:
+			job_usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc || !spec.kernel || !spec.board || !spec.testcase) {
+		fprintf(stderr, "rtlab job add: %s\n", optind != argc ?
+			"unexpected argument" :
+			"--kernel, --board and --testcase are required");
+		job_usage(stderr);
+		return EXIT_USAGE;
+	}
+	conn = db_connect(&err);
+	if (!conn) {
+		fprintf(stderr, "rtlab job add: %s\n", err.msg);
+		return 1;
+	}
+	if (jobs_add(conn, &spec, &ids, &n, &err)) {
+		fprintf(stderr, "rtlab job add: %s; nothing queued\n",
+			err.msg);
+		goto out;
+	}
+	if (!quiet)
+		printf("queued %zu job(s): %s on %s, kernel %s\n", n,
+		       spec.testcase, spec.board, spec.kernel);
+	for (i = 0; i < n; i++)
+		printf("%" PRId64 "\n", ids[i]);
+	ret = 0;
+out:
+	free(ids);
+	db_disconnect(conn);
+	return ret;
+}
+
+int cmd_job(int argc, char **argv)
+{
+	if (argc < 2) {
+		job_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		job_usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "add"))
+		return job_add(argc - 1, argv + 1);
+	fprintf(stderr, "rtlab job: unknown command '%s' (expected add; "
+		"'rtlab jobs' lists jobs)\n", argv[1]);
+	job_usage(stderr);
+	return EXIT_USAGE;
+}

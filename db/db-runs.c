@@ -1,0 +1,797 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The runs domain of the database: the one-transaction store of an ingested
+ * run and the queries behind GET /api/v1/runs..., `rtlab runs`, `rtlab show`
+ * and the plots.  PostgreSQL builds the JSON of query answers itself
+ * (json_build_object), so rows never pass through hand-written formatting;
+ * histograms go in as one INSERT each with their buckets as array literals.
+ */
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bundle.h"
+#include "db-runs.h"
+#include "db.h"
+#include "manifest.h"
+
+/* Timestamps leave the database as ISO 8601 in UTC. */
+#define ISO(col) \
+	"to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
+
+const char *artifact_content_type(const char *name)
+{
+	static const struct {
+		const char *suffix, *type;
+	} types[] = {
+		{ ".json", "application/json" },
+		{ ".txt", "text/plain; charset=utf-8" },
+		{ ".log", "text/plain; charset=utf-8" },
+		{ ".hist", "text/plain; charset=utf-8" },
+		{ ".yaml", "application/yaml" },
+		{ ".png", "image/png" },
+		{ ".svg", "image/svg+xml" },
+		{ ".gz", "application/gzip" },
+		{ ".html", "text/html; charset=utf-8" },
+	};
+	const char *base = strrchr(name, '/');
+	size_t n = strlen(name), i;
+
+	base = base ? base + 1 : name;
+	if (!strcmp(base, "config") || !strncmp(base, "config-", 7))
+		return "text/plain; charset=utf-8";
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		size_t s = strlen(types[i].suffix);
+
+		if (n > s && !strcasecmp(name + n - s, types[i].suffix))
+			return types[i].type;
+	}
+	return "application/octet-stream";
+}
+
+/* "{v0,v1,...}" of the non-empty buckets (latencies or counts). */
+static char *array_literal(const struct hist *h, bool counts)
+{
+	size_t cap = (size_t)hist_nonempty(h) * 21 + 3, len = 0;
+	char *s = malloc(cap);
+	uint32_t i;
+
+	if (!s)
+		return NULL;
+	s[len++] = '{';
+	for (i = 0; i < h->nbuckets; i++) {
+		if (!h->counts[i])
+			continue;
+		if (len > 1)
+			s[len++] = ',';
+		if (counts)
+			len += snprintf(s + len, cap - len, "%" PRIu64,
+					h->counts[i]);
+		else
+			len += snprintf(s + len, cap - len, "%" PRIu32, i);
+	}
+	s[len++] = '}';
+	s[len] = '\0';
+	return s;
+}
+
+static const char *q_or_null(int64_t v, char *buf, size_t n)
+{
+	if (v < 0)
+		return NULL;
+	snprintf(buf, n, "%" PRId64, v);
+	return buf;
+}
+
+/* The run's id inside the storing pipeline: the value the run INSERT just
+ * drew from its sequence (session-local, so concurrent uploads do not mix). */
+#define RUN_ID_SQL "currval(pg_get_serial_sequence('runs', 'id'))"
+
+static int send_hist(PGconn *conn, const struct hist *h,
+		     struct rtlab_err *err)
+{
+	static const char sql[] =
+		"INSERT INTO histograms (run_id, thread, cpu, range_us, "
+		"bucket_us, counts, overflows, samples, min_us, avg_us, "
+		"max_us, p50_us, p99_us, p999_us, p9999_us) VALUES ("
+		RUN_ID_SQL ", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "
+		"$12, $13, $14)";
+	char thread[16], cpu[16], range[16], ovf[24], samples[24], min[16],
+		avg[40], max[16], p50[24], p99[24], p999[24], p9999[24];
+	struct hist_summary s;
+	char *buckets = array_literal(h, false);
+	char *counts = array_literal(h, true);
+	const char *p[14];
+	int ret = 0;
+
+	if (!buckets || !counts) {
+		ret = rtlab_err_seterr(err, ENOMEM, "histogram: out of memory");
+		goto out;
+	}
+	hist_summarize(h, &s);
+	snprintf(thread, sizeof(thread), "%d", h->thread);
+	snprintf(cpu, sizeof(cpu), "%d", h->cpu);
+	snprintf(range, sizeof(range), "%" PRIu32, h->nbuckets);
+	snprintf(ovf, sizeof(ovf), "%" PRIu64, h->overflows);
+	snprintf(samples, sizeof(samples), "%" PRIu64, h->samples);
+	snprintf(min, sizeof(min), "%" PRIu32, s.min_us);
+	snprintf(avg, sizeof(avg), "%.17g", s.avg_us);
+	snprintf(max, sizeof(max), "%" PRIu32, s.max_us);
+	p[0] = thread;
+	p[1] = cpu;
+	p[2] = range;
+	p[3] = buckets;
+	p[4] = counts;
+	p[5] = ovf;
+	p[6] = samples;
+	p[7] = s.samples && s.min_us != UINT32_MAX ? min : NULL;
+	p[8] = s.samples && isfinite(s.avg_us) ? avg : NULL;
+	p[9] = s.samples ? max : NULL;
+	p[10] = q_or_null(s.p50_us, p50, sizeof(p50));
+	p[11] = q_or_null(s.p99_us, p99, sizeof(p99));
+	p[12] = q_or_null(s.p999_us, p999, sizeof(p999));
+	p[13] = q_or_null(s.p9999_us, p9999, sizeof(p9999));
+	/* libpq copies the parameters into its buffer here. */
+	if (!PQsendQueryParams(conn, sql, 14, NULL, p, NULL, NULL, 0))
+		ret = db_fail(conn, NULL, err, "sending a histogram");
+out:
+	free(buckets);
+	free(counts);
+	return ret;
+}
+
+static int send_artifact(PGconn *conn, const struct bundle_file *f,
+			 struct rtlab_err *err)
+{
+	static const char sql[] =
+		"INSERT INTO artifacts (run_id, name, content_type, size, "
+		"sha256, data) VALUES (" RUN_ID_SQL ", $1, $2, $3, $4, $5)";
+	char size[24], sha[65];
+	const char *p[5];
+	int lens[5] = { 0 }, fmts[5] = { 0, 0, 0, 0, 1 };
+
+	sha256_hex(f->data, f->size, sha);
+	snprintf(size, sizeof(size), "%zu", f->size);
+	p[0] = f->name;
+	p[1] = artifact_content_type(f->name);
+	p[2] = size;
+	p[3] = sha;
+	p[4] = f->size ? (const char *)f->data : "";
+	lens[4] = (int)f->size;
+	if (!PQsendQueryParams(conn, sql, 5, NULL, p, lens, fmts, 0))
+		return db_fail(conn, NULL, err, "sending an artifact");
+	return 0;
+}
+
+static int run_by_uuid(PGconn *conn, const char *uuid, int64_t *id,
+		       struct rtlab_err *err)
+{
+	const char *p[1] = { uuid };
+
+	return db_query_id(conn,
+			   "SELECT id FROM runs WHERE uuid = $1::uuid", 1, p,
+			   id, err, "looking up the run's uuid");
+}
+
+/* Kernel, testcase and run in one statement; the run's id comes back, or
+ * no row when the uuid is already taken. */
+static const char store_run_sql[] =
+	"WITH s AS (SELECT $6::jsonb AS m), "
+	"k AS (INSERT INTO kernels (release, version, config_sha256, "
+	"realtime, name, tree) "
+	"SELECT $9, COALESCE($10, ''), COALESCE($11, ''), $12::boolean, "
+	"m->'kernel'->>'name', COALESCE(m->'kernel'->>'tree', '') FROM s "
+	"ON CONFLICT (release, version, config_sha256) DO UPDATE "
+	"SET realtime = COALESCE(kernels.realtime, EXCLUDED.realtime), "
+	"name = COALESCE(kernels.name, EXCLUDED.name), "
+	"tree = CASE WHEN kernels.tree = '' THEN EXCLUDED.tree "
+	"ELSE kernels.tree END RETURNING id), "
+	"t AS (INSERT INTO testcases (name, definition) "
+	"SELECT $13, COALESCE(m->'testcase'->'definition', '{}') FROM s "
+	"ON CONFLICT (name) DO UPDATE SET definition = "
+	"CASE WHEN EXCLUDED.definition = '{}'::jsonb "
+	"THEN testcases.definition ELSE EXCLUDED.definition END "
+	"RETURNING id) "
+	"INSERT INTO runs (uuid, board_id, kernel_id, testcase_id, job_id, "
+	"status, error, clock, environment, commands, manifest, started_at, "
+	"finished_at) "
+	"SELECT $1::uuid, $2::integer, k.id, t.id, "
+	"CASE WHEN m->>'job_id' ~ '^[0-9]{1,18}$' THEN (SELECT j.id "
+	"FROM jobs j WHERE j.id = (m->>'job_id')::bigint) END, "
+	"$3, $4, $5, "
+	"CASE WHEN jsonb_typeof(m->'environment') = 'object' "
+	"THEN m->'environment' ELSE '{}' END, "
+	"CASE WHEN jsonb_typeof(m->'commands') = 'array' "
+	"THEN m->'commands' ELSE '[]' END, "
+	"m, $7::timestamptz, $8::timestamptz FROM s, k, t "
+	"ON CONFLICT (uuid) DO NOTHING RETURNING id";
+
+/*
+ * Send everything as one pipeline: the statements up to the sync point
+ * form one implicit transaction, so the whole run costs one round trip
+ * and an error anywhere rolls all of it back.  If the uuid was taken
+ * meanwhile the run INSERT returns no row and the first histogram or
+ * artifact INSERT fails on its foreign key, which also rolls back.
+ */
+static int store_pipeline(PGconn *conn, const struct run_record *rec,
+			  const char *bid, int64_t *id, bool *taken,
+			  struct rtlab_err *err)
+{
+	const struct manifest *m = rec->manifest;
+	const char *p[13];
+	const char *what = "storing the run";
+	PGresult *res;
+	size_t i, done;
+	bool sync_seen = false;
+	int ret = 0;
+
+	*taken = false;
+	if (!PQenterPipelineMode(conn))
+		return db_fail(conn, NULL, err, "entering pipeline mode");
+	p[0] = m->run_id;
+	p[1] = bid;
+	p[2] = run_status_name(m->status);
+	p[3] = m->error;
+	p[4] = m->clock ? m->clock : "host";
+	p[5] = m->json;
+	p[6] = m->started_at;
+	p[7] = m->finished_at;
+	p[8] = m->kernel_release;
+	p[9] = m->kernel_version;
+	p[10] = m->kernel_config_sha256;
+	p[11] = m->kernel_realtime < 0 ? NULL :
+		m->kernel_realtime ? "true" : "false";
+	p[12] = m->testcase;
+	if (!PQsendQueryParams(conn, store_run_sql, 13, NULL, p, NULL, NULL,
+			       0)) {
+		ret = db_fail(conn, NULL, err, "sending the run");
+		goto sync;
+	}
+	for (i = 0; i < rec->nhists; i++) {
+		ret = send_hist(conn, &rec->hists[i], err);
+		if (ret)
+			goto sync;
+	}
+	for (i = 0; rec->bundle && i < rec->bundle->nfiles; i++) {
+		const struct bundle_file *f = &rec->bundle->files[i];
+
+		if (!strcmp(f->name, BUNDLE_MANIFEST))
+			continue;
+		ret = send_artifact(conn, f, err);
+		if (ret)
+			goto sync;
+	}
+sync:
+	if (!PQpipelineSync(conn) && !ret)
+		ret = db_fail(conn, NULL, err, "sending the run");
+
+	/* Collect every result, first error wins. */
+	for (done = 0; !sync_seen;) {
+		res = PQgetResult(conn);
+		if (!res) {
+			/* The end of one query's results, or of a broken
+			 * connection's. */
+			if (PQstatus(conn) != CONNECTION_OK) {
+				if (!ret)
+					ret = db_fail(conn, NULL, err, what);
+				break;
+			}
+			continue;
+		}
+		switch (PQresultStatus(res)) {
+		case PGRES_PIPELINE_SYNC:
+			sync_seen = true;
+			break;
+		case PGRES_TUPLES_OK:
+			if (done == 0) {
+				if (PQntuples(res) == 1)
+					*id = strtoll(PQgetvalue(res, 0, 0),
+						      NULL, 10);
+				else
+					*taken = true;
+			}
+			done++;
+			break;
+		case PGRES_COMMAND_OK:
+			done++;
+			break;
+		case PGRES_PIPELINE_ABORTED:
+			done++;
+			break;
+		default:
+			if (!ret && !*taken) {
+				what = done == 0 ? "storing the run" :
+				       done <= rec->nhists ?
+							"storing a histogram" :
+							"storing an artifact";
+				ret = db_fail(conn, res, err, what);
+			}
+			done++;
+			break;
+		}
+		PQclear(res);
+		if (PQstatus(conn) != CONNECTION_OK && !sync_seen) {
+			if (!ret)
+				ret = db_fail(conn, NULL, err, what);
+			break;
+		}
+	}
+	if (!PQexitPipelineMode(conn) && !ret)
+		ret = db_fail(conn, NULL, err, "leaving pipeline mode");
+	if (*taken)
+		ret = 0;
+	return ret;
+}
+
+int db_run_store(PGconn *conn, const struct run_record *rec, int64_t *run_id,
+		 bool *duplicate, struct rtlab_err *err)
+{
+	const struct manifest *m = rec->manifest;
+	int64_t board_id = rec->board_id, id = -1;
+	const char *p[1];
+	bool taken;
+	char bid[24];
+	int ret;
+
+	*duplicate = false;
+	/* The common duplicate (an agent retrying) writes nothing at all. */
+	ret = run_by_uuid(conn, m->run_id, &id, err);
+	if (!ret) {
+		*run_id = id;
+		*duplicate = true;
+		return 0;
+	}
+	if (ret != -ENOENT)
+		return ret;
+
+	if (board_id < 0) {
+		p[0] = m->board;
+		ret = db_query_id(conn,
+				  "SELECT id FROM boards WHERE name = $1", 1, p,
+				  &board_id, err, "looking up the board");
+		if (ret == -ENOENT)
+			ret = rtlab_err_set(err,
+					    "manifest.json: board '%s' is not "
+					    "registered (rtlab board add %s)",
+					    m->board, m->board);
+		if (ret)
+			return ret;
+	}
+	snprintf(bid, sizeof(bid), "%" PRId64, board_id);
+
+	ret = store_pipeline(conn, rec, bid, &id, &taken, err);
+	if (ret)
+		return ret;
+	if (taken) {
+		/* Stored by a concurrent upload since we looked. */
+		ret = run_by_uuid(conn, m->run_id, &id, err);
+		if (ret == -ENOENT)
+			ret = rtlab_err_seterr(err, EIO, "run %s: neither "
+					       "stored nor found", m->run_id);
+		if (ret)
+			return ret;
+		*duplicate = true;
+	}
+	*run_id = id;
+	return 0;
+}
+
+static bool all_digits(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+
+	return n && n <= max && strspn(s, "0123456789") == n;
+}
+
+int db_run_resolve(PGconn *conn, const char *ref, int64_t *run_id,
+		   struct rtlab_err *err)
+{
+	size_t n = strlen(ref);
+	const char *p[1] = { ref };
+	PGresult *res;
+	int ret;
+
+	if (all_digits(ref, 18))
+		ret = db_query_id(conn,
+				  "SELECT id FROM runs WHERE id = $1::bigint",
+				  1, p, run_id, err, "looking up the run");
+	else if (n == 36 && strspn(ref, "0123456789abcdefABCDEF-") == n)
+		ret = db_query_id(conn,
+				  "SELECT id FROM runs WHERE uuid = $1::uuid",
+				  1, p, run_id, err, "looking up the run");
+	else if (n >= 4 && n < 36 &&
+		 strspn(ref, "0123456789abcdefABCDEF-") == n) {
+		/* A uuid prefix, as `rtlab runs` prints it. */
+		ret = db_query_rows(conn,
+			     "SELECT id FROM runs WHERE uuid::text LIKE "
+			     "lower($1) || '%' LIMIT 2",
+			     1, p, &res, err, "looking up the run");
+		if (ret)
+			return ret;
+		if (PQntuples(res) == 1)
+			*run_id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+		ret = PQntuples(res) == 1 ? 0 :
+		      PQntuples(res) == 0 ? -ENOENT : -EEXIST;
+		PQclear(res);
+		if (ret == -EEXIST)
+			return rtlab_err_seterr(err, EINVAL,
+						"run '%s' is ambiguous: "
+						"several runs' uuids start "
+						"with it", ref);
+	} else {
+		ret = -ENOENT;
+	}
+	if (ret == -ENOENT)
+		rtlab_err_seterr(err, ENOENT, "run '%s' not found", ref);
+	return ret;
+}
+
+/* One row, one column of JSON text into a jansson value. */
+static int json_result(PGresult *res, json_t **out, struct rtlab_err *err,
+		       const char *what)
+{
+	json_error_t jerr;
+
+	if (PQntuples(res) < 1 || PQgetisnull(res, 0, 0))
+		return -ENOENT;
+	*out = json_loads(PQgetvalue(res, 0, 0), JSON_DECODE_ANY, &jerr);
+	if (!*out)
+		return rtlab_err_seterr(err, EIO, "%s: bad JSON from the "
+					"database: %s", what, jerr.text);
+	return 0;
+}
+
+int db_runs_list(PGconn *conn, const struct run_filter *f, json_t **out,
+		 struct rtlab_err *err)
+{
+	static const char sql[] =
+		"SELECT COALESCE(json_agg(x ORDER BY x.id DESC), '[]')::text "
+		"FROM (SELECT r.id, r.uuid, b.name AS board, "
+		"k.release AS kernel, t.name AS testcase, r.status, r.clock, "
+		"h.max_us, h.samples, " ISO("r.created_at") " AS created_at "
+		"FROM runs r JOIN boards b ON b.id = r.board_id "
+		"JOIN kernels k ON k.id = r.kernel_id "
+		"JOIN testcases t ON t.id = r.testcase_id "
+		"LEFT JOIN LATERAL (SELECT max(max_us) AS max_us, "
+		"sum(samples) AS samples FROM histograms "
+		"WHERE run_id = r.id) h ON true "
+		"WHERE ($1::text IS NULL OR b.name = $1) "
+		"AND ($2::text IS NULL OR k.release = $2) "
+		"AND ($3::text IS NULL OR t.name = $3) "
+		"AND ($4::text IS NULL OR r.status = $4) "
+		"ORDER BY r.id DESC LIMIT $5::integer) x";
+	char limit[16];
+	const char *p[5];
+	PGresult *res;
+	int ret;
+
+	snprintf(limit, sizeof(limit), "%u", f->limit ? f->limit : 50);
+	p[0] = f->board;
+	p[1] = f->kernel;
+	p[2] = f->testcase;
+	p[3] = f->status;
+	p[4] = limit;
+	ret = db_query_rows(conn, sql, 5, p, &res, err, "listing runs");
+	if (ret)
+		return ret;
+	ret = json_result(res, out, err, "listing runs");
+	PQclear(res);
+	return ret;
+}
+
+int db_run_get(PGconn *conn, int64_t run_id, json_t **out,
+	       struct rtlab_err *err)
+{
+	static const char sql[] =
+		"SELECT json_build_object("
+		"'id', r.id, 'uuid', r.uuid, 'board', b.name, "
+		"'status', r.status, 'error', r.error, 'clock', r.clock, "
+		"'kernel', json_build_object('id', k.id, 'release', k.release, "
+		"'version', k.version, 'realtime', k.realtime, "
+		"'config_sha256', k.config_sha256, 'name', k.name, "
+		"'tree', k.tree), "
+		"'testcase', json_build_object('id', t.id, 'name', t.name), "
+		"'job_id', r.job_id, "
+		"'started_at', " ISO("r.started_at") ", "
+		"'finished_at', " ISO("r.finished_at") ", "
+		"'created_at', " ISO("r.created_at") ", "
+		"'environment', r.environment, 'commands', r.commands, "
+		"'max_us', (SELECT max(max_us) FROM histograms "
+		"WHERE run_id = r.id), "
+		"'cpus', COALESCE((SELECT json_agg(json_build_object("
+		"'thread', thread, 'cpu', cpu, 'range_us', range_us, "
+		"'samples', samples, 'overflows', overflows, "
+		"'min_us', min_us, 'avg_us', avg_us, 'p50_us', p50_us, "
+		"'p99_us', p99_us, 'p999_us', p999_us, 'p9999_us', p9999_us, "
+		"'max_us', max_us) ORDER BY thread) FROM histograms "
+		"WHERE run_id = r.id), '[]'), "
+		"'artifacts', COALESCE((SELECT json_agg(json_build_object("
+		"'name', name, 'content_type', content_type, 'size', size, "
+		"'sha256', sha256) ORDER BY name) FROM artifacts "
+		"WHERE run_id = r.id), '[]'))::text "
+		"FROM runs r JOIN boards b ON b.id = r.board_id "
+		"JOIN kernels k ON k.id = r.kernel_id "
+		"JOIN testcases t ON t.id = r.testcase_id "
+		"WHERE r.id = $1::bigint";
+	char id[24];
+	const char *p[1] = { id };
+	PGresult *res;
+	int ret;
+
+	snprintf(id, sizeof(id), "%" PRId64, run_id);
+	ret = db_query_rows(conn, sql, 1, p, &res, err, "reading the run");
+	if (ret)
+		return ret;
+	ret = json_result(res, out, err, "reading the run");
+	PQclear(res);
+	if (ret == -ENOENT)
+		rtlab_err_seterr(err, ENOENT, "run '%s' not found", id);
+	return ret;
+}
+
+int db_run_histograms(PGconn *conn, int64_t run_id, json_t **out,
+		      struct rtlab_err *err)
+{
+	static const char sql[] =
+		"SELECT COALESCE((SELECT json_agg(json_build_object("
+		"'thread', thread, 'cpu', cpu, 'range_us', range_us, "
+		"'samples', samples, 'overflows', overflows, "
+		"'min_us', min_us, 'avg_us', avg_us, 'max_us', max_us, "
+		"'bucket_us', bucket_us, 'counts', counts) ORDER BY thread) "
+		"FROM histograms WHERE run_id = r.id), '[]')::text "
+		"FROM runs r WHERE r.id = $1::bigint";
+	char id[24];
+	const char *p[1] = { id };
+	PGresult *res;
+	int ret;
+
+	snprintf(id, sizeof(id), "%" PRId64, run_id);
+	ret = db_query_rows(conn, sql, 1, p, &res, err, "reading histograms");
+	if (ret)
+		return ret;
+	ret = json_result(res, out, err, "reading histograms");
+	PQclear(res);
+	if (ret == -ENOENT)
+		rtlab_err_seterr(err, ENOENT, "run '%s' not found", id);
+	return ret;
+}
+
+static int load_hist(PGresult *res, int row, struct hist *h)
+{
+	uint32_t range = strtoul(PQgetvalue(res, row, 2), NULL, 10);
+	size_t n = strtoull(PQgetvalue(res, row, 5), NULL, 10), i;
+	uint64_t *lat = NULL, *cnt = NULL;
+	int ret;
+
+	ret = hist_init(h, range);
+	if (ret)
+		return ret;
+	h->thread = atoi(PQgetvalue(res, row, 0));
+	h->cpu = atoi(PQgetvalue(res, row, 1));
+	lat = calloc(n ? n : 1, sizeof(*lat));
+	cnt = calloc(n ? n : 1, sizeof(*cnt));
+	if (!lat || !cnt) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (db_parse_list(PQgetvalue(res, row, 3), lat, n) ||
+	    db_parse_list(PQgetvalue(res, row, 4), cnt, n)) {
+		ret = -EIO;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (lat[i] >= range) {
+			ret = -EIO;
+			goto out;
+		}
+		h->counts[lat[i]] = cnt[i];
+	}
+	h->overflows = strtoull(PQgetvalue(res, row, 6), NULL, 10);
+	h->samples = strtoull(PQgetvalue(res, row, 7), NULL, 10);
+	if (!PQgetisnull(res, row, 8))
+		h->min_us = strtoul(PQgetvalue(res, row, 8), NULL, 10);
+	if (!PQgetisnull(res, row, 9))
+		h->avg_us = strtod(PQgetvalue(res, row, 9), NULL);
+	if (!PQgetisnull(res, row, 10))
+		h->max_us = strtoul(PQgetvalue(res, row, 10), NULL, 10);
+out:
+	free(lat);
+	free(cnt);
+	return ret;
+}
+
+static int dup_field(PGresult *res, int col, char **out)
+{
+	*out = strdup(PQgetisnull(res, 0, col) ? "" :
+						  PQgetvalue(res, 0, col));
+	return *out ? 0 : -ENOMEM;
+}
+
+int db_run_hists_load(PGconn *conn, int64_t run_id, struct run_hists *rh,
+		      struct rtlab_err *err)
+{
+	char id[24];
+	const char *p[1] = { id };
+	PGresult *res;
+	int ret, i, n;
+
+	memset(rh, 0, sizeof(*rh));
+	rh->run_id = run_id;
+	snprintf(id, sizeof(id), "%" PRId64, run_id);
+	ret = db_query_rows(conn,
+		     "SELECT r.uuid, b.name, k.release, k.version, t.name, "
+		     "r.status, r.clock FROM runs r "
+		     "JOIN boards b ON b.id = r.board_id "
+		     "JOIN kernels k ON k.id = r.kernel_id "
+		     "JOIN testcases t ON t.id = r.testcase_id "
+		     "WHERE r.id = $1::bigint",
+		     1, p, &res, err, "reading the run");
+	if (ret)
+		return ret;
+	if (PQntuples(res) < 1) {
+		PQclear(res);
+		return rtlab_err_seterr(err, ENOENT, "run '%s' not found", id);
+	}
+	snprintf(rh->uuid, sizeof(rh->uuid), "%s", PQgetvalue(res, 0, 0));
+	ret = dup_field(res, 1, &rh->board);
+	if (!ret)
+		ret = dup_field(res, 2, &rh->kernel);
+	if (!ret)
+		ret = dup_field(res, 3, &rh->kernel_version);
+	if (!ret)
+		ret = dup_field(res, 4, &rh->testcase);
+	if (!ret)
+		ret = dup_field(res, 5, &rh->status);
+	if (!ret)
+		ret = dup_field(res, 6, &rh->clock);
+	PQclear(res);
+	if (ret)
+		return rtlab_err_seterr(err, ENOMEM, "run %s: out of memory",
+					id);
+
+	ret = db_query_rows(conn,
+		     "SELECT thread, cpu, range_us, "
+		     "array_to_string(bucket_us, ','), "
+		     "array_to_string(counts, ','), cardinality(bucket_us), "
+		     "overflows, samples, min_us, avg_us, max_us "
+		     "FROM histograms WHERE run_id = $1::bigint ORDER BY thread",
+		     1, p, &res, err, "reading histograms");
+	if (ret)
+		return ret;
+	n = PQntuples(res);
+	rh->hists = calloc(n ? n : 1, sizeof(*rh->hists));
+	if (!rh->hists) {
+		ret = rtlab_err_seterr(err, ENOMEM, "run %s: out of memory",
+				       id);
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		ret = load_hist(res, i, &rh->hists[i]);
+		rh->nhists = i + 1;
+		if (ret) {
+			rtlab_err_seterr(err, -ret, "run %s: histogram of "
+					 "thread %s: %s", id,
+					 PQgetvalue(res, i, 0),
+					 ret == -ENOMEM ? "out of memory" :
+					 "inconsistent buckets in the "
+					 "database");
+			goto out;
+		}
+	}
+out:
+	PQclear(res);
+	return ret;
+}
+
+void artifact_cleanup(struct artifact *a)
+{
+	if (!a)
+		return;
+	free(a->name);
+	free(a->content_type);
+	free(a->data);
+	memset(a, 0, sizeof(*a));
+}
+
+int db_artifact_get(PGconn *conn, int64_t run_id, const char *name,
+		    struct artifact *a, struct rtlab_err *err)
+{
+	char id[24];
+	const char *p[2] = { id, name };
+	PGresult *res;
+	int ret = 0, len;
+
+	memset(a, 0, sizeof(*a));
+	snprintf(id, sizeof(id), "%" PRId64, run_id);
+	/* Binary results: the bytes come back as they were stored. */
+	res = PQexecParams(conn,
+			   "SELECT content_type, data FROM artifacts "
+			   "WHERE run_id = $1::bigint AND name = $2",
+			   2, NULL, p, NULL, NULL, 1);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		ret = db_fail(conn, res, err, "reading the artifact");
+		goto out;
+	}
+	if (PQntuples(res) < 1) {
+		ret = rtlab_err_seterr(err, ENOENT,
+				       "run %s has no artifact '%s'", id,
+				       name);
+		goto out;
+	}
+	len = PQgetlength(res, 0, 1);
+	a->name = strdup(name);
+	a->content_type = strndup(PQgetvalue(res, 0, 0),
+				  PQgetlength(res, 0, 0));
+	a->data = malloc(len ? len : 1);
+	if (!a->name || !a->content_type || !a->data) {
+		artifact_cleanup(a);
+		ret = rtlab_err_seterr(err, ENOMEM,
+				       "artifact '%s': out of memory", name);
+		goto out;
+	}
+	memcpy(a->data, PQgetvalue(res, 0, 1), len);
+	a->size = len;
+out:
+	PQclear(res);
+	return ret;
+}
+
+int db_ping(PGconn *conn, struct rtlab_err *err)
+{
+	PGresult *res = PQexec(conn, "SELECT 1");
+	int ret = 0;
+
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		ret = db_fail(conn, res, err, "database");
+	if (ret == -EINVAL)
+		ret = -EIO;
+	PQclear(res);
+	return ret;
+}
+
+int db_runs_schema_check(PGconn *conn, struct rtlab_err *err)
+{
+	PGresult *res;
+	int ret;
+
+	ret = db_query_rows(conn,
+		     "SELECT to_regclass('runs') IS NOT NULL AND "
+		     "to_regclass('histograms') IS NOT NULL AND "
+		     "to_regclass('artifacts') IS NOT NULL",
+		     0, NULL, &res, err, "checking the schema");
+	if (ret)
+		return ret == -EINVAL ? -EIO : ret;
+	if (strcmp(PQgetvalue(res, 0, 0), "t"))
+		ret = rtlab_err_seterr(err, ENOENT,
+				       "the database has no rtlab schema "
+				       "(tables runs, histograms, artifacts); "
+				       "run 'rtlab db migrate'");
+	PQclear(res);
+	return ret;
+}
+
+int db_artifact_put_text(PGconn *conn, int64_t run_id, const char *name,
+			 const char *content_type, const char *text,
+			 struct rtlab_err *err)
+{
+	static const char sql[] =
+		"INSERT INTO artifacts (run_id, name, content_type, size, "
+		"sha256, data) VALUES ($1::bigint, $2, $3, "
+		"octet_length(convert_to($4, 'UTF8')), "
+		"encode(sha256(convert_to($4, 'UTF8')), 'hex'), "
+		"convert_to($4, 'UTF8')) "
+		"ON CONFLICT (run_id, name) DO UPDATE SET "
+		"content_type = EXCLUDED.content_type, size = EXCLUDED.size, "
+		"sha256 = EXCLUDED.sha256, data = EXCLUDED.data";
+	const char *p[4] = { NULL, name, content_type, text };
+	char id[24];
+
+	snprintf(id, sizeof(id), "%" PRId64, run_id);
+	p[0] = id;
+	return db_exec(conn, err, sql, 4, p);
+}

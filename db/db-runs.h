@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef RTLAB_DB_RUNS_H
+#define RTLAB_DB_RUNS_H
+
+/*
+ * The runs domain of the database: storing an ingested run (kernel,
+ * testcase, run row, histograms, artifacts in one transaction) and the
+ * queries the API and the CLI answer from.  Query results come back as
+ * jansson values or plain structs; PGresult stays in db-runs.c.
+ *
+ * Errors: -ENOENT (no such run / artifact), -EINVAL (PostgreSQL rejected a
+ * value from the bundle, e.g. a malformed timestamp), -EIO (database or
+ * connection failure), -ENOMEM; @err says which.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+#include <libpq-fe.h>
+
+#include "error.h"
+#include "hist.h"
+
+struct bundle;
+struct manifest;
+
+/* What ingest hands over to be stored; nothing here is owned. */
+struct run_record {
+	const struct manifest *manifest;
+	int board_id;			/* < 0: look up manifest->board */
+	size_t nhists;			/* 0 for runs that are not complete */
+	const struct hist *hists;
+	const struct bundle *bundle;	/* every file but manifest.json is
+					 * stored as an artifact */
+};
+
+/**
+ * db_run_store() - store @rec in one transaction: upsert kernel and
+ * testcase, insert the run (idempotent by uuid), one histograms row per
+ * thread (non-empty buckets only, derived figures, overflowed quantiles
+ * NULL) and one artifacts row per bundle file.
+ * @run_id: the new run's id, or the existing one's when *@duplicate.
+ * @duplicate: set when a run with this uuid was already stored; then
+ *	nothing is written.
+ * Return: 0, or a negative errno with @err set; on failure nothing is
+ * written (the transaction is rolled back).
+ */
+int db_run_store(PGconn *conn, const struct run_record *rec, int64_t *run_id,
+		 bool *duplicate, struct rtlab_err *err) __must_check;
+
+/**
+ * db_run_resolve() - a run reference (numeric id or uuid) to its id.
+ * Return: 0, -ENOENT with @err "run 'REF' not found", -EIO.
+ */
+int db_run_resolve(PGconn *conn, const char *ref, int64_t *run_id,
+		   struct rtlab_err *err) __must_check;
+
+struct run_filter {
+	const char *board;	/* board name, NULL: any */
+	const char *kernel;	/* kernel release, NULL: any */
+	const char *testcase;	/* testcase name, NULL: any */
+	const char *status;	/* run status, NULL: any */
+	unsigned int limit;	/* 0: 50 */
+};
+
+/**
+ * db_runs_list() - runs matching @f, newest first: a JSON array of
+ * {id, uuid, board, kernel, testcase, status, clock, max_us, samples,
+ * created_at}.  Return: 0 with *@out set (caller json_decref()s), or a
+ * negative errno.
+ */
+int db_runs_list(PGconn *conn, const struct run_filter *f, json_t **out,
+		 struct rtlab_err *err) __must_check;
+
+/**
+ * db_run_get() - one run as a JSON object: identity, kernel, testcase,
+ * status, clock, environment, commands, timestamps, "cpus" (figures per
+ * measuring thread) and "artifacts" (name, content_type, size, sha256).
+ * Return: 0 with *@out set (caller json_decref()s), -ENOENT, -EIO.
+ */
+int db_run_get(PGconn *conn, int64_t run_id, json_t **out,
+	       struct rtlab_err *err) __must_check;
+
+/**
+ * db_run_histograms() - the run's histograms as a JSON array, one object
+ * per thread: thread, cpu, range_us, samples, overflows, min_us, avg_us,
+ * max_us, bucket_us[], counts[] (non-empty buckets).
+ * Return: 0 with *@out set (caller json_decref()s), -ENOENT, -EIO.
+ */
+int db_run_histograms(PGconn *conn, int64_t run_id, json_t **out,
+		      struct rtlab_err *err) __must_check;
+
+/**
+ * db_run_hists_load() - fill @rh from the database.
+ * Return: 0, -ENOENT, -EIO, -ENOMEM.  Caller releases @rh with
+ * run_hists_cleanup() (lib/hist.h) on success and failure.
+ */
+int db_run_hists_load(PGconn *conn, int64_t run_id, struct run_hists *rh,
+		      struct rtlab_err *err) __must_check;
+
+struct artifact {
+	char *name;
+	char *content_type;
+	void *data;
+	size_t size;
+};
+
+/**
+ * db_artifact_get() - artifact @name of run @run_id.
+ * Return: 0, -ENOENT with @err "run N has no artifact 'NAME'", -EIO,
+ * -ENOMEM.  Caller releases @a with artifact_cleanup().
+ */
+int db_artifact_get(PGconn *conn, int64_t run_id, const char *name,
+		    struct artifact *a, struct rtlab_err *err) __must_check;
+
+/**
+ * db_artifact_put_text() - store @text as artifact @name (@content_type)
+ * of run @run_id, replacing an earlier one of that name.
+ * Return: 0, or -EIO with @err holding PostgreSQL's message.
+ */
+int db_artifact_put_text(PGconn *conn, int64_t run_id, const char *name,
+			 const char *content_type, const char *text,
+			 struct rtlab_err *err) __must_check;
+
+/** artifact_cleanup() - free an artifact's fields; safe twice. */
+void artifact_cleanup(struct artifact *a);
+
+/** db_ping() - SELECT 1.  Return: 0 or -EIO with @err set. */
+int db_ping(PGconn *conn, struct rtlab_err *err) __must_check;
+
+/** db_runs_schema_check() - whether the tables this module uses exist.
+ *  Return: 0, -ENOENT with @err saying to run `rtlab db migrate`, -EIO. */
+int db_runs_schema_check(PGconn *conn, struct rtlab_err *err) __must_check;
+
+/** artifact_content_type() - a MIME type from a bundle file's name. */
+const char *artifact_content_type(const char *name);
+
+#endif

@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The runs resource of the HTTP API, version 1, and /healthz: routing by
+ * path and method under /api/v1/runs, bearer-token authentication of
+ * uploads, bundle ingest, and the read side (runs, histograms, plots,
+ * artifacts, spike analysis).  Handlers answer through http.c's helpers
+ * and take their data from db/ and services/; errors are
+ * {"error": "..."} naming the request part that was wrong.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../reports/plot.h"
+#include "../services/spike-store.h"
+#include "api.h"
+#include "../db/db-boards.h"
+#include "../db/db-runs.h"
+#include "../services/ingest.h"
+#include "manifest.h"
+
+#define API_RUNS "/api/v1/runs"
+
+enum route {
+	ROUTE_NONE,
+	ROUTE_RUNS,
+	ROUTE_RUN,
+	ROUTE_HISTOGRAM,
+	ROUTE_PLOT_PNG,
+	ROUTE_PLOT_SVG,
+	ROUTE_TRACE,
+	ROUTE_ARTIFACT,
+	ROUTE_SPIKE_TXT,
+	ROUTE_SPIKE_JSON,
+};
+
+struct match {
+	enum route route;
+	char ref[128];		/* run id or uuid */
+	const char *name;	/* artifact name, points into the path */
+};
+
+static void route_path(const char *path, struct match *mt)
+{
+	const char *rest, *slash;
+	size_t n;
+
+	memset(mt, 0, sizeof(*mt));
+	if (!strcmp(path, API_RUNS) || !strcmp(path, API_RUNS "/")) {
+		mt->route = ROUTE_RUNS;
+		return;
+	}
+	if (strncmp(path, API_RUNS "/", strlen(API_RUNS) + 1))
+		return;
+	rest = path + strlen(API_RUNS) + 1;
+	slash = strchr(rest, '/');
+	n = slash ? (size_t)(slash - rest) : strlen(rest);
+	if (!n || n >= sizeof(mt->ref))
+		return;
+	memcpy(mt->ref, rest, n);
+	mt->ref[n] = '\0';
+	if (!slash || !slash[1]) {
+		mt->route = ROUTE_RUN;
+		return;
+	}
+	rest = slash + 1;
+	if (!strcmp(rest, "histogram"))
+		mt->route = ROUTE_HISTOGRAM;
+	else if (!strcmp(rest, "plot.png"))
+		mt->route = ROUTE_PLOT_PNG;
+	else if (!strcmp(rest, "plot.svg"))
+		mt->route = ROUTE_PLOT_SVG;
+	else if (!strcmp(rest, "trace.dat"))
+		mt->route = ROUTE_TRACE;
+	else if (!strcmp(rest, "spike"))
+		mt->route = ROUTE_SPIKE_TXT;
+	else if (!strcmp(rest, "spike.json"))
+		mt->route = ROUTE_SPIKE_JSON;
+	else if (!strncmp(rest, "artifacts/", 10) && rest[10]) {
+		mt->route = ROUTE_ARTIFACT;
+		mt->name = rest + 10;
+	}
+}
+
+static enum MHD_Result no_db(struct http_request *req)
+{
+	return http_respond_error(req, MHD_HTTP_SERVICE_UNAVAILABLE,
+				  "database unavailable: %s", req->db_error);
+}
+
+/* Bearer token → board; answers 401/403/503 itself when it fails. */
+static bool authenticate(struct http_request *req)
+{
+	const char *auth = http_header(req, MHD_HTTP_HEADER_AUTHORIZATION);
+	struct rtlab_err err = { "" };
+	int ret;
+
+	if (!auth || !*auth) {
+		static const char body[] =
+			"{\"error\":\"missing 'Authorization: Bearer TOKEN' "
+			"header: uploads need the board's token (rtlab board "
+			"add prints it)\"}";
+
+		http_respond(req, MHD_HTTP_UNAUTHORIZED, "application/json",
+			     body, sizeof(body) - 1, "WWW-Authenticate",
+			     "Bearer realm=\"rtlab\"");
+		return false;
+	}
+	if (strncasecmp(auth, "Bearer ", 7)) {
+		http_respond_error(req, MHD_HTTP_UNAUTHORIZED,
+				   "Authorization header: expected 'Bearer "
+				   "TOKEN'");
+		return false;
+	}
+	if (!req->db) {
+		no_db(req);
+		return false;
+	}
+	auth += 7;
+	while (*auth == ' ')
+		auth++;
+	ret = db_board_auth(req->db, auth, &req->board_id, &req->board, &err);
+	if (ret == -EACCES) {
+		http_respond_error(req, MHD_HTTP_FORBIDDEN,
+				   "Authorization header: the bearer token "
+				   "belongs to no board (wrong or rotated "
+				   "token)");
+		return false;
+	}
+	if (ret) {
+		http_respond_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				   "checking the upload token: %s", err.msg);
+		return false;
+	}
+	return true;
+}
+
+bool api_runs_match(const char *path)
+{
+	struct match mt;
+
+	route_path(path, &mt);
+	return mt.route != ROUTE_NONE;
+}
+
+enum MHD_Result api_runs_begin(struct http_request *req)
+{
+	struct match mt;
+	const char *cl;
+
+	route_path(req->path, &mt);
+	if (mt.route == ROUTE_RUNS && !strcmp(req->method, "POST")) {
+		req->want_body = true;
+		cl = http_header(req, MHD_HTTP_HEADER_CONTENT_LENGTH);
+		if (cl && strtoull(cl, NULL, 10) > req->max_body)
+			return http_respond_error(
+				req, MHD_HTTP_CONTENT_TOO_LARGE,
+				"upload of %s bytes is larger than the "
+				"server's limit of %zu MB (max_upload_mb)",
+				cl, req->max_body >> 20);
+		authenticate(req);
+		return MHD_YES;
+	}
+	if (strcmp(req->method, "GET") && strcmp(req->method, "HEAD"))
+		return http_method_not_allowed(req, mt.route == ROUTE_RUNS ?
+					       "GET, HEAD, POST" :
+					       "GET, HEAD");
+	return MHD_YES;
+}
+
+static enum MHD_Result upload(struct http_request *req)
+{
+	struct rtlab_err err = { "" };
+	struct ingest_result res;
+	char location[64];
+	json_t *j;
+	int ret;
+
+	if (req->too_large && !req->max_body)
+		return http_respond_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR,
+					  "out of memory receiving the upload");
+	if (req->too_large)
+		return http_respond_error(req, MHD_HTTP_CONTENT_TOO_LARGE,
+					  "upload is larger than the server's "
+					  "limit of %zu MB (max_upload_mb)",
+					  req->max_body >> 20);
+	if (!req->body_len)
+		return http_respond_error(req, MHD_HTTP_BAD_REQUEST,
+					  "empty request body: expected a "
+					  "result bundle (gzip'd tar)");
+	ret = ingest_bundle(req->db, req->body, req->body_len, req->board_id,
+			    req->board, &res, &err);
+	/* The body is no longer needed; free it before answering. */
+	free(req->body);
+	req->body = NULL;
+	req->body_len = req->body_cap = 0;
+	if (ret)
+		return http_respond_error(req, http_errno_status(ret), "%s",
+					  err.msg);
+	req->run_id = res.run_id;
+	snprintf(location, sizeof(location), API_RUNS "/%" PRId64,
+		 res.run_id);
+	j = json_pack("{sIsssbsssiss}", "id", (json_int_t)res.run_id, "uuid",
+		      res.uuid, "duplicate", res.duplicate, "status",
+		      res.status, "histograms", (int)res.nhists, "url",
+		      location);
+	if (!j)
+		return http_respond_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR,
+					  "out of memory");
+	if (res.duplicate) {
+		json_object_del(j, "histograms");
+		return http_respond_json(req, MHD_HTTP_OK, j);
+	}
+	{
+		char *text = json_dumps(j, JSON_COMPACT);
+		enum MHD_Result r;
+
+		json_decref(j);
+		if (!text)
+			return http_respond_error(
+				req, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				"out of memory");
+		r = http_respond(req, MHD_HTTP_CREATED, "application/json",
+				 text, strlen(text), "Location", location);
+		free(text);
+		return r;
+	}
+}
+
+static enum MHD_Result list_runs(struct http_request *req)
+{
+	struct run_filter f = { 0 };
+	struct rtlab_err err = { "" };
+	const char *limit = http_query(req, "limit");
+	enum run_status st;
+	json_t *j = NULL;
+	int ret;
+
+	f.board = http_query(req, "board");
+	f.kernel = http_query(req, "kernel");
+	f.testcase = http_query(req, "testcase");
+	f.status = http_query(req, "status");
+	if (limit) {
+		char *end;
+		unsigned long n = strtoul(limit, &end, 10);
+
+		if (!*limit || *end || n < 1 || n > 1000)
+			return http_respond_error(
+				req, MHD_HTTP_BAD_REQUEST,
+				"query 'limit': expected a number from 1 to "
+				"1000, got '%s'", limit);
+		f.limit = n;
+	}
+	if (f.status && run_status_parse(f.status, &st))
+		return http_respond_error(req, MHD_HTTP_BAD_REQUEST,
+					  "query 'status': expected complete, "
+					  "agent_error, boot_failed, panic or "
+					  "hang, got '%s'", f.status);
+	ret = db_runs_list(req->db, &f, &j, &err);
+	if (ret)
+		return http_respond_error(req, http_errno_status(ret), "%s",
+					  err.msg);
+	return http_respond_json(req, MHD_HTTP_OK, j);
+}
+
+static enum MHD_Result plot(struct http_request *req, int64_t id,
+			    enum plot_format fmt)
+{
+	struct rtlab_err err = { "" };
+	struct run_hists rh;
+	void *img = NULL;
+	size_t size = 0;
+	enum MHD_Result r;
+	int ret;
+
+	ret = db_run_hists_load(req->db, id, &rh, &err);
+	if (ret) {
+		r = http_respond_error(req, http_errno_status(ret), "%s",
+				       err.msg);
+		goto out;
+	}
+	ret = plot_stored_run(&rh, fmt, &img, &size, &err);
+	if (ret == -ENODATA)
+		r = http_respond_error(req, MHD_HTTP_NOT_FOUND, "%s", err.msg);
+	else if (ret)
+		r = http_respond_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				       "%s", err.msg);
+	else
+		r = http_respond(req, MHD_HTTP_OK,
+				 fmt == PLOT_SVG ? "image/svg+xml" :
+						   "image/png",
+				 img, size, NULL, NULL);
+out:
+	free(img);
+	run_hists_cleanup(&rh);
+	return r;
+}
+
+static enum MHD_Result artifact(struct http_request *req, int64_t id,
+				const char *name, bool trace)
+{
+	struct rtlab_err err = { "" };
+	struct artifact a;
+	char disp[300];
+	enum MHD_Result r;
+	int ret;
+
+	ret = db_artifact_get(req->db, id, name, &a, &err);
+	if (ret == -ENOENT && trace)
+		return http_respond_error(req, MHD_HTTP_NOT_FOUND,
+					  "run %" PRId64 " has no trace "
+					  "(no trace.dat in its bundle)", id);
+	if (ret)
+		return http_respond_error(req, http_errno_status(ret), "%s",
+					  err.msg);
+	snprintf(disp, sizeof(disp), "attachment; filename=\"%s\"",
+		 strrchr(name, '/') ? strrchr(name, '/') + 1 : name);
+	r = http_respond(req, MHD_HTTP_OK, a.content_type, a.data, a.size,
+			 trace ? "Content-Disposition" : NULL, disp);
+	artifact_cleanup(&a);
+	return r;
+}
+
+/* The spike analysis of the run's trace, analyzed and stored on first
+ * request (services/spike-store.c). */
+static enum MHD_Result spike(struct http_request *req, int64_t id, bool json)
+{
+	struct rtlab_err err = { "" };
+	struct artifact a;
+	enum MHD_Result r;
+	unsigned int status;
+	int ret;
+
+	ret = spike_run_get(req->db, id, json, &a, &err);
+	if (ret) {
+		/*
+		 * The request was fine but the stored trace is damaged or
+		 * has no spike: 422, not the 400 of a bad request.  Another
+		 * kernel's trace is http_errno_status()'s 409.
+		 */
+		status = ret == -EINVAL ? MHD_HTTP_UNPROCESSABLE_CONTENT :
+			 http_errno_status(ret);
+		return http_respond_error(req, status, "%s", err.msg);
+	}
+	r = http_respond(req, MHD_HTTP_OK, a.content_type, a.data, a.size,
+			 NULL, NULL);
+	artifact_cleanup(&a);
+	return r;
+}
+
+bool api_health_match(const char *path)
+{
+	return !strcmp(path, "/healthz");
+}
+
+enum MHD_Result api_health_handle(struct http_request *req)
+{
+	struct rtlab_err err = { "" };
+
+	if (!req->db)
+		return http_respond_error(req, MHD_HTTP_SERVICE_UNAVAILABLE,
+					  "database unreachable: %s",
+					  req->db_error);
+	if (db_ping(req->db, &err))
+		return http_respond_error(req, MHD_HTTP_SERVICE_UNAVAILABLE,
+					  "database unreachable: %s", err.msg);
+	return http_respond_json(req, MHD_HTTP_OK,
+				 json_pack("{ss}", "status", "ok"));
+}
+
+enum MHD_Result api_runs_handle(struct http_request *req)
+{
+	struct rtlab_err err = { "" };
+	struct match mt;
+	json_t *j = NULL;
+	int64_t id;
+	int ret;
+
+	route_path(req->path, &mt);
+	if (mt.route == ROUTE_RUNS)
+		return strcmp(req->method, "POST") ? list_runs(req) :
+						     upload(req);
+
+	ret = db_run_resolve(req->db, mt.ref, &id, &err);
+	if (ret)
+		return http_respond_error(req, http_errno_status(ret), "%s",
+					  err.msg);
+	req->run_id = id;
+	switch (mt.route) {
+	case ROUTE_RUN:
+		ret = db_run_get(req->db, id, &j, &err);
+		break;
+	case ROUTE_HISTOGRAM:
+		ret = db_run_histograms(req->db, id, &j, &err);
+		if (!ret)
+			j = json_pack("{sIso}", "id", (json_int_t)id,
+				      "threads", j);
+		break;
+	case ROUTE_PLOT_PNG:
+		return plot(req, id, PLOT_PNG);
+	case ROUTE_PLOT_SVG:
+		return plot(req, id, PLOT_SVG);
+	case ROUTE_TRACE:
+		return artifact(req, id, "trace.dat", true);
+	case ROUTE_ARTIFACT:
+		return artifact(req, id, mt.name, false);
+	case ROUTE_SPIKE_TXT:
+	case ROUTE_SPIKE_JSON:
+		return spike(req, id, mt.route == ROUTE_SPIKE_JSON);
+	default:
+		return http_respond_error(req, MHD_HTTP_NOT_FOUND,
+					  "no such path: %s", req->path);
+	}
+	if (ret)
+		return http_respond_error(req, http_errno_status(ret), "%s",
+					  err.msg);
+	return http_respond_json(req, MHD_HTTP_OK, j);
+}

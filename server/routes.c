@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The handler table of `rtlab server`: which resource answers which path.
+ * The web pages come first because they own "/".
+ */
+
+#include "api.h"
+#include "web.h"
+
+const struct http_handler server_routes[] = {
+	{ "web", web_match, NULL, web_handle, false },
+	{ "health", api_health_match, NULL, api_health_handle, false },
+	{ "verdicts", verdict_api_match, NULL, verdict_api_handle, true },
+	{ "runs", api_runs_match, api_runs_begin, api_runs_handle, true },
+};
+
+const size_t server_nroutes = sizeof(server_routes) / sizeof(server_routes[0]);

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef RTLAB_JOBS_H
+#define RTLAB_JOBS_H
+
+/*
+ * Queueing jobs: everything a job names is checked before anything is
+ * queued, so a worker never claims a job that cannot run.
+ *
+ *   board     a registered board (rtlab board add).  A local board runs
+ *             the host's kernel; a qemu board boots a virtual board whose
+ *             definition (boards/NAME.yaml) is named by the "board" key of
+ *             the registered definition JSON, else by the board's name.
+ *   kernel    "host" on a local board; on a qemu board a kernel definition
+ *             name or path (kernels/NAME.yaml), which must parse.
+ *   testcase  a name (testcases/NAME.yaml) or a path; it must parse
+ *             (lib/testcase.c, the agent's own parser; on a local board
+ *             its tools must be on PATH too).
+ *
+ * One job is one run: --repeat N queues N jobs, so the runs of a repeat
+ * spread over workers and each can be retried on its own.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+#include <libpq-fe.h>
+
+#include "error.h"
+
+#define JOBS_KERNEL_HOST "host"
+#define JOBS_MAX_REPEAT 1000
+#define JOBS_MAX_DURATION_S 604800
+
+struct job_spec {
+	const char *kernel;		/* definition name or path, or "host" */
+	const char *board;		/* registered board name */
+	const char *testcase;		/* name or path */
+	unsigned int repeat;		/* jobs to queue, 1..JOBS_MAX_REPEAT */
+	unsigned int duration_s;	/* 0: the testcase's duration_s */
+};
+
+/**
+ * jobs_testcase_path() - a testcase argument to its file: a name (no '/',
+ * no .yaml) means rtlab_data_path("testcases/NAME.yaml"); anything else is
+ * a path, made absolute.  Return: malloc'd path, caller frees; NULL with
+ * @err set when the file does not exist.
+ */
+char *jobs_testcase_path(const char *testcase, struct rtlab_err *err);
+
+/**
+ * jobs_board_def_name() - which boards/NAME.yaml a registered qemu board
+ * boots: the "board" string of @definition_json, else @board.
+ * Return: malloc'd, caller frees; NULL with @err set when the definition
+ * is not JSON or "board" is not a string.
+ */
+char *jobs_board_def_name(const char *board, const char *definition_json,
+			  struct rtlab_err *err);
+
+/**
+ * jobs_add() - check @spec and queue spec->repeat jobs in one transaction.
+ * @ids: gets a malloc'd array of the new job ids (caller frees), @nids its
+ * length.
+ * Return: 0; -EINVAL (bad spec), -ENOENT (unknown board, kernel or
+ * testcase), -EIO; @err names the option, file or field.  On failure
+ * nothing is queued.
+ */
+int jobs_add(PGconn *conn, const struct job_spec *spec, int64_t **ids,
+	     size_t *nids, struct rtlab_err *err) __must_check;
+
+#endif

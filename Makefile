@@ -240,10 +240,10 @@ FUZZ_SRCS_cyclictest-json := cyclictest.c hist.c error.c
 FUZZ_SRCS_cyclictest-hist := cyclictest.c hist.c error.c
 FUZZ_SRCS_manifest := manifest.c bundle.c error.c
 FUZZ_SRCS_bundle   := bundle.c error.c
-FUZZ_SRCS_testcase := testcase.c error.c
-FUZZ_SRCS_board    := board-def.c yamlmap.c config.c error.c
-FUZZ_SRCS_config   := config.c error.c
-FUZZ_SRCS_ingest   := ingest.c stub-db.c bundle.c manifest.c cyclictest.c \
+FUZZ_SRCS_testcase := testcase.c yamlmap.c error.c
+FUZZ_SRCS_board    := board-def.c yamlmap.c config.c fsutil.c error.c
+FUZZ_SRCS_config   := config.c fsutil.c error.c
+FUZZ_SRCS_ingest   := ingest.c stub-db.c bundle.c bundle-hists.c manifest.c cyclictest.c \
 		      hist.c error.c
 
 .PHONY: fuzz fuzz-build fuzz-known

@@ -34,7 +34,8 @@ export RTLAB_CACHE_DIR
 # Tests choose their database themselves, and never read the lab
 # configuration of the machine they run on (/etc/rtlab/rtlab.conf).
 unset RTLAB_DB
-RTLAB_CONFIG=$RTLAB_BUILD/no-such-dir/rtlab.conf
+RTLAB_CONFIG=$RTLAB_BUILD/test-empty-rtlab.conf
+[ -f "$RTLAB_CONFIG" ] || : >"$RTLAB_CONFIG"
 export RTLAB_CONFIG
 
 ok() { echo "ok - $*"; }

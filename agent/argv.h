@@ -12,9 +12,9 @@
 #include "error.h"
 
 struct argv {
-	char **v;		/* NULL-terminated once anything was added */
+	char **v; /* NULL-terminated once anything was added */
 	size_t n, cap;
-	bool failed;		/* an allocation failed somewhere */
+	bool failed; /* an allocation failed somewhere */
 };
 
 /** argv_init() - empty vector; release with argv_cleanup(). */

@@ -15,17 +15,18 @@
 static void check_usage(FILE *f)
 {
 	fprintf(f,
-"usage: rtlab-agent check --testcase FILE [--tracefs DIR] [--tools]\n"
-"\n"
-"Parse the testcase, then look for every tool it needs on PATH and, when it\n"
-"has a trace section, for its events in the tracefs.  Prints what is there\n"
-"and what is missing.\n"
-"\n"
-"  --testcase FILE  testcase YAML (see testcases/README.md)\n"
-"  --tracefs DIR    tracefs root (default %s, then %s)\n""  --tools          only list the tools the testcase needs, one a line\n"
+		"usage: rtlab-agent check --testcase FILE [--tracefs DIR] [--tools]\n"
+		"\n"
+		"Parse the testcase, then look for every tool it needs on PATH and, when it\n"
+		"has a trace section, for its events in the tracefs.  Prints what is there\n"
+		"and what is missing.\n"
+		"\n"
+		"  --testcase FILE  testcase YAML (see testcases/README.md)\n"
+		"  --tracefs DIR    tracefs root (default %s, then %s)\n"
+		"  --tools          only list the tools the testcase needs, one a line\n"
 
-"\n"
-"Exit status: 0 ready, 1 invalid or something missing, 2 usage error.\n",
+		"\n"
+		"Exit status: 0 ready, 1 invalid or something missing, 2 usage error.\n",
 		FTRACE_DEFAULT_ROOT, FTRACE_DEBUGFS_ROOT);
 }
 
@@ -49,16 +50,27 @@ int cmd_check(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'c': file = optarg; break;
-		case 'T': tracefs = optarg; break;
-		case 't': list_tools = 1; break;
-		case 'h': check_usage(stdout); return AGENT_EXIT_OK;
-		default: check_usage(stderr); return AGENT_EXIT_USAGE;
+		case 'c':
+			file = optarg;
+			break;
+		case 'T':
+			tracefs = optarg;
+			break;
+		case 't':
+			list_tools = 1;
+			break;
+		case 'h':
+			check_usage(stdout);
+			return AGENT_EXIT_OK;
+		default:
+			check_usage(stderr);
+			return AGENT_EXIT_USAGE;
 		}
 	}
 	if (optind < argc || !file) {
-		fprintf(stderr, "rtlab-agent check: %s\n", file ?
-			"unexpected argument" : "--testcase FILE is required");
+		fprintf(stderr, "rtlab-agent check: %s\n",
+			file ? "unexpected argument" :
+			       "--testcase FILE is required");
 		check_usage(stderr);
 		return AGENT_EXIT_USAGE;
 	}
@@ -95,8 +107,8 @@ int cmd_check(int argc, char **argv)
 	if (tc.trace.enabled) {
 		root = ftrace_find_root(tracefs, &err);
 		if (root && !ftrace_check(root, &tc.trace, &err)) {
-			printf("trace: tracefs %s has all %zu event(s)\n",
-			       root, tc.trace.nevents);
+			printf("trace: tracefs %s has all %zu event(s)\n", root,
+			       tc.trace.nevents);
 		} else if (!root && !tracefs) {
 			/* The run measures without ftrace then: say so. */
 			printf("trace: %s; the run will measure without ftrace\n",

@@ -8,9 +8,9 @@
  * status: 0 success, 1 runtime failure, 2 usage error.
  */
 
-#define AGENT_EXIT_OK		0
-#define AGENT_EXIT_FAILURE	1
-#define AGENT_EXIT_USAGE	2
+#define AGENT_EXIT_OK 0
+#define AGENT_EXIT_FAILURE 1
+#define AGENT_EXIT_USAGE 2
 
 int cmd_run(int argc, char **argv);
 int cmd_flush(int argc, char **argv);

@@ -18,8 +18,8 @@
 #include "knob.h"
 #include "proc.h"
 
-#define ENV_CONFIG_MAX	(16u << 20)
-#define ENV_DMESG_MAX	(8u << 20)
+#define ENV_CONFIG_MAX (16u << 20)
+#define ENV_DMESG_MAX (8u << 20)
 
 static char *env_path(const char *root, const char *path)
 {
@@ -62,14 +62,14 @@ json_t *env_kernel_json(const char *root)
 	realtime = rt ? !strcmp(rt, "1") : !!strstr(u.version, "PREEMPT_RT");
 	free(rt);
 	return json_pack("{s:s, s:s, s:s, s:b}", "release", u.release,
-			 "version", u.version, "machine", u.machine,
-			 "realtime", realtime);
+			 "version", u.version, "machine", u.machine, "realtime",
+			 realtime);
 }
 
 static char *cpuinfo_model(const char *root, unsigned int *ncpus)
 {
-	static const char *const keys[] = { "model name", "Model",
-		"Hardware", "cpu model", "cpu", NULL };
+	static const char *const keys[] = { "model name", "Model", "Hardware",
+					    "cpu model",  "cpu",   NULL };
 	char *info = env_read(root, "/proc/cpuinfo"), *line, *save = NULL;
 	char *model = NULL;
 	int rank = 99;
@@ -86,7 +86,8 @@ static char *cpuinfo_model(const char *root, unsigned int *ncpus)
 		if (!colon)
 			continue;
 		klen = colon - line;
-		while (klen && (line[klen - 1] == ' ' || line[klen - 1] == '\t'))
+		while (klen &&
+		       (line[klen - 1] == ' ' || line[klen - 1] == '\t'))
 			klen--;
 		if (klen == 9 && !strncmp(line, "processor", 9))
 			(*ncpus)++;
@@ -119,8 +120,7 @@ char *env_rt_tests_version(void)
 	/* "cyclictest V 2.40" */
 	p = strstr(out, " V ");
 	end = p ? strchr(p + 3, '\n') : NULL;
-	if (p && end && end - (p + 3) < 32 &&
-	    (!memchr(out, '\n', p - out)))
+	if (p && end && end - (p + 3) < 32 && (!memchr(out, '\n', p - out)))
 		v = strndup(p + 3, end - (p + 3));
 	free(out);
 	return v;
@@ -138,24 +138,25 @@ json_t *env_environment_json(const char *root, const char *clock)
 
 		ncpus = n > 0 ? n : 0;
 	}
-	env = json_pack("{s:o, s:o, s:I, s:o, s:o, s:s, s:o, s:s}",
-		"cmdline", json_take(env_read(root, "/proc/cmdline")),
-		"cpu_model", json_take(model),
-		"cpus", (json_int_t)ncpus,
-		"isolcpus", json_take(env_read(root,
-				"/sys/devices/system/cpu/isolated")),
-		"clocksource", json_take(env_read(root,
+	env = json_pack(
+		"{s:o, s:o, s:I, s:o, s:o, s:s, s:o, s:s}", "cmdline",
+		json_take(env_read(root, "/proc/cmdline")), "cpu_model",
+		json_take(model), "cpus", (json_int_t)ncpus, "isolcpus",
+		json_take(env_read(root, "/sys/devices/system/cpu/isolated")),
+		"clocksource",
+		json_take(env_read(
+			root,
 			"/sys/devices/system/clocksource/clocksource0/current_clocksource")),
-		"sys_kernel_realtime", rt ? rt : "absent",
-		"rt_tests_version", json_take(env_rt_tests_version()),
-		"clock", clock ? clock : "host");
+		"sys_kernel_realtime", rt ? rt : "absent", "rt_tests_version",
+		json_take(env_rt_tests_version()), "clock",
+		clock ? clock : "host");
 	free(rt);
 	return env;
 }
 
 /* Read a whole file (gunzipped when @gz) through libarchive's raw format. */
-static int read_archive_raw(const char *path, bool gz, char **data,
-			    size_t *len, size_t max, struct rtlab_err *err)
+static int read_archive_raw(const char *path, bool gz, char **data, size_t *len,
+			    size_t max, struct rtlab_err *err)
 {
 	struct archive *a = archive_read_new();
 	struct archive_entry *e;
@@ -171,8 +172,9 @@ static int read_archive_raw(const char *path, bool gz, char **data,
 	archive_read_support_format_raw(a);
 	if (archive_read_open_filename(a, path, 65536) != ARCHIVE_OK ||
 	    archive_read_next_header(a, &e) != ARCHIVE_OK) {
-		ret = rtlab_err_seterr(err, archive_errno(a) > 0 ?
-				       archive_errno(a) : EIO,
+		ret = rtlab_err_seterr(err,
+				       archive_errno(a) > 0 ? archive_errno(a) :
+							      EIO,
 				       "%s: cannot read: %s", path,
 				       archive_error_string(a));
 		goto out;
@@ -189,7 +191,8 @@ static int read_archive_raw(const char *path, bool gz, char **data,
 
 			if (cap > max) {
 				ret = rtlab_err_set(err,
-					"%s: larger than %zu bytes", path, max);
+						    "%s: larger than %zu bytes",
+						    path, max);
 				goto out;
 			}
 			nb = realloc(buf, cap * 2);
@@ -221,8 +224,8 @@ out:
 	return ret;
 }
 
-int env_read_config(const char *root, char **data, size_t *len,
-		    char **source, struct rtlab_err *err)
+int env_read_config(const char *root, char **data, size_t *len, char **source,
+		    struct rtlab_err *err)
 {
 	char *gz = env_path(root, "/proc/config.gz"), *boot = NULL;
 	struct utsname u;
@@ -233,7 +236,8 @@ int env_read_config(const char *root, char **data, size_t *len,
 	if (!gz)
 		return rtlab_err_seterr(err, ENOMEM, "config: out of memory");
 	if (!access(gz, R_OK)) {
-		ret = read_archive_raw(gz, true, data, len, ENV_CONFIG_MAX, err);
+		ret = read_archive_raw(gz, true, data, len, ENV_CONFIG_MAX,
+				       err);
 		if (!ret)
 			*source = gz;
 		else
@@ -245,13 +249,14 @@ int env_read_config(const char *root, char **data, size_t *len,
 		return rtlab_err_seterr(err, errno, "uname: %s",
 					strerror(errno));
 	}
-	if (asprintf(&boot, "%s/boot/config-%s", root ? root : "",
-		     u.release) < 0) {
+	if (asprintf(&boot, "%s/boot/config-%s", root ? root : "", u.release) <
+	    0) {
 		free(gz);
 		return rtlab_err_seterr(err, ENOMEM, "config: out of memory");
 	}
 	if (access(boot, R_OK)) {
-		ret = rtlab_err_seterr(err, ENOENT,
+		ret = rtlab_err_seterr(
+			err, ENOENT,
 			"kernel config: neither %s nor %s is readable", gz,
 			boot);
 		free(boot);
@@ -298,7 +303,7 @@ static int read_kmsg(const char *root, char **data, size_t *len,
 		}
 		r = read(fd, buf + n, 8191);
 		if (r < 0 && (errno == EINTR || errno == EPIPE))
-			continue;	/* EPIPE: records were overwritten */
+			continue; /* EPIPE: records were overwritten */
 		if (r <= 0)
 			break;
 		n += r;
@@ -324,8 +329,8 @@ int env_read_dmesg(const char *root, char **data, size_t *len,
 	*data = NULL;
 	if (!root || !*root) {
 		if (!proc_capture(argv, ENV_DMESG_MAX, data, len, &status,
-				  NULL) && WIFEXITED(status) &&
-		    !WEXITSTATUS(status) && *len)
+				  NULL) &&
+		    WIFEXITED(status) && !WEXITSTATUS(status) && *len)
 			return 0;
 		free(*data);
 		*data = NULL;

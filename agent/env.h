@@ -45,8 +45,8 @@ char *env_rt_tests_version(void);
  * Return: 0, or -ENOENT (neither there) or another negative errno, with
  * @err naming the paths tried.
  */
-int env_read_config(const char *root, char **data, size_t *len,
-		    char **source, struct rtlab_err *err) __must_check;
+int env_read_config(const char *root, char **data, size_t *len, char **source,
+		    struct rtlab_err *err) __must_check;
 
 /**
  * env_read_dmesg() - the kernel log: `dmesg` output, else what

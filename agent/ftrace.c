@@ -21,8 +21,8 @@
 #include "proc.h"
 
 /* Extraction reads the whole buffer; a slow board takes a while. */
-#define FTRACE_EXTRACT_LIMIT_S	600
-#define FTRACE_EXTRACT_GRACE_S	5
+#define FTRACE_EXTRACT_LIMIT_S 600
+#define FTRACE_EXTRACT_GRACE_S 5
 
 static bool is_tracefs(const char *root)
 {
@@ -37,9 +37,10 @@ const char *ftrace_find_root(const char *opt, struct rtlab_err *err)
 	if (opt) {
 		if (is_tracefs(opt))
 			return opt;
-		rtlab_err_seterr(err, ENOENT,
-				 "--tracefs %s: no buffer_size_kb there (expected a tracefs mount)",
-				 opt);
+		rtlab_err_seterr(
+			err, ENOENT,
+			"--tracefs %s: no buffer_size_kb there (expected a tracefs mount)",
+			opt);
 		return NULL;
 	}
 	if (is_tracefs(FTRACE_DEFAULT_ROOT))
@@ -108,7 +109,8 @@ int ftrace_check(const char *root, const struct tc_trace *t,
 		 struct rtlab_err *err)
 {
 	static const char *const needed[] = { "buffer_size_kb", "tracing_on",
-		"trace_marker", "trace", "events", NULL };
+					      "trace_marker",	"trace",
+					      "events",		NULL };
 	struct stat st;
 	char path[4096];
 	size_t i;
@@ -124,12 +126,15 @@ int ftrace_check(const char *root, const struct tc_trace *t,
 		const char *ev = t->events[i];
 
 		if (!strchr(ev, ':'))
-			return rtlab_err_set(err, "trace event '%s': expected 'subsystem:event'",
-					     ev);
+			return rtlab_err_set(
+				err,
+				"trace event '%s': expected 'subsystem:event'",
+				ev);
 		if (!ftrace_event_exists(root, ev))
-			return rtlab_err_seterr(err, ENOENT,
-						"trace event '%s': not in this kernel (nothing matches it under %s/events)",
-						ev, root);
+			return rtlab_err_seterr(
+				err, ENOENT,
+				"trace event '%s': not in this kernel (nothing matches it under %s/events)",
+				ev, root);
 	}
 	return 0;
 }
@@ -195,8 +200,8 @@ int ftrace_prepare(const char *root, const struct tc_trace *t,
 	snprintf(path, sizeof(path), "%s/buffer_size_kb", root);
 	cur = knob_read(path);
 	if (!cur)
-		return rtlab_err_seterr(err, errno, "%s: cannot read: %s",
-					path, strerror(errno));
+		return rtlab_err_seterr(err, errno, "%s: cannot read: %s", path,
+					strerror(errno));
 	/* Before first use it reads "7 (expanded: 1408)": the buffer is
 	 * kept tiny until tracing starts.  Restore the size it would expand
 	 * to -- a number, which is all the file accepts. */
@@ -241,8 +246,8 @@ int ftrace_stop(const char *root, struct knob_list *knobs, bool *was_on,
 	snprintf(path, sizeof(path), "%s/tracing_on", root);
 	cur = knob_read(path);
 	if (!cur)
-		return rtlab_err_seterr(err, errno, "%s: cannot read: %s",
-					path, strerror(errno));
+		return rtlab_err_seterr(err, errno, "%s: cannot read: %s", path,
+					strerror(errno));
 	*was_on = strcmp(cur, "0") != 0;
 	free(cur);
 	return knob_set(knobs, path, "0", NULL, err);
@@ -295,20 +300,21 @@ int ftrace_extract(const char *root, const char *dir, const char *name,
 	pid_t pid, w;
 
 	if (!is_mounted_tracefs(root))
-		return rtlab_err_seterr(err, EXDEV,
-					"trace-cmd reads the mounted tracefs (%s), not %s",
-					tracefs_tracing_dir() ?: "none found",
-					root);
+		return rtlab_err_seterr(
+			err, EXDEV,
+			"trace-cmd reads the mounted tracefs (%s), not %s",
+			tracefs_tracing_dir() ?: "none found", root);
 	tool = path_which("trace-cmd");
 	if (!tool)
-		return rtlab_err_seterr(err, ENOENT,
-					"trace-cmd is not on PATH; it writes trace.dat");
+		return rtlab_err_seterr(
+			err, ENOENT,
+			"trace-cmd is not on PATH; it writes trace.dat");
 	snprintf(log, sizeof(log), "%s/%s.log", dir, name);
 	snprintf(out, sizeof(out), "%s/%s", dir, name);
 	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		ret = rtlab_err_seterr(err, errno, "%s: cannot create: %s",
-				       log, strerror(errno));
+		ret = rtlab_err_seterr(err, errno, "%s: cannot create: %s", log,
+				       strerror(errno));
 		goto out;
 	}
 	fflush(NULL);
@@ -346,7 +352,8 @@ int ftrace_extract(const char *root, const char *dir, const char *name,
 		if (w == pid)
 			break;
 		if (w < 0 && errno != EINTR) {
-			ret = rtlab_err_seterr(err, errno, "trace-cmd: wait: %s",
+			ret = rtlab_err_seterr(err, errno,
+					       "trace-cmd: wait: %s",
 					       strerror(errno));
 			goto out;
 		}
@@ -362,12 +369,14 @@ int ftrace_extract(const char *root, const char *dir, const char *name,
 		nanosleep(&pause, NULL);
 	}
 	if (sig && stop && *stop) {
-		ret = rtlab_err_seterr(err, EINTR,
-				       "trace-cmd extract: stopped by a signal to the agent");
+		ret = rtlab_err_seterr(
+			err, EINTR,
+			"trace-cmd extract: stopped by a signal to the agent");
 	} else if (sig) {
-		ret = rtlab_err_seterr(err, ETIMEDOUT,
-				       "trace-cmd extract: still running after %d s; killed",
-				       FTRACE_EXTRACT_LIMIT_S);
+		ret = rtlab_err_seterr(
+			err, ETIMEDOUT,
+			"trace-cmd extract: still running after %d s; killed",
+			FTRACE_EXTRACT_LIMIT_S);
 	} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		last_line(log, last, sizeof(last));
 		ret = rtlab_err_set(err, "trace-cmd extract failed (%s): %s",
@@ -383,8 +392,7 @@ out:
 	return ret;
 }
 
-bool ftrace_find_spike(const void *data, size_t len,
-		       unsigned long long *lat_us,
+bool ftrace_find_spike(const void *data, size_t len, unsigned long long *lat_us,
 		       unsigned long long *threshold_us)
 {
 	const size_t mlen = strlen(FTRACE_SPIKE_MARK);
@@ -400,7 +408,7 @@ bool ftrace_find_spike(const void *data, size_t len,
 		return false;
 	hit += mlen;
 	n = (size_t)(end - hit) < sizeof(buf) - 1 ? (size_t)(end - hit) :
-						     sizeof(buf) - 1;
+						    sizeof(buf) - 1;
 	memcpy(buf, hit, n);
 	buf[n] = '\0';
 	return sscanf(buf, "%llu > %llu)", lat_us, threshold_us) == 2;

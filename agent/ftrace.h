@@ -25,10 +25,10 @@
 #include "knob.h"
 #include "testcase.h"
 
-#define FTRACE_DEFAULT_ROOT	"/sys/kernel/tracing"
-#define FTRACE_DEBUGFS_ROOT	"/sys/kernel/debug/tracing"
+#define FTRACE_DEFAULT_ROOT "/sys/kernel/tracing"
+#define FTRACE_DEBUGFS_ROOT "/sys/kernel/debug/tracing"
 /* What cyclictest writes to trace_marker when -b is exceeded. */
-#define FTRACE_SPIKE_MARK	"hit latency threshold ("
+#define FTRACE_SPIKE_MARK "hit latency threshold ("
 
 /**
  * ftrace_find_root() - @opt when given, else the first of the default
@@ -62,8 +62,7 @@ int ftrace_check(const char *root, const struct tc_trace *t,
  * Return: 0 or a negative errno with @err set.
  */
 int ftrace_prepare(const char *root, const struct tc_trace *t,
-		   struct knob_list *knobs, struct rtlab_err *err)
-	__must_check;
+		   struct knob_list *knobs, struct rtlab_err *err) __must_check;
 
 /**
  * ftrace_start() - clear the top-level buffer and turn tracing on (a knob:
@@ -92,8 +91,8 @@ int ftrace_stop(const char *root, struct knob_list *knobs, bool *was_on,
  * stopped, another negative errno; @err says which.
  */
 int ftrace_extract(const char *root, const char *dir, const char *name,
-		   volatile sig_atomic_t *stop, struct rtlab_err *err)
-	__must_check;
+		   volatile sig_atomic_t *stop,
+		   struct rtlab_err *err) __must_check;
 
 /**
  * ftrace_find_spike() - the last "hit latency threshold (X > Y)" mark in
@@ -101,8 +100,7 @@ int ftrace_extract(const char *root, const char *dir, const char *name,
  * never straddles a page).
  * Return: true with @lat_us = X and @threshold_us = Y when found.
  */
-bool ftrace_find_spike(const void *data, size_t len,
-		       unsigned long long *lat_us,
+bool ftrace_find_spike(const void *data, size_t len, unsigned long long *lat_us,
 		       unsigned long long *threshold_us);
 
 #endif

@@ -28,8 +28,8 @@
 #include "inject.h"
 #include "testcase.h"
 
-#define INJECT_MAX_CPUS		CPU_SETSIZE
-#define INJECT_PRIO		99
+#define INJECT_MAX_CPUS CPU_SETSIZE
+#define INJECT_PRIO 99
 
 void inject_rng_init(struct inject_rng *r, uint64_t seed, unsigned int cpu)
 {
@@ -49,16 +49,15 @@ uint64_t inject_sleep_ns(struct inject_rng *r, unsigned int period_ms,
 			 unsigned int jitter_pct)
 {
 	uint64_t period_ns = (uint64_t)period_ms * 1000000ULL;
-	uint64_t span_ns = period_ns * (jitter_pct > 100 ? 100 : jitter_pct) /
-			   100;
+	uint64_t span_ns =
+		period_ns * (jitter_pct > 100 ? 100 : jitter_pct) / 100;
 
 	if (!span_ns)
 		return period_ns;
 	return period_ns - span_ns + rng_next(r) % (2 * span_ns + 1);
 }
 
-int inject_parse_cpus(const char *list, cpu_set_t *set,
-		      struct rtlab_err *err)
+int inject_parse_cpus(const char *list, cpu_set_t *set, struct rtlab_err *err)
 {
 	const char *s = list;
 	char *end;
@@ -90,8 +89,10 @@ int inject_parse_cpus(const char *list, cpu_set_t *set,
 	}
 	return 0;
 bad:
-	return rtlab_err_set(err, "--cpus '%s': expected a cpuset such as '0', '1-3' or '0,2-3' (CPUs below %d)",
-			     list ? list : "", INJECT_MAX_CPUS);
+	return rtlab_err_set(
+		err,
+		"--cpus '%s': expected a cpuset such as '0', '1-3' or '0,2-3' (CPUs below %d)",
+		list ? list : "", INJECT_MAX_CPUS);
 }
 
 char *inject_format_cpus(const cpu_set_t *set, char *buf, size_t size)
@@ -146,8 +147,9 @@ static void __printf(1, 2) inject_note(const char *fmt, ...)
 	n = snprintf(rec, sizeof(rec), "rtlab-agent inject: %s\n", line);
 	fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
 	if (fd >= 0) {
-		if (write(fd, rec, n > (int)sizeof(rec) - 1 ?
-			  sizeof(rec) - 1 : (size_t)n) < 0) {
+		if (write(fd, rec,
+			  n > (int)sizeof(rec) - 1 ? sizeof(rec) - 1 :
+						     (size_t)n) < 0) {
 			/* Not fatal: stdout has the line too. */
 		}
 		close(fd);
@@ -192,8 +194,8 @@ struct spinner {
 	unsigned int cpu;
 	const struct inject_opts *o;
 	atomic_ullong count;
-	int error;		/* errno of a failed setup, 0 when fine */
-	const char *what;	/* what failed */
+	int error;	  /* errno of a failed setup, 0 when fine */
+	const char *what; /* what failed */
 };
 
 static atomic_bool spin_stop;
@@ -231,8 +233,7 @@ static void *spinner_main(void *arg)
 	while (!atomic_load(&spin_stop)) {
 		uint64_t ns = inject_sleep_ns(&rng, s->o->period_ms,
 					      s->o->jitter_pct);
-		struct timespec ts = { ns / 1000000000ULL,
-				       ns % 1000000000ULL };
+		struct timespec ts = { ns / 1000000000ULL, ns % 1000000000ULL };
 		uint64_t t0;
 
 		/* A wake-up signal cuts the sleep short: we are stopping. */
@@ -263,10 +264,11 @@ static int inject_user(const struct inject_opts *o, const sigset_t *stop)
 		return AGENT_EXIT_FAILURE;
 	}
 	if (mlockall(MCL_CURRENT | MCL_FUTURE))
-		fprintf(stderr, "rtlab-agent inject: warning: mlockall: %s (spinning anyway)\n",
+		fprintf(stderr,
+			"rtlab-agent inject: warning: mlockall: %s (spinning anyway)\n",
 			strerror(errno));
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_wake;	/* no SA_RESTART: sleeps end early */
+	sa.sa_handler = on_wake; /* no SA_RESTART: sleeps end early */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGUSR1, &sa, NULL);
 	for (cpu = 0; cpu < INJECT_MAX_CPUS; cpu++)
@@ -279,7 +281,8 @@ static int inject_user(const struct inject_opts *o, const sigset_t *stop)
 	for (i = 0; i < n; i++) {
 		ret = pthread_create(&sp[i].tid, NULL, spinner_main, &sp[i]);
 		if (ret) {
-			fprintf(stderr, "rtlab-agent inject: cannot start a thread for CPU %u: %s\n",
+			fprintf(stderr,
+				"rtlab-agent inject: cannot start a thread for CPU %u: %s\n",
 				sp[i].cpu, strerror(ret));
 			/* The barrier counts on every thread: stop now. */
 			_exit(AGENT_EXIT_FAILURE);
@@ -337,7 +340,8 @@ static long long module_injections(void)
 	char buf[64] = "";
 	long long v = -1;
 	FILE *f = fopen("/sys/module/" INJECT_MODULE_NAME
-			"/parameters/injections", "r");
+			"/parameters/injections",
+			"r");
 
 	if (f) {
 		if (fgets(buf, sizeof(buf), f))
@@ -358,8 +362,8 @@ static int inject_module(const struct inject_opts *o, const sigset_t *stop)
 		snprintf(path, sizeof(path), "%s", o->module);
 	} else {
 		uname(&u);
-		snprintf(path, sizeof(path), "/lib/modules/%s/%s/%s",
-			 u.release, INJECT_MODULE_SUBDIR, INJECT_MODULE_FILE);
+		snprintf(path, sizeof(path), "/lib/modules/%s/%s/%s", u.release,
+			 INJECT_MODULE_SUBDIR, INJECT_MODULE_FILE);
 	}
 	snprintf(params, sizeof(params),
 		 "spin_us=%u period_ms=%u jitter_pct=%u mode=%s seed=%llu cpus=0x%lx",
@@ -367,7 +371,8 @@ static int inject_module(const struct inject_opts *o, const sigset_t *stop)
 		 tc_inject_mode_name(o->mode), o->seed, cpus_mask(&o->cpus));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		fprintf(stderr, "rtlab-agent inject: %s: %s (build it with `rtlab calibrate` or give --module)\n",
+		fprintf(stderr,
+			"rtlab-agent inject: %s: %s (build it with `rtlab calibrate` or give --module)\n",
 			path, strerror(errno));
 		return AGENT_EXIT_FAILURE;
 	}
@@ -376,9 +381,13 @@ static int inject_module(const struct inject_opts *o, const sigset_t *stop)
 
 		fprintf(stderr, "rtlab-agent inject: insmod %s %s: %s%s\n",
 			path, params, strerror(e),
-			e == EEXIST ? " (rtlab_inject is already loaded: rmmod it)" :
-			e == ENOEXEC ? " (built for another kernel? compare its vermagic with uname -r)" :
-			e == EPERM ? " (needs root; or modules are locked down)" : "");
+			e == EEXIST ?
+				" (rtlab_inject is already loaded: rmmod it)" :
+			e == ENOEXEC ?
+				" (built for another kernel? compare its vermagic with uname -r)" :
+			e == EPERM ?
+				" (needs root; or modules are locked down)" :
+				"");
 		close(fd);
 		return AGENT_EXIT_FAILURE;
 	}
@@ -408,28 +417,29 @@ static int inject_module(const struct inject_opts *o, const sigset_t *stop)
 static void inject_usage(FILE *f)
 {
 	fprintf(f,
-"usage: rtlab-agent inject --spin-us N --period-ms M [--jitter-pct P]\n"
-"                          [--seed S] [--cpus LIST] [--duration SECONDS]\n"
-"                          [--mode user|preempt|irq] [--module FILE.ko]\n"
-"\n"
-"Inject a known latency until SIGTERM (or --duration): on each CPU, sleep\n"
-"M ms +/- P %% (random, from seed S), then spin N us.\n"
-"\n"
-"  --mode user      a SCHED_FIFO %d busy loop per CPU (default; any board)\n"
-"  --mode preempt   the rtlab_inject module spins with preemption off\n"
-"  --mode irq       the rtlab_inject module spins with interrupts off\n"
-"  --spin-us N      1..100000, at most half the period\n"
-"  --period-ms M    1..60000\n"
-"  --jitter-pct P   0..100 (default 50; 0 is strictly periodic, which an\n"
-"                   instruction-counting clock may never see)\n"
-"  --seed S         1..2^64-1 (default: a random one, printed)\n"
-"  --cpus LIST      cpuset, e.g. 0,2-3 (default: every CPU we may use)\n"
-"  --duration S     stop after S seconds (default: at SIGTERM)\n"
-"  --module FILE    the module (default /lib/modules/RELEASE/%s/%s)\n"
-"\n"
-"The insmod/rmmod lines, the seed and the injection count are printed\n"
-"and written to the kernel log.  Exit status: 0 done, 1 could not inject,\n"
-"2 usage error.\n", INJECT_PRIO, INJECT_MODULE_SUBDIR, INJECT_MODULE_FILE);
+		"usage: rtlab-agent inject --spin-us N --period-ms M [--jitter-pct P]\n"
+		"                          [--seed S] [--cpus LIST] [--duration SECONDS]\n"
+		"                          [--mode user|preempt|irq] [--module FILE.ko]\n"
+		"\n"
+		"Inject a known latency until SIGTERM (or --duration): on each CPU, sleep\n"
+		"M ms +/- P %% (random, from seed S), then spin N us.\n"
+		"\n"
+		"  --mode user      a SCHED_FIFO %d busy loop per CPU (default; any board)\n"
+		"  --mode preempt   the rtlab_inject module spins with preemption off\n"
+		"  --mode irq       the rtlab_inject module spins with interrupts off\n"
+		"  --spin-us N      1..100000, at most half the period\n"
+		"  --period-ms M    1..60000\n"
+		"  --jitter-pct P   0..100 (default 50; 0 is strictly periodic, which an\n"
+		"                   instruction-counting clock may never see)\n"
+		"  --seed S         1..2^64-1 (default: a random one, printed)\n"
+		"  --cpus LIST      cpuset, e.g. 0,2-3 (default: every CPU we may use)\n"
+		"  --duration S     stop after S seconds (default: at SIGTERM)\n"
+		"  --module FILE    the module (default /lib/modules/RELEASE/%s/%s)\n"
+		"\n"
+		"The insmod/rmmod lines, the seed and the injection count are printed\n"
+		"and written to the kernel log.  Exit status: 0 done, 1 could not inject,\n"
+		"2 usage error.\n",
+		INJECT_PRIO, INJECT_MODULE_SUBDIR, INJECT_MODULE_FILE);
 }
 
 static int opt_uint(const char *name, const char *s, unsigned long lo,
@@ -441,7 +451,8 @@ static int opt_uint(const char *name, const char *s, unsigned long lo,
 	errno = 0;
 	v = strtoul(s, &end, 10);
 	if (errno || !*s || *end || *s == '-' || v < lo || v > hi) {
-		fprintf(stderr, "rtlab-agent inject: --%s '%s': expected an integer %lu..%lu\n",
+		fprintf(stderr,
+			"rtlab-agent inject: --%s '%s': expected an integer %lu..%lu\n",
 			name, s, lo, hi);
 		return -EINVAL;
 	}
@@ -496,7 +507,8 @@ static int inject_parse_opts(int argc, char **argv, struct inject_opts *o)
 			errno = 0;
 			o->seed = strtoull(optarg, &end, 10);
 			if (errno || !*optarg || *end || *optarg == '-') {
-				fprintf(stderr, "rtlab-agent inject: --seed '%s': expected an integer 0..18446744073709551615\n",
+				fprintf(stderr,
+					"rtlab-agent inject: --seed '%s': expected an integer 0..18446744073709551615\n",
 					optarg);
 				return AGENT_EXIT_USAGE;
 			}
@@ -521,35 +533,44 @@ static int inject_parse_opts(int argc, char **argv, struct inject_opts *o)
 			} else if (!strcmp(optarg, "irq")) {
 				o->mode = TC_INJECT_IRQ;
 			} else {
-				fprintf(stderr, "rtlab-agent inject: --mode '%s': expected user, preempt or irq\n",
+				fprintf(stderr,
+					"rtlab-agent inject: --mode '%s': expected user, preempt or irq\n",
 					optarg);
 				return AGENT_EXIT_USAGE;
 			}
 			break;
-		case 'M': o->module = optarg; break;
-		case 'h': inject_usage(stdout); return -1;
-		default: inject_usage(stderr); return AGENT_EXIT_USAGE;
+		case 'M':
+			o->module = optarg;
+			break;
+		case 'h':
+			inject_usage(stdout);
+			return -1;
+		default:
+			inject_usage(stderr);
+			return AGENT_EXIT_USAGE;
 		}
 	}
 	if (optind < argc || !have_spin || !have_period) {
-		fprintf(stderr, "rtlab-agent inject: %s\n", optind < argc ?
-			"unexpected argument" :
-			"--spin-us and --period-ms are required");
+		fprintf(stderr, "rtlab-agent inject: %s\n",
+			optind < argc ?
+				"unexpected argument" :
+				"--spin-us and --period-ms are required");
 		inject_usage(stderr);
 		return AGENT_EXIT_USAGE;
 	}
 	if (o->spin_us * 2ULL > o->period_ms * 1000ULL) {
-		fprintf(stderr, "rtlab-agent inject: --spin-us %u: expected at most half of --period-ms (%u ms)\n",
+		fprintf(stderr,
+			"rtlab-agent inject: --spin-us %u: expected at most half of --period-ms (%u ms)\n",
 			o->spin_us, o->period_ms);
 		return AGENT_EXIT_USAGE;
 	}
 	if (o->module && o->mode == TC_INJECT_USER) {
-		fprintf(stderr, "rtlab-agent inject: --module is for --mode preempt or irq\n");
+		fprintf(stderr,
+			"rtlab-agent inject: --module is for --mode preempt or irq\n");
 		return AGENT_EXIT_USAGE;
 	}
 	while (!o->seed)
-		if (getrandom(&o->seed, sizeof(o->seed), 0) !=
-		    sizeof(o->seed))
+		if (getrandom(&o->seed, sizeof(o->seed), 0) != sizeof(o->seed))
 			o->seed = (unsigned long long)mono_ns() ^ getpid();
 	inject_format_cpus(&o->cpus, o->cpus_str, sizeof(o->cpus_str));
 	return 0;

@@ -21,11 +21,11 @@
 #include <stdint.h>
 #include "error.h"
 
-#define INJECT_MODULE_NAME	"rtlab_inject"
-#define INJECT_MODULE_FILE	"rtlab_inject.ko"
+#define INJECT_MODULE_NAME "rtlab_inject"
+#define INJECT_MODULE_FILE "rtlab_inject.ko"
 /* Where the virtual board's initramfs puts the module, under
  * /lib/modules/<release>/. */
-#define INJECT_MODULE_SUBDIR	"extra"
+#define INJECT_MODULE_SUBDIR "extra"
 
 /* A seeded random stream (splitmix64): the same seed, the same sleeps. */
 struct inject_rng {

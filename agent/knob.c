@@ -118,7 +118,8 @@ int knob_set(struct knob_list *l, const char *path, const char *value,
 
 			if (!v)
 				return rtlab_err_seterr(err, ENOMEM,
-							"%s: out of memory", path);
+							"%s: out of memory",
+							path);
 			l->v = v;
 			l->cap = cap;
 		}
@@ -130,7 +131,8 @@ int knob_set(struct knob_list *l, const char *path, const char *value,
 			ret = k->path && !orig ? -errno : -ENOMEM;
 			free(k->path);
 			free(k->orig);
-			return rtlab_err_seterr(err, -ret,
+			return rtlab_err_seterr(
+				err, -ret,
 				"%s: cannot save its value before changing it: %s",
 				path, strerror(-ret));
 		}
@@ -157,8 +159,9 @@ int knob_restore_all(struct knob_list *l, struct rtlab_err *err)
 		ret = knob_write(k->path, k->orig);
 		if (ret && !first)
 			first = rtlab_err_seterr(err, -ret,
-				"%s: cannot restore '%s': %s", k->path,
-				k->orig, strerror(-ret));
+						 "%s: cannot restore '%s': %s",
+						 k->path, k->orig,
+						 strerror(-ret));
 		k->changed = false;
 	}
 	knob_list_cleanup(l);

@@ -15,8 +15,8 @@
 
 struct knob {
 	char *path;
-	char *orig;		/* what to write back */
-	bool changed;		/* written since saved */
+	char *orig;   /* what to write back */
+	bool changed; /* written since saved */
 };
 
 struct knob_list {
@@ -45,8 +45,7 @@ int knob_set(struct knob_list *l, const char *path, const char *value,
  * newest first, and empty the list.  A failure does not stop the others.
  * Return: 0, or the first negative errno with @err naming its file.
  */
-int knob_restore_all(struct knob_list *l, struct rtlab_err *err)
-	__must_check;
+int knob_restore_all(struct knob_list *l, struct rtlab_err *err) __must_check;
 
 /**
  * knob_read() - the content of @path with trailing whitespace removed.

@@ -20,10 +20,10 @@
 #include "load.h"
 
 /* A tool that ran for less than this was probably refused: pause. */
-#define LOAD_QUICK_EXIT_MS	1000
-#define LOAD_RESPAWN_PAUSE_MS	200
-#define LOAD_CHURN_PAUSE_MS	20
-#define LOAD_SAFETY_MARGIN_S	120
+#define LOAD_QUICK_EXIT_MS 1000
+#define LOAD_RESPAWN_PAUSE_MS 200
+#define LOAD_CHURN_PAUSE_MS 20
+#define LOAD_SAFETY_MARGIN_S 120
 
 static long long now_ms(void);
 
@@ -291,7 +291,8 @@ int load_start(struct load_set *s, const char *label, struct argv *cmds,
 
 		if (!v)
 			return rtlab_err_seterr(err, ENOMEM,
-						"load %s: out of memory", label);
+						"load %s: out of memory",
+						label);
 		s->v = v;
 		s->cap = cap;
 	}

@@ -18,8 +18,8 @@
 #define LOAD_MAX_CMDS 2
 
 struct load_proc {
-	pid_t pgid;		/* supervisor pid = process group; 0: stopped */
-	char *label;		/* "hackbench", "network", ... */
+	pid_t pgid;  /* supervisor pid = process group; 0: stopped */
+	char *label; /* "hackbench", "network", ... */
 };
 
 struct load_set {
@@ -35,8 +35,8 @@ struct load_set {
  * with argv_cleanup() (also on failure).  Return: 0 or -ENOMEM.
  */
 int load_build_cmds(const struct tc_load *l, unsigned int duration_s,
-		    struct argv cmds[LOAD_MAX_CMDS], size_t *ncmds)
-	__must_check;
+		    struct argv cmds[LOAD_MAX_CMDS],
+		    size_t *ncmds) __must_check;
 
 /** load_set_init() - empty set. */
 void load_set_init(struct load_set *s);

@@ -30,7 +30,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: rtlab-agent COMMAND [OPTIONS]\n\ncommands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "\n`rtlab-agent COMMAND --help` describes a command's options.\n\n");
+	fprintf(f,
+		"\n`rtlab-agent COMMAND --help` describes a command's options.\n\n");
 	envvars_print(f, ENVVAR_AGENT);
 }
 

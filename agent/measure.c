@@ -16,8 +16,8 @@
 #include "measure.h"
 
 /* cyclictest may take a while to start (mlockall) and to write its JSON. */
-#define MEASURE_MARGIN_S	60
-#define MEASURE_STOP_GRACE_S	10
+#define MEASURE_MARGIN_S 60
+#define MEASURE_STOP_GRACE_S 10
 
 int measure_build_argv(const struct testcase *tc, unsigned int duration_s,
 		       unsigned int break_us, const char *json_path,
@@ -65,9 +65,8 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-int measure_run(const struct argv *a, const char *cwd,
-		const char *hist_path, const char *stderr_path,
-		unsigned int duration_s,
+int measure_run(const struct argv *a, const char *cwd, const char *hist_path,
+		const char *stderr_path, unsigned int duration_s,
 		volatile sig_atomic_t *stop, measure_tick_fn tick, void *ctx,
 		int *status, struct rtlab_err *err)
 {
@@ -76,8 +75,8 @@ int measure_run(const struct argv *a, const char *cwd,
 	int out_fd, err_fd, ret = 0, sig_sent = 0;
 	pid_t pid, w;
 
-	out_fd = open(hist_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-		      0644);
+	out_fd =
+		open(hist_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (out_fd < 0)
 		return rtlab_err_seterr(err, errno, "%s: cannot create: %s",
 					hist_path, strerror(errno));
@@ -147,12 +146,14 @@ int measure_run(const struct argv *a, const char *cwd,
 		nanosleep(&pause, NULL);
 	}
 	if (!ret && *stop)
-		ret = rtlab_err_seterr(err, EINTR,
-				       "cyclictest: stopped by a signal to the agent");
+		ret = rtlab_err_seterr(
+			err, EINTR,
+			"cyclictest: stopped by a signal to the agent");
 	else if (!ret && sig_sent)
-		ret = rtlab_err_seterr(err, ETIMEDOUT,
-				       "cyclictest: still running %d s after its %u s duration; killed",
-				       MEASURE_MARGIN_S, duration_s);
+		ret = rtlab_err_seterr(
+			err, ETIMEDOUT,
+			"cyclictest: still running %d s after its %u s duration; killed",
+			MEASURE_MARGIN_S, duration_s);
 out_close2:
 	close(err_fd);
 out_close:
@@ -177,8 +178,8 @@ bool measure_break(const char *hist, size_t len, long *tid,
 		memcpy(line, p, nl - p);
 		line[nl - p] = '\0';
 		if (!strncmp(line, thr, sizeof(thr) - 1))
-			have_tid = sscanf(line + sizeof(thr) - 1, "%ld",
-					  tid) == 1;
+			have_tid = sscanf(line + sizeof(thr) - 1, "%ld", tid) ==
+				   1;
 		else if (!strncmp(line, val, sizeof(val) - 1))
 			have_val = sscanf(line + sizeof(val) - 1, "%llu",
 					  lat_us) == 1;
@@ -196,7 +197,8 @@ static size_t nan_token(const char *p, const char *end)
 		n = strlen(toks[i]);
 		if ((size_t)(end - p) >= n && !strncmp(p, toks[i], n) &&
 		    (p + n == end || !strchr("abcdefghijklmnopqrstuvwxyz"
-					     "0123456789_", p[n])))
+					     "0123456789_",
+					     p[n])))
 			return n;
 	}
 	return 0;

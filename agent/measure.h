@@ -38,9 +38,8 @@ typedef void (*measure_tick_fn)(void *ctx, double elapsed_s);
  * Return: 0 when it ran and exited on its own (check @status), -EINTR
  * when stopped, -ETIMEDOUT, or another negative errno; @err says which.
  */
-int measure_run(const struct argv *a, const char *cwd,
-		const char *hist_path, const char *stderr_path,
-		unsigned int duration_s,
+int measure_run(const struct argv *a, const char *cwd, const char *hist_path,
+		const char *stderr_path, unsigned int duration_s,
 		volatile sig_atomic_t *stop, measure_tick_fn tick, void *ctx,
 		int *status, struct rtlab_err *err) __must_check;
 

@@ -105,7 +105,8 @@ const char *proc_status_str(int status, char *buf, size_t size)
 	else if (WIFSIGNALED(status))
 		snprintf(buf, size, "killed by SIG%s",
 			 sigabbrev_np(WTERMSIG(status)) ?
-			 sigabbrev_np(WTERMSIG(status)) : "?");
+				 sigabbrev_np(WTERMSIG(status)) :
+				 "?");
 	else
 		snprintf(buf, size, "wait status %#x", status);
 	return buf;

@@ -42,9 +42,9 @@
 #include "testcase.h"
 #include "upload.h"
 
-#define RUN_LOAD_SETTLE_MS	1000
-#define RUN_LOAD_GRACE_MS	3000
-#define RUN_FILE_MAX		(64u << 20)
+#define RUN_LOAD_SETTLE_MS 1000
+#define RUN_LOAD_GRACE_MS 3000
+#define RUN_FILE_MAX (64u << 20)
 
 static volatile sig_atomic_t run_stop_signal;
 
@@ -56,8 +56,8 @@ static void run_on_signal(int sig)
 struct run_opts {
 	const char *testcase, *board, *run_id, *tracefs, *out, *upload;
 	const char *token, *spool, *clock;
-	const char *kernel_name, *kernel_tree;	/* what the lab calls it */
-	unsigned int duration_s;	/* 0: the testcase's */
+	const char *kernel_name, *kernel_tree; /* what the lab calls it */
+	unsigned int duration_s;	       /* 0: the testcase's */
 };
 
 struct run_ctx {
@@ -65,22 +65,22 @@ struct run_ctx {
 	char run_id[37];
 	char workdir[64];
 	FILE *log;
-	char *error;		/* first error: the run is agent_error */
+	char *error; /* first error: the run is agent_error */
 	struct testcase tc;
 	bool tc_ok;
 	unsigned int duration_s;
-	json_t *commands, *trace;	/* trace: the manifest's "trace" */
-	json_t *measurement;		/* the manifest's "measurement" */
-	const char *trace_root;		/* set once prepared */
-	bool trace_on;			/* started, not yet stopped */
+	json_t *commands, *trace; /* trace: the manifest's "trace" */
+	json_t *measurement;	  /* the manifest's "measurement" */
+	const char *trace_root;	  /* set once prepared */
+	bool trace_on;		  /* started, not yet stopped */
 	bool trace_started;
 	json_t *kernel, *env;
-	struct bundle *files;	/* everything but the manifest */
+	struct bundle *files; /* everything but the manifest */
 	struct knob_list knobs;
 	struct load_set loads;
 	char *started_at, *finished_at;
 	double t0;
-	struct progress prog;	/* on a terminal only */
+	struct progress prog; /* on a terminal only */
 };
 
 static void run_kernel_label(struct run_ctx *r);
@@ -105,8 +105,8 @@ static char *iso_now(void)
 }
 
 /* A line for agent.log; with @level below INFO, for stderr too. */
-static void __printf(3, 4) rlog(struct run_ctx *r, enum log_level level,
-				const char *fmt, ...)
+static void __printf(3, 4)
+	rlog(struct run_ctx *r, enum log_level level, const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -117,7 +117,9 @@ static void __printf(3, 4) rlog(struct run_ctx *r, enum log_level level,
 	if (r->log) {
 		fprintf(r->log, "[%8.3f] %s%s\n", mono_s() - r->t0,
 			level == LOG_LEVEL_ERROR ? "error: " :
-			level == LOG_LEVEL_WARN ? "warning: " : "", msg);
+			level == LOG_LEVEL_WARN	 ? "warning: " :
+						   "",
+			msg);
 		fflush(r->log);
 	}
 	if (level == LOG_LEVEL_ERROR)
@@ -145,7 +147,8 @@ static bool run_stopped(struct run_ctx *r)
 	if (run_stop_signal && !r->error)
 		run_fail(r, "interrupted by SIG%s",
 			 sigabbrev_np(run_stop_signal) ?
-			 sigabbrev_np(run_stop_signal) : "?");
+				 sigabbrev_np(run_stop_signal) :
+				 "?");
 	return run_stop_signal != 0;
 }
 
@@ -227,8 +230,8 @@ static void run_capture_env(struct run_ctx *r)
 		json_object_set_new(r->env, "config_source",
 				    json_string(source));
 		add_file(r, "config", config, len);
-		rlog(r, LOG_LEVEL_INFO, "kernel config from %s, sha256 %s", source,
-		     sha);
+		rlog(r, LOG_LEVEL_INFO, "kernel config from %s, sha256 %s",
+		     source, sha);
 	}
 	free(config);
 	free(source);
@@ -247,7 +250,8 @@ static void run_check_tools(struct run_ctx *r)
 		char *path = path_which(tools[i]);
 
 		if (!path)
-			run_fail(r, "testcase %s needs '%s', which is not on PATH",
+			run_fail(r,
+				 "testcase %s needs '%s', which is not on PATH",
 				 r->tc.name, tools[i]);
 		free(path);
 	}
@@ -276,8 +280,8 @@ static void run_prepare_trace(struct run_ctx *r)
 	missing = json_array();
 	r->trace = json_pack("{s:s, s:o, s:o, s:I, s:I}", "status", "prepared",
 			     "events", events, "missing_optional", missing,
-			     "buffer_kb", (json_int_t)t->buffer_kb,
-			     "break_us", (json_int_t)t->break_us);
+			     "buffer_kb", (json_int_t)t->buffer_kb, "break_us",
+			     (json_int_t)t->break_us);
 	if (!r->trace) {
 		run_fail(r, "out of memory");
 		return;
@@ -296,18 +300,21 @@ static void run_prepare_trace(struct run_ctx *r)
 	}
 	tool = path_which("trace-cmd");
 	if (!tool) {
-		rlog(r, LOG_LEVEL_WARN, "trace-cmd is not on PATH (it writes trace.dat); measuring without ftrace");
-		trace_unavailable(r, "trace-cmd is not on PATH (it writes trace.dat)");
+		rlog(r, LOG_LEVEL_WARN,
+		     "trace-cmd is not on PATH (it writes trace.dat); measuring without ftrace");
+		trace_unavailable(r,
+				  "trace-cmd is not on PATH (it writes trace.dat)");
 		return;
 	}
 	free(tool);
 	json_object_set_new(r->trace, "tracefs", json_string(root));
 	for (i = 0; i < t->noptional_events; i++)
 		if (!ftrace_event_exists(root, t->optional_events[i])) {
-			rlog(r, LOG_LEVEL_WARN, "optional trace event '%s' is not in this kernel; tracing without it",
+			rlog(r, LOG_LEVEL_WARN,
+			     "optional trace event '%s' is not in this kernel; tracing without it",
 			     t->optional_events[i]);
 			json_array_append_new(missing,
-				json_string(t->optional_events[i]));
+					      json_string(t->optional_events[i]));
 		}
 	if (ftrace_prepare(root, t, &r->knobs, &err)) {
 		run_fail(r, "%s", err.msg);
@@ -319,9 +326,10 @@ static void run_prepare_trace(struct run_ctx *r)
 	for (i = 0; i < t->noptional_events; i++)
 		if (ftrace_event_exists(root, t->optional_events[i]))
 			json_array_append_new(events,
-				json_string(t->optional_events[i]));
+					      json_string(t->optional_events[i]));
 	r->trace_root = root;
-	rlog(r, LOG_LEVEL_INFO, "tracefs %s: buffer_size_kb %u, %zu event(s) enabled, tracing off until the start",
+	rlog(r, LOG_LEVEL_INFO,
+	     "tracefs %s: buffer_size_kb %u, %zu event(s) enabled, tracing off until the start",
 	     root, t->buffer_kb, json_array_size(events));
 }
 
@@ -359,8 +367,9 @@ static void run_stop_trace(struct run_ctx *r)
 	}
 	json_object_set_new(r->trace, "tracing_on_at_end",
 			    json_boolean(was_on));
-	rlog(r, LOG_LEVEL_INFO, "tracing off (%s)", was_on ?
-	     "it was still on" : "already stopped, by cyclictest's breaktrace");
+	rlog(r, LOG_LEVEL_INFO, "tracing off (%s)",
+	     was_on ? "it was still on" :
+		      "already stopped, by cyclictest's breaktrace");
 }
 
 /* trace.dat through trace-cmd, into the bundle; the spike from its mark. */
@@ -377,7 +386,8 @@ static void run_save_trace(struct run_ctx *r)
 	if (!r->trace_started || !path || !log)
 		goto out;
 	if (run_stop_signal) {
-		trace_unavailable(r, "run interrupted before the trace was saved");
+		trace_unavailable(r,
+				  "run interrupted before the trace was saved");
 		goto out;
 	}
 	phase(r, "trace.dat");
@@ -407,8 +417,7 @@ static void run_save_trace(struct run_ctx *r)
 	json_object_set_new(r->trace, "file", json_string("trace.dat"));
 	broke = json_object_get(r->measurement, "stopped_at_break");
 	if (ftrace_find_spike(f->data, f->size, &lat_us, &thr_us)) {
-		json_object_set_new(r->trace, "stopped_at_spike",
-				    json_true());
+		json_object_set_new(r->trace, "stopped_at_spike", json_true());
 		json_object_set_new(r->trace, "spike_us",
 				    json_integer((json_int_t)lat_us));
 		json_object_set_new(r->trace, "threshold_us",
@@ -418,19 +427,20 @@ static void run_save_trace(struct run_ctx *r)
 	} else if (json_is_true(broke)) {
 		/* cyclictest broke, but its mark is not in the file. */
 		json_object_set_new(r->trace, "stopped_at_spike",
-			json_boolean(json_is_false(json_object_get(r->trace,
-						"tracing_on_at_end"))));
+				    json_boolean(json_is_false(json_object_get(
+					    r->trace, "tracing_on_at_end"))));
 		json_object_set(r->trace, "spike_us",
-				json_object_get(r->measurement, "break_lat_us"));
+				json_object_get(r->measurement,
+						"break_lat_us"));
 		json_object_set_new(r->trace, "spike_source",
 				    json_string("cyclictest"));
 	} else {
-		json_object_set_new(r->trace, "stopped_at_spike",
-				    json_false());
+		json_object_set_new(r->trace, "stopped_at_spike", json_false());
 	}
 	rlog(r, LOG_LEVEL_INFO, "trace.dat: %zu bytes%s", f->size,
 	     json_is_true(json_object_get(r->trace, "stopped_at_spike")) ?
-	     ", stopped at the spike" : "");
+		     ", stopped at the spike" :
+		     "");
 out:
 	free(path);
 	free(log);
@@ -454,8 +464,10 @@ static void run_start_loads(struct run_ctx *r)
 			if (load_start(&r->loads, label, cmds, n, &err))
 				run_fail(r, "%s", err.msg);
 			else
-				rlog(r, LOG_LEVEL_INFO, "load %s started (process group %d)",
-				     label, (int)r->loads.v[r->loads.n - 1].pgid);
+				rlog(r, LOG_LEVEL_INFO,
+				     "load %s started (process group %d)",
+				     label,
+				     (int)r->loads.v[r->loads.n - 1].pgid);
 		}
 		for (j = 0; j < LOAD_MAX_CMDS; j++)
 			argv_cleanup(&cmds[j]);
@@ -474,7 +486,8 @@ static void append_file_to_log(struct run_ctx *r, const char *path,
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f))
-		rlog(r, LOG_LEVEL_INFO, "%s: %s", what, strtok(line, "\n") ?: "");
+		rlog(r, LOG_LEVEL_INFO, "%s: %s", what,
+		     strtok(line, "\n") ?: "");
 	fclose(f);
 }
 
@@ -523,7 +536,8 @@ static void run_collect(struct run_ctx *r, const char *json_path,
 		if (ret < 0)
 			run_fail(r, "out of memory reading cyclictest.json");
 		else if (ret)
-			rlog(r, LOG_LEVEL_WARN, "cyclictest.json had 'nan' averages (threads without samples); rewritten without them");
+			rlog(r, LOG_LEVEL_WARN,
+			     "cyclictest.json had 'nan' averages (threads without samples); rewritten without them");
 		add_file(r, "cyclictest.json", jtext, jlen);
 		if (ct_json_parse(jtext, jlen, r->tc.measurement.histogram_us,
 				  &js, &err)) {
@@ -534,10 +548,12 @@ static void run_collect(struct run_ctx *r, const char *json_path,
 						    json_string(js.version));
 			for (i = 0; i < js.nthreads && !r->error; i++)
 				if (hist_check(&js.threads[i], &err))
-					run_fail(r, "cyclictest.json thread %zu: %s",
+					run_fail(r,
+						 "cyclictest.json thread %zu: %s",
 						 i, err.msg);
 			if (!js.nthreads)
-				run_fail(r, "cyclictest.json: no thread measured");
+				run_fail(r,
+					 "cyclictest.json: no thread measured");
 		}
 	}
 	if (slurp(hist_path, &htext, &hlen)) {
@@ -554,17 +570,20 @@ static void run_collect(struct run_ctx *r, const char *json_path,
 					    json_integer(tid));
 			json_object_set_new(r->measurement, "break_lat_us",
 					    json_integer((json_int_t)lat_us));
-			rlog(r, LOG_LEVEL_INFO, "cyclictest stopped at a %llu us latency (thread %ld), past its -b threshold",
+			rlog(r, LOG_LEVEL_INFO,
+			     "cyclictest stopped at a %llu us latency (thread %ld), past its -b threshold",
 			     lat_us, tid);
 		}
 		if (ct_hist_parse(htext, hlen, &hs, &err))
 			run_fail(r, "cyclictest.hist: %s", err.msg);
 		else if (js.nthreads && hs.nthreads != js.nthreads)
-			run_fail(r, "cyclictest.hist has %u threads but cyclictest.json %u",
+			run_fail(r,
+				 "cyclictest.hist has %u threads but cyclictest.json %u",
 				 hs.nthreads, js.nthreads);
 	}
 	if (js.nthreads && !r->error)
-		rlog(r, LOG_LEVEL_INFO, "cyclictest measured %u thread(s)", js.nthreads);
+		rlog(r, LOG_LEVEL_INFO, "cyclictest measured %u thread(s)",
+		     js.nthreads);
 	ct_result_cleanup(&js);
 	ct_result_cleanup(&hs);
 	free(jtext);
@@ -584,8 +603,8 @@ static void run_measure(struct run_ctx *r)
 	double t0;
 
 	r->measurement = json_pack("{s:I, s:b, s:b}", "planned_s",
-				   (json_int_t)r->duration_s,
-				   "stopped_early", 0, "stopped_at_break", 0);
+				   (json_int_t)r->duration_s, "stopped_early",
+				   0, "stopped_at_break", 0);
 	if (!r->measurement || !json_path || !hist_path || !err_path ||
 	    measure_build_argv(&r->tc, r->duration_s, break_us,
 			       "cyclictest.json", &a)) {
@@ -612,7 +631,8 @@ static void run_measure(struct run_ctx *r)
 	else if (ret)
 		run_fail(r, "%s", err.msg);
 	else if (!WIFEXITED(status) || WEXITSTATUS(status))
-		run_fail(r, "cyclictest failed (%s); its stderr is in agent.log",
+		run_fail(r,
+			 "cyclictest failed (%s); its stderr is in agent.log",
 			 proc_status_str(status, why, sizeof(why)));
 	/* Even a failed measurement may have left output worth keeping. */
 	run_collect(r, json_path, hist_path);
@@ -664,9 +684,10 @@ static json_t *run_manifest(struct run_ctx *r)
 		const struct bundle_file *f = &r->files->files[i];
 
 		sha256_hex(f->data, f->size, sha);
-		json_object_set_new(files, f->name, json_pack("{s:I, s:s}",
-				    "size", (json_int_t)f->size,
-				    "sha256", sha));
+		json_object_set_new(files, f->name,
+				    json_pack("{s:I, s:s}", "size",
+					      (json_int_t)f->size, "sha256",
+					      sha));
 	}
 	if (r->tc_ok) {
 		tcname = r->tc.name;
@@ -686,24 +707,19 @@ static json_t *run_manifest(struct run_ctx *r)
 	}
 	m = json_pack("{s:s, s:i, s:s, s:s, s:s, s:{s:s, s:I, s:I, s:o}, "
 		      "s:O, s:O, s:O, s:s, s:s, s:o}",
-		      "format", MANIFEST_FORMAT,
-		      "format_version", MANIFEST_FORMAT_VERSION,
-		      "run_id", r->run_id,
-		      "board", r->o.board,
-		      "status", run_status_name(r->error ?
-						RUN_STATUS_AGENT_ERROR :
-						RUN_STATUS_COMPLETE),
-		      "testcase", "name", tcname,
-		      "duration_s", (json_int_t)r->duration_s,
-		      "hist_range_us",
-		      (json_int_t)(r->tc_ok ? r->tc.measurement.histogram_us : 0),
-		      "definition", tcj,
-		      "kernel", r->kernel,
-		      "environment", r->env,
-		      "commands", r->commands,
-		      "started_at", r->started_at,
-		      "finished_at", r->finished_at,
-		      "files", files);
+		      "format", MANIFEST_FORMAT, "format_version",
+		      MANIFEST_FORMAT_VERSION, "run_id", r->run_id, "board",
+		      r->o.board, "status",
+		      run_status_name(r->error ? RUN_STATUS_AGENT_ERROR :
+						 RUN_STATUS_COMPLETE),
+		      "testcase", "name", tcname, "duration_s",
+		      (json_int_t)r->duration_s, "hist_range_us",
+		      (json_int_t)(r->tc_ok ? r->tc.measurement.histogram_us :
+					      0),
+		      "definition", tcj, "kernel", r->kernel, "environment",
+		      r->env, "commands", r->commands, "started_at",
+		      r->started_at, "finished_at", r->finished_at, "files",
+		      files);
 	if (m && r->error)
 		json_object_set_new(m, "error", json_string(r->error));
 	if (m && r->trace)
@@ -744,15 +760,16 @@ static int run_finish(struct run_ctx *r)
 	if (r->log) {
 		fclose(r->log);
 		r->log = NULL;
-		if (log_path && bundle_add_path(r->files, "agent.log", log_path,
-						&err))
+		if (log_path &&
+		    bundle_add_path(r->files, "agent.log", log_path, &err))
 			fprintf(stderr, "rtlab-agent: %s\n", err.msg);
 	}
 	m = run_manifest(r);
 	text = m ? json_dumps(m, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
 	b = bundle_alloc();
 	if (!text || !b) {
-		fprintf(stderr, "rtlab-agent: out of memory writing the manifest\n");
+		fprintf(stderr,
+			"rtlab-agent: out of memory writing the manifest\n");
 		status = AGENT_EXIT_FAILURE;
 		goto out;
 	}
@@ -802,33 +819,33 @@ out:
 static void run_usage(FILE *f)
 {
 	fprintf(f,
-"usage: rtlab-agent run --testcase FILE [--duration SECONDS] [--board NAME]\n"
-"                       [--run-id UUID] [--tracefs DIR] [--clock CLOCK]\n"
-"                       [--kernel-name NAME] [--kernel-tree TREE]\n"
-"                       (--out BUNDLE | --upload URL --token TOKEN)\n"
-"                       [--spool DIR]\n"
-"\n"
-"Run the testcase's loads and cyclictest on this board, restore the board,\n"
-"and write the result bundle to a file or upload it.\n"
-"\n"
-"  --testcase FILE     testcase YAML (see testcases/README.md)\n"
-"  --duration SECONDS  measure this long instead of the testcase's duration_s\n"
-"  --board NAME        board name for the manifest (default: local)\n"
-"  --run-id UUID       the run's id (default: a new random one)\n"
-"  --tracefs DIR       tracefs root (default %s, then %s)\n"
-"  --clock CLOCK       what the board's clock is: host (default), icount:3,\n"
-"                      ...  (runs on different clocks are never compared)\n"
-"  --kernel-name NAME  the lab's name for the booted kernel (its definition)\n"
-"  --kernel-tree TREE  the kernel's tree, e.g. debian-rt: runs of one tree,\n"
-"                      board and testcase form a series\n"
-"  --out BUNDLE        write the bundle to this file\n"
-"  --upload URL        POST the bundle, e.g. http://127.0.0.1:8080/api/v1/runs\n"
-"  --token TOKEN       the board's token (default $RTLAB_TOKEN)\n"
-"  --spool DIR         where undeliverable bundles wait for `flush`\n"
-"                      (default $RTLAB_SPOOL or %s)\n"
-"\n"
-"Exit status: 0 complete and written, stored or spooled; 1 agent_error or\n"
-"rejected (a bundle is still written or kept); 2 usage error.\n",
+		"usage: rtlab-agent run --testcase FILE [--duration SECONDS] [--board NAME]\n"
+		"                       [--run-id UUID] [--tracefs DIR] [--clock CLOCK]\n"
+		"                       [--kernel-name NAME] [--kernel-tree TREE]\n"
+		"                       (--out BUNDLE | --upload URL --token TOKEN)\n"
+		"                       [--spool DIR]\n"
+		"\n"
+		"Run the testcase's loads and cyclictest on this board, restore the board,\n"
+		"and write the result bundle to a file or upload it.\n"
+		"\n"
+		"  --testcase FILE     testcase YAML (see testcases/README.md)\n"
+		"  --duration SECONDS  measure this long instead of the testcase's duration_s\n"
+		"  --board NAME        board name for the manifest (default: local)\n"
+		"  --run-id UUID       the run's id (default: a new random one)\n"
+		"  --tracefs DIR       tracefs root (default %s, then %s)\n"
+		"  --clock CLOCK       what the board's clock is: host (default), icount:3,\n"
+		"                      ...  (runs on different clocks are never compared)\n"
+		"  --kernel-name NAME  the lab's name for the booted kernel (its definition)\n"
+		"  --kernel-tree TREE  the kernel's tree, e.g. debian-rt: runs of one tree,\n"
+		"                      board and testcase form a series\n"
+		"  --out BUNDLE        write the bundle to this file\n"
+		"  --upload URL        POST the bundle, e.g. http://127.0.0.1:8080/api/v1/runs\n"
+		"  --token TOKEN       the board's token (default $RTLAB_TOKEN)\n"
+		"  --spool DIR         where undeliverable bundles wait for `flush`\n"
+		"                      (default $RTLAB_SPOOL or %s)\n"
+		"\n"
+		"Exit status: 0 complete and written, stored or spooled; 1 agent_error or\n"
+		"rejected (a bundle is still written or kept); 2 usage error.\n",
 		FTRACE_DEFAULT_ROOT, FTRACE_DEBUGFS_ROOT, UPLOAD_DEFAULT_SPOOL);
 }
 
@@ -876,30 +893,57 @@ static int run_parse_opts(int argc, char **argv, struct run_opts *o)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'c': o->testcase = optarg; break;
+		case 'c':
+			o->testcase = optarg;
+			break;
 		case 'd':
 			errno = 0;
 			v = strtoul(optarg, &end, 10);
-			if (errno || *end || !*optarg || *optarg == '-' ||
-			    !v || v > 7 * 24 * 3600) {
-				fprintf(stderr, "rtlab-agent run: --duration %s: expected whole seconds, 1..604800\n",
+			if (errno || *end || !*optarg || *optarg == '-' || !v ||
+			    v > 7 * 24 * 3600) {
+				fprintf(stderr,
+					"rtlab-agent run: --duration %s: expected whole seconds, 1..604800\n",
 					optarg);
 				return AGENT_EXIT_USAGE;
 			}
 			o->duration_s = v;
 			break;
-		case 'b': o->board = optarg; break;
-		case 'r': o->run_id = optarg; break;
-		case 'T': o->tracefs = optarg; break;
-		case 'k': o->clock = optarg; break;
-		case 'N': o->kernel_name = optarg; break;
-		case 'R': o->kernel_tree = optarg; break;
-		case 'o': o->out = optarg; break;
-		case 'u': o->upload = optarg; break;
-		case 't': o->token = optarg; break;
-		case 's': o->spool = optarg; break;
-		case 'h': run_usage(stdout); return -1;
-		default: run_usage(stderr); return AGENT_EXIT_USAGE;
+		case 'b':
+			o->board = optarg;
+			break;
+		case 'r':
+			o->run_id = optarg;
+			break;
+		case 'T':
+			o->tracefs = optarg;
+			break;
+		case 'k':
+			o->clock = optarg;
+			break;
+		case 'N':
+			o->kernel_name = optarg;
+			break;
+		case 'R':
+			o->kernel_tree = optarg;
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case 'u':
+			o->upload = optarg;
+			break;
+		case 't':
+			o->token = optarg;
+			break;
+		case 's':
+			o->spool = optarg;
+			break;
+		case 'h':
+			run_usage(stdout);
+			return -1;
+		default:
+			run_usage(stderr);
+			return AGENT_EXIT_USAGE;
 		}
 	}
 	if (optind < argc)
@@ -983,7 +1027,8 @@ int cmd_run(int argc, char **argv)
 	r.files = bundle_alloc();
 	snprintf(r.workdir, sizeof(r.workdir), "/tmp/rtlab-agent.XXXXXX");
 	if (!r.started_at || !r.commands || !r.files || !mkdtemp(r.workdir)) {
-		fprintf(stderr, "rtlab-agent: cannot set up a working directory in /tmp: %s\n",
+		fprintf(stderr,
+			"rtlab-agent: cannot set up a working directory in /tmp: %s\n",
 			strerror(errno));
 		r.workdir[0] = '\0';
 		run_ctx_cleanup(&r);
@@ -995,19 +1040,19 @@ int cmd_run(int argc, char **argv)
 	/* Orphaned load processes come back to us to be reaped. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	run_signals(true);
-	rlog(&r, LOG_LEVEL_INFO, "run %s, board %s, testcase %s", r.run_id, r.o.board,
-	     r.o.testcase);
+	rlog(&r, LOG_LEVEL_INFO, "run %s, board %s, testcase %s", r.run_id,
+	     r.o.board, r.o.testcase);
 
 	if (testcase_load(r.o.testcase, &r.tc, &err)) {
 		run_fail(&r, "%s", err.msg);
 	} else {
 		r.tc_ok = true;
 		r.duration_s = r.o.duration_s ? r.o.duration_s :
-			       r.tc.duration_s;
+						r.tc.duration_s;
 	}
 	progress_init(&r.prog, r.tc_ok ? r.tc.name : NULL,
-		      r.duration_s + (r.tc.nloads ? RUN_LOAD_SETTLE_MS / 1000.0 :
-				      0));
+		      r.duration_s +
+			      (r.tc.nloads ? RUN_LOAD_SETTLE_MS / 1000.0 : 0));
 	run_capture_env(&r);
 	if (!r.error)
 		run_check_tools(&r);

@@ -20,9 +20,9 @@
 
 #include "upload.h"
 
-#define UPLOAD_CONNECT_TIMEOUT_S	10
-#define UPLOAD_TIMEOUT_S		300
-#define UPLOAD_REPLY_MAX		65536
+#define UPLOAD_CONNECT_TIMEOUT_S 10
+#define UPLOAD_TIMEOUT_S 300
+#define UPLOAD_REPLY_MAX 65536
 
 struct reply {
 	char buf[UPLOAD_REPLY_MAX];
@@ -53,7 +53,7 @@ static void reply_message(const struct reply *r, char *out, size_t size)
 			msg = json_string_value(json_object_get(j, "message"));
 	}
 	snprintf(out, size, "%s", msg ? msg : r->buf);
-	if (!msg)	/* not JSON: its first line is enough */
+	if (!msg) /* not JSON: its first line is enough */
 		out[strcspn(out, "\r\n")] = '\0';
 	json_decref(j);
 }
@@ -76,20 +76,22 @@ int upload_post(const char *url, const char *token, const void *data,
 		answer->body[0] = '\0';
 	}
 	if (!upload_url_valid(url))
-		return rtlab_err_set(err, "--upload %s: expected an http:// or https:// URL",
-				     url);
-	if (snprintf(auth, sizeof(auth), "Authorization: Bearer %s",
-		     token) >= (int)sizeof(auth))
+		return rtlab_err_set(
+			err, "--upload %s: expected an http:// or https:// URL",
+			url);
+	if (snprintf(auth, sizeof(auth), "Authorization: Bearer %s", token) >=
+	    (int)sizeof(auth))
 		return rtlab_err_set(err, "--token: longer than %zu characters",
 				     sizeof(auth) - 32);
 	c = curl_easy_init();
 	if (!c)
-		return rtlab_err_seterr(err, ENOMEM, "%s: cannot set up libcurl",
-					url);
+		return rtlab_err_seterr(err, ENOMEM,
+					"%s: cannot set up libcurl", url);
 	h = curl_slist_append(hdrs, auth);
 	if (h)
 		hdrs = h;
-	h = h ? curl_slist_append(hdrs, "Content-Type: " UPLOAD_CONTENT_TYPE) : NULL;
+	h = h ? curl_slist_append(hdrs, "Content-Type: " UPLOAD_CONTENT_TYPE) :
+		NULL;
 	if (h)
 		hdrs = h;
 	h = h ? curl_slist_append(hdrs, "Expect:") : NULL;
@@ -105,7 +107,8 @@ int upload_post(const char *url, const char *token, const void *data,
 	curl_easy_setopt(c, CURLOPT_POST, 1L);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDS, data);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)size);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, (long)UPLOAD_CONNECT_TIMEOUT_S);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT,
+			 (long)UPLOAD_CONNECT_TIMEOUT_S);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)UPLOAD_TIMEOUT_S);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, reply_write);
@@ -201,8 +204,8 @@ static int write_file_atomic(const char *path, const void *data, size_t size,
 		return rtlab_err_seterr(err, ENOMEM, "%s: out of memory", path);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
 	if (fd < 0) {
-		ret = rtlab_err_seterr(err, errno, "%s: cannot create: %s",
-				       tmp, strerror(errno));
+		ret = rtlab_err_seterr(err, errno, "%s: cannot create: %s", tmp,
+				       strerror(errno));
 		goto out;
 	}
 	while (off < size) {
@@ -211,8 +214,8 @@ static int write_file_atomic(const char *path, const void *data, size_t size,
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0) {
-			ret = rtlab_err_seterr(err, errno, "%s: write: %s",
-					       tmp, strerror(errno));
+			ret = rtlab_err_seterr(err, errno, "%s: write: %s", tmp,
+					       strerror(errno));
 			break;
 		}
 		off += w;
@@ -262,10 +265,12 @@ static int write_reply(const char *dir, const char *name,
 	int n, ret;
 
 	n = asprintf(&text, "HTTP %ld\n%s\n%s%s", ans->http_code, why->msg,
-		     ans->body, *ans->body &&
-		     ans->body[strlen(ans->body) - 1] != '\n' ? "\n" : "");
-	if (n < 0 || asprintf(&path, "%s/%s" UPLOAD_REPLY_SUFFIX, dir,
-			      name) < 0) {
+		     ans->body,
+		     *ans->body && ans->body[strlen(ans->body) - 1] != '\n' ?
+			     "\n" :
+			     "");
+	if (n < 0 ||
+	    asprintf(&path, "%s/%s" UPLOAD_REPLY_SUFFIX, dir, name) < 0) {
 		if (n >= 0)
 			free(text);
 		return rtlab_err_seterr(err, ENOMEM, "out of memory");
@@ -309,7 +314,8 @@ int upload_deliver(const char *url, const char *token, const char *spool,
 			free(path);
 			return ret;
 		}
-		fprintf(stderr, "rtlab-agent: %s\nrtlab-agent: bundle quarantined at %s\n",
+		fprintf(stderr,
+			"rtlab-agent: %s\nrtlab-agent: bundle quarantined at %s\n",
 			why.msg, path);
 		*err = why;
 		free(path);
@@ -324,7 +330,8 @@ int upload_deliver(const char *url, const char *token, const char *spool,
 	if (ret)
 		return ret;
 	printf("rtlab-agent: %s\nrtlab-agent: run %s spooled at %s; "
-	       "`rtlab-agent flush` retries it\n", why.msg, name, path);
+	       "`rtlab-agent flush` retries it\n",
+	       why.msg, name, path);
 	free(path);
 	return 0;
 }
@@ -418,7 +425,8 @@ static int retry_write(const char *path, const struct retry_state *st,
 
 	if (gmtime_r(&t, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	n = asprintf(&text, "attempts %u\nnext_attempt %lld\nnext_attempt_at %s\nlast_error %s\n",
+	n = asprintf(&text,
+		     "attempts %u\nnext_attempt %lld\nnext_attempt_at %s\nlast_error %s\n",
 		     st->attempts, st->next_attempt, when, why);
 	if (n < 0)
 		return rtlab_err_seterr(err, ENOMEM, "out of memory");
@@ -518,7 +526,8 @@ static int flush_one(const char *url, const char *token, const char *spool,
 			goto out;
 		}
 		unlink(rpath);
-		fprintf(stderr, "rtlab-agent: quarantined at %s, the server's answer beside it\n",
+		fprintf(stderr,
+			"rtlab-agent: quarantined at %s, the server's answer beside it\n",
 			dst);
 		*err = why;
 		ret = -EBADMSG;
@@ -526,7 +535,8 @@ static int flush_one(const char *url, const char *token, const char *spool,
 		st.attempts++;
 		st.next_attempt = (long long)(now ? now : time(NULL)) +
 				  upload_backoff_s(st.attempts);
-		fprintf(stderr, "rtlab-agent: %s: %s; attempt %u failed, next in %u s\n",
+		fprintf(stderr,
+			"rtlab-agent: %s: %s; attempt %u failed, next in %u s\n",
 			path, why.msg, st.attempts,
 			upload_backoff_s(st.attempts));
 		*err = why;

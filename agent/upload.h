@@ -18,27 +18,27 @@
 #include <time.h>
 #include "error.h"
 
-#define UPLOAD_CONTENT_TYPE	"application/x-rtlab-bundle"
-#define UPLOAD_DEFAULT_SPOOL	"/var/spool/rtlab-agent"
-#define UPLOAD_BUNDLE_SUFFIX	".bundle"
-#define UPLOAD_QUARANTINE	"quarantine"	/* under the spool */
-#define UPLOAD_REPLY_SUFFIX	".reply"	/* the server's answer */
-#define UPLOAD_RETRY_SUFFIX	".retry"	/* after NAME.bundle */
+#define UPLOAD_CONTENT_TYPE "application/x-rtlab-bundle"
+#define UPLOAD_DEFAULT_SPOOL "/var/spool/rtlab-agent"
+#define UPLOAD_BUNDLE_SUFFIX ".bundle"
+#define UPLOAD_QUARANTINE "quarantine" /* under the spool */
+#define UPLOAD_REPLY_SUFFIX ".reply"   /* the server's answer */
+#define UPLOAD_RETRY_SUFFIX ".retry"   /* after NAME.bundle */
 
 /* Backoff between attempts of one bundle: 30 s, doubling, at most 1 h. */
-#define UPLOAD_BACKOFF_FIRST_S	30
-#define UPLOAD_BACKOFF_MAX_S	3600
+#define UPLOAD_BACKOFF_FIRST_S 30
+#define UPLOAD_BACKOFF_MAX_S 3600
 
 enum upload_result {
 	UPLOAD_STORED,
 	UPLOAD_REJECTED,
-	UPLOAD_RETRY,		/* no answer, or a server error: try later */
+	UPLOAD_RETRY, /* no answer, or a server error: try later */
 };
 
 /* The server's answer, kept with a quarantined bundle. */
 struct upload_answer {
-	long http_code;		/* 0 when there was no answer */
-	char body[4096];	/* its start, NUL-terminated */
+	long http_code;	 /* 0 when there was no answer */
+	char body[4096]; /* its start, NUL-terminated */
 };
 
 /**
@@ -50,8 +50,8 @@ struct upload_answer {
  */
 int upload_post(const char *url, const char *token, const void *data,
 		size_t size, enum upload_result *result,
-		struct upload_answer *answer, struct rtlab_err *err)
-	__must_check;
+		struct upload_answer *answer,
+		struct rtlab_err *err) __must_check;
 
 /** upload_backoff_s() - seconds to wait after the @attempts'th failed
  *  attempt (1, 2, ...): UPLOAD_BACKOFF_FIRST_S doubling, at most
@@ -70,8 +70,7 @@ const char *upload_spool_dir(const char *opt);
  * frees; may be NULL.  Return: 0 or a negative errno with @err set.
  */
 int upload_spool(const char *dir, const char *name, const void *data,
-		 size_t size, char **path, struct rtlab_err *err)
-	__must_check;
+		 size_t size, char **path, struct rtlab_err *err) __must_check;
 
 /**
  * upload_deliver() - upload_post(), then spool or quarantine.
@@ -98,7 +97,7 @@ int upload_deliver(const char *url, const char *token, const char *spool,
  * negative errno.
  */
 int upload_flush(const char *url, const char *token, const char *spool,
-		 time_t now, unsigned int *left, struct rtlab_err *err)
-	__must_check;
+		 time_t now, unsigned int *left,
+		 struct rtlab_err *err) __must_check;
 
 #endif

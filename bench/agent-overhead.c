@@ -107,7 +107,7 @@ static int round_direct(struct side *s, const char *dir, int duration_s)
 {
 	char json[512], dur[32], jopt[600], hopt[32];
 	char *argv[] = { "cyclictest", "-m", "-p", "95", "-i", "1000", "-t",
-			 hopt, "-q", "-D", dur, jopt, NULL };
+			 hopt,	       "-q", "-D", dur,	 jopt, NULL };
 	char *text = NULL;
 	size_t len = 0;
 	int ret;
@@ -129,8 +129,9 @@ static int round_agent(struct side *s, const char *dir, int duration_s,
 		       const char *agent, const char *testcase)
 {
 	char out[512], dur[32];
-	char *argv[] = { (char *)agent, "run", "--testcase", (char *)testcase,
-			 "--duration", dur, "--out", out, NULL };
+	char *argv[] = { (char *)agent,	   "run",	 "--testcase",
+			 (char *)testcase, "--duration", dur,
+			 "--out",	   out,		 NULL };
 	struct rtlab_err err = { "" };
 	const struct bundle_file *f;
 	struct bundle *b;
@@ -157,8 +158,9 @@ static void print_side(const char *name, const struct side *s)
 	int64_t q = hist_quantile(&s->pooled, 0.999);
 
 	printf("  %-22s p99.9 %6.1f us (pooled %4lld)   max %7.1f us   "
-	       "(means over %d rounds)\n", name, s->p999_sum / s->rounds,
-	       (long long)q, s->max_sum / s->rounds, s->rounds);
+	       "(means over %d rounds)\n",
+	       name, s->p999_sum / s->rounds, (long long)q,
+	       s->max_sum / s->rounds, s->rounds);
 }
 
 int main(int argc, char **argv)
@@ -179,10 +181,18 @@ int main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'r': rounds = atoi(optarg); break;
-		case 'd': duration_s = atoi(optarg); break;
-		case 'a': agent = optarg; break;
-		case 't': testcase = optarg; break;
+		case 'r':
+			rounds = atoi(optarg);
+			break;
+		case 'd':
+			duration_s = atoi(optarg);
+			break;
+		case 'a':
+			agent = optarg;
+			break;
+		case 't':
+			testcase = optarg;
+			break;
 		case 'h':
 			printf("usage: agent-overhead [--rounds N] [--duration S]"
 			       " [--agent PATH] [--testcase FILE]\n");
@@ -211,7 +221,8 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("agent overhead: cyclictest -m -p95 -i1000 -t -h%d, %d s x %d "
-	       "rounds each, alternating\n", HIST_RANGE_US, duration_s, rounds);
+	       "rounds each, alternating\n",
+	       HIST_RANGE_US, duration_s, rounds);
 	print_side("cyclictest alone", &direct);
 	print_side("under rtlab-agent", &agented);
 	printf("  ratio agent/alone      p99.9 %.3f   max %.3f   "

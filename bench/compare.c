@@ -31,7 +31,7 @@
 #define TREES 5
 #define TEMPLATES 32
 #define RANGE_US 1000
-#define SAMPLES 60000		/* per CPU: 60 s at 1 kHz */
+#define SAMPLES 60000 /* per CPU: 60 s at 1 kHz */
 #define TARGET_MS 20.0
 
 static double now_ms(void)
@@ -78,10 +78,11 @@ static int template_sql(int t, char *buf, size_t size)
 		double u = rnd(&s), v;
 
 		if (u < 0.002)
-			v = 25 + rnd(&s) * 80;	/* tail */
-		else	/* body: a rough lognormal from two uniforms */
-			v = 8 + shift + 4 * exp(0.35 * (rnd(&s) + rnd(&s) +
-							rnd(&s) - 1.5) * 2);
+			v = 25 + rnd(&s) * 80; /* tail */
+		else /* body: a rough lognormal from two uniforms */
+			v = 8 + shift +
+			    4 * exp(0.35 * (rnd(&s) + rnd(&s) + rnd(&s) - 1.5) *
+				    2);
 		if ((int)v > max)
 			max = (int)v;
 		counts[(int)v < RANGE_US ? (int)v : RANGE_US - 1]++;
@@ -173,8 +174,9 @@ static int fill(PGconn *c, long runs)
 	if (exec(c, sql) || exec(c, "COMMIT") || exec(c, "ANALYZE"))
 		return -EIO;
 	printf("filled %ld runs (%d series, %d kernels in %d trees, 2 CPUs "
-	       "each) in %.1f s\n", runs, BOARDS * TESTCASES * TREES, KERNELS,
-	       TREES, (now_ms() - t0) / 1e3);
+	       "each) in %.1f s\n",
+	       runs, BOARDS * TESTCASES * TREES, KERNELS, TREES,
+	       (now_ms() - t0) / 1e3);
 	return 0;
 }
 
@@ -243,14 +245,22 @@ int main(int argc, char **argv)
 	if (fill(conn, runs))
 		goto out;
 	/* The series of board 3, testcase 4, the last two kernels of tree 2. */
-	if (db_query_int64(conn, &err, "SELECT id FROM boards WHERE name = "
-			   "'bench-3'", 0, NULL, &b) ||
-	    db_query_int64(conn, &err, "SELECT id FROM testcases WHERE name = "
-			   "'bench-tc-4'", 0, NULL, &t) ||
-	    db_query_int64(conn, &err, "SELECT id FROM kernels WHERE release "
-			   "= '6.1.29-bench-rt'", 0, NULL, &kb) ||
-	    db_query_int64(conn, &err, "SELECT id FROM kernels WHERE release "
-			   "= '6.1.30-bench-rt'", 0, NULL, &kc)) {
+	if (db_query_int64(conn, &err,
+			   "SELECT id FROM boards WHERE name = "
+			   "'bench-3'",
+			   0, NULL, &b) ||
+	    db_query_int64(conn, &err,
+			   "SELECT id FROM testcases WHERE name = "
+			   "'bench-tc-4'",
+			   0, NULL, &t) ||
+	    db_query_int64(conn, &err,
+			   "SELECT id FROM kernels WHERE release "
+			   "= '6.1.29-bench-rt'",
+			   0, NULL, &kb) ||
+	    db_query_int64(conn, &err,
+			   "SELECT id FROM kernels WHERE release "
+			   "= '6.1.30-bench-rt'",
+			   0, NULL, &kc)) {
 		fprintf(stderr, "compare: %s\n", err.msg);
 		goto out;
 	}
@@ -272,10 +282,11 @@ int main(int argc, char **argv)
 		if (!i)
 			printf("verdict %" PRId64 ": %s, %zu + %zu runs\n", id,
 			       json_string_value(json_object_get(v, "verdict")),
-			       json_array_size(json_object_get(json_object_get(
-					v, "baseline"), "runs")),
-			       json_array_size(json_object_get(json_object_get(
-					v, "candidate"), "runs")));
+			       json_array_size(json_object_get(
+				       json_object_get(v, "baseline"), "runs")),
+			       json_array_size(json_object_get(
+				       json_object_get(v, "candidate"),
+				       "runs")));
 		json_decref(v);
 		v = NULL;
 	}
@@ -313,16 +324,17 @@ int main(int argc, char **argv)
 	}
 	qsort(comp_ms, reps, sizeof(*comp_ms), dcmp);
 	printf("load and compare, without the store: median %.2f ms, p99 "
-	       "%.2f ms\n", comp_ms[reps / 2],
-	       comp_ms[(int)ceil(reps * 0.99) - 1]);
+	       "%.2f ms\n",
+	       comp_ms[reps / 2], comp_ms[(int)ceil(reps * 0.99) - 1]);
 	printf("loading the 20 + 20 runs alone: median %.2f ms, p99 %.2f "
-	       "ms\n", load_ms[reps / 2], load_ms[(int)ceil(reps * 0.99) - 1]);
+	       "ms\n",
+	       load_ms[reps / 2], load_ms[(int)ceil(reps * 0.99) - 1]);
 	printf("one verdict (load 20 + 20 runs, regress_compare, store), "
 	       "%d times:\n  median %.2f ms, p99 %.2f ms, max %.2f ms "
-	       "(target <= %.0f ms: %s)\n", reps, ms[reps / 2],
-	       ms[(int)ceil(reps * 0.99) - 1], ms[reps - 1], TARGET_MS,
-	       ms[(int)ceil(reps * 0.99) - 1] <= TARGET_MS ? "met" :
-							     "missed");
+	       "(target <= %.0f ms: %s)\n",
+	       reps, ms[reps / 2], ms[(int)ceil(reps * 0.99) - 1], ms[reps - 1],
+	       TARGET_MS,
+	       ms[(int)ceil(reps * 0.99) - 1] <= TARGET_MS ? "met" : "missed");
 	ret = 0;
 out:
 	json_decref(v);

@@ -118,7 +118,8 @@ static int make_bundle(const char *board, const char *ct_json, void **data,
 		goto out;
 	ret = bundle_add(b, BUNDLE_MANIFEST, text, strlen(text));
 	if (!ret)
-		ret = bundle_add(b, "cyclictest.json", ct_json, strlen(ct_json));
+		ret = bundle_add(b, "cyclictest.json", ct_json,
+				 strlen(ct_json));
 	if (!ret)
 		ret = bundle_write_mem(b, data, size, &err);
 	if (ret)
@@ -210,8 +211,10 @@ static double bench_copy(PGconn *db, int nruns)
 		for (cpu = 0; cpu < NCPUS; cpu++)
 			for (b = 0; b < NBUCKETS; b++) {
 				n = snprintf(line, sizeof(line),
-					     "%d\t%d\t%d\t%lld\n", i, cpu, b + 2,
-					     (long long)(1e6 * exp(-b / 60.0)) + 1);
+					     "%d\t%d\t%d\t%lld\n", i, cpu,
+					     b + 2,
+					     (long long)(1e6 * exp(-b / 60.0)) +
+						     1);
 				PQputCopyData(db, line, n);
 			}
 		PQputCopyEnd(db, NULL);
@@ -254,7 +257,8 @@ static double bench_insert_each(PGconn *db, int nruns)
 				r = PQexecParams(db,
 						 "INSERT INTO bench_rows VALUES "
 						 "($1, $2, $3, $4)",
-						 4, NULL, params, NULL, NULL, 0);
+						 4, NULL, params, NULL, NULL,
+						 0);
 				PQclear(r);
 			}
 		if (!exec_ok(db, "COMMIT"))
@@ -267,11 +271,13 @@ static double bench_insert_each(PGconn *db, int nruns)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: ingest --url URL --token TOKEN --conninfo CONNINFO "
-		   "[--board NAME] [--runs N]\n"
-		   "Uploads N synthetic runs (2 CPUs x %d buckets) to URL and "
-		   "compares with COPY\nand per-bucket INSERT into the "
-		   "database at CONNINFO.\n", NBUCKETS);
+	fprintf(f,
+		"usage: ingest --url URL --token TOKEN --conninfo CONNINFO "
+		"[--board NAME] [--runs N]\n"
+		"Uploads N synthetic runs (2 CPUs x %d buckets) to URL and "
+		"compares with COPY\nand per-bucket INSERT into the "
+		"database at CONNINFO.\n",
+		NBUCKETS);
 }
 
 int main(int argc, char **argv)
@@ -294,13 +300,27 @@ int main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'u': url = optarg; break;
-		case 't': token = optarg; break;
-		case 'c': conninfo = optarg; break;
-		case 'b': board = optarg; break;
-		case 'n': nruns = atoi(optarg); break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'u':
+			url = optarg;
+			break;
+		case 't':
+			token = optarg;
+			break;
+		case 'c':
+			conninfo = optarg;
+			break;
+		case 'b':
+			board = optarg;
+			break;
+		case 'n':
+			nruns = atoi(optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (!url || !token || !conninfo || nruns <= 0) {

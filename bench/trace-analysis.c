@@ -127,27 +127,27 @@ static int bench_file(const char *path, int reps)
 	}
 	for (i = 0; i < reps && !ret; i++)
 		ret = analyze_once(path, &ta[i], &ca[i], &res) ?:
-		      report_once(path, &tr[i], &cr[i]);
+			      report_once(path, &tr[i], &cr[i]);
 	if (ret)
 		goto out;
 	ma = median(ta, reps);
 	mr = median(tr, reps);
 	mca = median(ca, reps);
 	mcr = median(cr, reps);
-	printf("%s: %.1f MB, %llu events, spike %llu us on CPU %d (%s)\n",
-	       path, st.st_size / 1e6, (unsigned long long)res.nevents,
+	printf("%s: %.1f MB, %llu events, spike %llu us on CPU %d (%s)\n", path,
+	       st.st_size / 1e6, (unsigned long long)res.nevents,
 	       (unsigned long long)res.lat_us, res.cpu,
 	       res.source == SPIKE_SOURCE_TRACEMARK ? "tracemark" :
 						      "worst wakeup");
-	printf("  %-36s %9s %9s %9s %9s\n", "median of " , "wall s",
-	       "min", "max", "CPU s");
+	printf("  %-36s %9s %9s %9s %9s\n", "median of ", "wall s", "min",
+	       "max", "CPU s");
 	printf("  %-36s %9.3f %9.3f %9.3f %9.3f\n",
 	       "spike analysis (libtracecmd)", ma, ta[0], ta[reps - 1], mca);
 	printf("  %-36s %9.3f %9.3f %9.3f %9.3f\n",
 	       "trace-cmd report > /dev/null", mr, tr[0], tr[reps - 1], mcr);
 	printf("  report / analysis: %.1fx wall, %.1fx CPU (%d alternating "
-	       "rounds)\n", ma > 0 ? mr / ma : 0.0,
-	       mca > 0 ? mcr / mca : 0.0, reps);
+	       "rounds)\n",
+	       ma > 0 ? mr / ma : 0.0, mca > 0 ? mcr / mca : 0.0, reps);
 out:
 	spike_result_cleanup(&res);
 	free(ta);
@@ -171,8 +171,10 @@ int main(int argc, char **argv)
 		case 'r':
 			reps = atoi(optarg);
 			if (reps < 1 || reps > 1000) {
-				fprintf(stderr, "trace-analysis: --reps '%s': "
-					"expected 1..1000\n", optarg);
+				fprintf(stderr,
+					"trace-analysis: --reps '%s': "
+					"expected 1..1000\n",
+					optarg);
 				return 2;
 			}
 			break;
@@ -186,7 +188,7 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "usage: trace-analysis [--reps N] "
-			"TRACE.DAT...\n");
+				"TRACE.DAT...\n");
 		return 2;
 	}
 	for (; optind < argc; optind++)

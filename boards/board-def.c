@@ -20,9 +20,10 @@
 #include "config.h"
 #include "board.h"
 
-#define BOARD_KEYS "name, kind, description, clock, icount_shift, cpus, " \
-		   "memory_mb, cmdline, qemu, boot_timeout_s, " \
-		   "hang_margin_s, slowdown"
+#define BOARD_KEYS                                             \
+	"name, kind, description, clock, icount_shift, cpus, " \
+	"memory_mb, cmdline, qemu, boot_timeout_s, "           \
+	"hang_margin_s, slowdown"
 #define BOARD_MIN_MEMORY_MB 256
 
 const char *board_clock_name(enum board_clock c)
@@ -127,14 +128,18 @@ struct board_def *board_def_load(const char *path, struct rtlab_err *err)
 			*strrchr(b->name, '.') = '\0';
 	}
 	if (!valid_name(b->name)) {
-		rtlab_err_set(err, "%s: field 'name': '%s' may only hold "
-			      "a-z, 0-9, '-', '_', '.'", path, b->name);
+		rtlab_err_set(err,
+			      "%s: field 'name': '%s' may only hold "
+			      "a-z, 0-9, '-', '_', '.'",
+			      path, b->name);
 		goto fail;
 	}
 	if (strcmp(kind, "qemu")) {
 		e = ymap_get(&m, "kind");
-		rtlab_err_set(err, "%s: line %lu: field 'kind': expected "
-			      "'qemu', got '%s'", path, e->line, kind);
+		rtlab_err_set(err,
+			      "%s: line %lu: field 'kind': expected "
+			      "'qemu', got '%s'",
+			      path, e->line, kind);
 		goto fail;
 	}
 	e = ymap_get(&m, "clock");
@@ -146,26 +151,31 @@ struct board_def *board_def_load(const char *path, struct rtlab_err *err)
 		b->clock = BOARD_CLOCK_KVM;
 		ret = kvm_usable();
 		if (ret) {
-			rtlab_err_set(err, "%s: line %lu: field 'clock': kvm, "
+			rtlab_err_set(err,
+				      "%s: line %lu: field 'clock': kvm, "
 				      "but /dev/kvm is not usable here (%s); "
-				      "use icount or realtime", path, e->line,
-				      strerror(-ret));
+				      "use icount or realtime",
+				      path, e->line, strerror(-ret));
 			goto fail;
 		}
 	} else {
-		rtlab_err_set(err, "%s: line %lu: field 'clock': expected "
-			      "icount, realtime or kvm, got '%s'", path,
-			      e->line, clock);
+		rtlab_err_set(err,
+			      "%s: line %lu: field 'clock': expected "
+			      "icount, realtime or kvm, got '%s'",
+			      path, e->line, clock);
 		goto fail;
 	}
 	e = ymap_get(&m, "cpus");
 	if (cpus == 0) {
-		rtlab_err_set(err, "%s: line %lu: field 'cpus': a board needs "
-			      "at least 1 CPU", path, e->line);
+		rtlab_err_set(err,
+			      "%s: line %lu: field 'cpus': a board needs "
+			      "at least 1 CPU",
+			      path, e->line);
 		goto fail;
 	}
 	if (b->clock == BOARD_CLOCK_ICOUNT && cpus > 1) {
-		rtlab_err_set(err, "%s: line %lu: field 'cpus': the icount "
+		rtlab_err_set(err,
+			      "%s: line %lu: field 'cpus': the icount "
 			      "clock runs one CPU (with %lu QEMU hangs at SMP "
 			      "bring-up); use cpus: 1 or clock: realtime",
 			      path, e ? e->line : 0, cpus);
@@ -173,16 +183,19 @@ struct board_def *board_def_load(const char *path, struct rtlab_err *err)
 	}
 	e = ymap_get(&m, "icount_shift");
 	if (e && b->clock != BOARD_CLOCK_ICOUNT) {
-		rtlab_err_set(err, "%s: line %lu: field 'icount_shift' only "
-			      "applies to clock: icount", path, e->line);
+		rtlab_err_set(err,
+			      "%s: line %lu: field 'icount_shift' only "
+			      "applies to clock: icount",
+			      path, e->line);
 		goto fail;
 	}
 	e = ymap_get(&m, "memory_mb");
 	if (mem < BOARD_MIN_MEMORY_MB) {
-		rtlab_err_set(err, "%s: line %lu: field 'memory_mb': %lu MiB "
+		rtlab_err_set(err,
+			      "%s: line %lu: field 'memory_mb': %lu MiB "
 			      "is too small, the kernel and initramfs need at "
-			      "least %d", path, e ? e->line : 0, mem,
-			      BOARD_MIN_MEMORY_MB);
+			      "least %d",
+			      path, e ? e->line : 0, mem, BOARD_MIN_MEMORY_MB);
 		goto fail;
 	}
 	if (!b->qemu && !(b->qemu = strdup("qemu-system-x86_64")))

@@ -22,19 +22,19 @@ enum board_clock {
 };
 
 struct board_def {
-	char *path;		/* the YAML file */
-	char *dir;		/* its directory (guest-init.sh lives there) */
+	char *path; /* the YAML file */
+	char *dir;  /* its directory (guest-init.sh lives there) */
 	char *name;
-	char *description;	/* may be NULL */
+	char *description; /* may be NULL */
 	enum board_clock clock;
-	unsigned int icount_shift;	/* icount only */
+	unsigned int icount_shift; /* icount only */
 	unsigned int cpus;
 	unsigned int memory_mb;
-	char *cmdline;		/* extra kernel command line, may be NULL */
-	char *qemu;		/* emulator binary */
-	unsigned int boot_timeout_s;	/* QEMU start to agent start */
-	unsigned int hang_margin_s;	/* allowance past the measurement */
-	unsigned int slowdown;	/* wall seconds per guest second, worst */
+	char *cmdline; /* extra kernel command line, may be NULL */
+	char *qemu;    /* emulator binary */
+	unsigned int boot_timeout_s; /* QEMU start to agent start */
+	unsigned int hang_margin_s;  /* allowance past the measurement */
+	unsigned int slowdown;	     /* wall seconds per guest second, worst */
 };
 
 /** board_clock_name() - "icount", "realtime", "kvm". */
@@ -61,35 +61,35 @@ void board_def_free(struct board_def *b);
 /* Test-only faults the guest init provokes when the job asks for them. */
 enum board_fault {
 	BOARD_FAULT_NONE,
-	BOARD_FAULT_PANIC,	/* sysrq 'c' once the agent would start */
-	BOARD_FAULT_HANG,	/* never start the agent, never power off */
-	BOARD_FAULT_CORRUPT,	/* flip a byte of the bundle in transit */
+	BOARD_FAULT_PANIC,   /* sysrq 'c' once the agent would start */
+	BOARD_FAULT_HANG,    /* never start the agent, never power off */
+	BOARD_FAULT_CORRUPT, /* flip a byte of the bundle in transit */
 };
 
 struct board_run_opts {
-	unsigned int duration_s;	/* measurement, required */
-	const char *run_id;		/* uuid, NULL: generated */
-	const char *agent_path;		/* NULL: rtlab-agent beside rtlab */
-	const char *extra_cmdline;	/* appended last, may be NULL */
-	const char *work_dir;		/* NULL: a fresh directory in /tmp,
+	unsigned int duration_s;     /* measurement, required */
+	const char *run_id;	     /* uuid, NULL: generated */
+	const char *agent_path;	     /* NULL: rtlab-agent beside rtlab */
+	const char *extra_cmdline;   /* appended last, may be NULL */
+	const char *work_dir;	     /* NULL: a fresh directory in /tmp,
 					 * removed at the end unless @keep */
-	bool keep;			/* keep the work directory */
-	unsigned int boot_timeout_s;	/* 0: the board's */
-	unsigned int hang_timeout_s;	/* 0: from duration, slowdown, margin */
-	enum board_fault fault;		/* tests only */
-	bool progress;			/* lib/progress.h line on a tty */
-	const char *extra_archive;	/* a cpio archive appended to the
+	bool keep;		     /* keep the work directory */
+	unsigned int boot_timeout_s; /* 0: the board's */
+	unsigned int hang_timeout_s; /* 0: from duration, slowdown, margin */
+	enum board_fault fault;	     /* tests only */
+	bool progress;		     /* lib/progress.h line on a tty */
+	const char *extra_archive;   /* a cpio archive appended to the
 					 * initrd (a module), may be NULL */
 };
 
 /* What a run measured about itself (not about the kernel). */
 struct board_run_info {
-	char status[16];	/* run_status_name() of the bundle */
-	double boot_s;		/* QEMU start to agent start marker */
-	double total_s;		/* whole board_run() */
+	char status[16]; /* run_status_name() of the bundle */
+	double boot_s;	 /* QEMU start to agent start marker */
+	double total_s;	 /* whole board_run() */
 	unsigned long long channel_bytes;
-	double channel_s;	/* first to last byte on the channel */
-	char *work_dir;		/* kept work directory, or NULL */
+	double channel_s; /* first to last byte on the channel */
+	char *work_dir;	  /* kept work directory, or NULL */
 };
 
 /** board_run_info_cleanup() - free what board_run() filled; safe twice. */

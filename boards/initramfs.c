@@ -30,22 +30,21 @@
 /* Host tools copied into the base: the first two are required. */
 static const char *const base_tools[] = {
 	"cyclictest", "hackbench", "signaltest", "pi_stress", "stress-ng",
-	"iperf3", "ping", "trace-cmd", "rtla",
+	"iperf3",     "ping",	   "trace-cmd",	 "rtla",
 };
 #define BASE_REQUIRED 2
 
 /* What the channel needs from a modular kernel. */
-static const char *const channel_modules[] = { "virtio_pci",
-					       "virtio_console" };
+static const char *const channel_modules[] = { "virtio_pci", "virtio_console" };
 
 enum ent_type { ENT_DIR, ENT_FILE, ENT_SYMLINK, ENT_CHR };
 
 struct ent {
-	char *dest;		/* path in the archive, no leading '/' */
+	char *dest; /* path in the archive, no leading '/' */
 	enum ent_type type;
 	mode_t perm;
-	char *src;		/* host file (ENT_FILE) or link target */
-	char *data;		/* inline contents (ENT_FILE without src) */
+	char *src;  /* host file (ENT_FILE) or link target */
+	char *data; /* inline contents (ENT_FILE without src) */
 	size_t len;
 	dev_t rdev;
 };
@@ -89,7 +88,7 @@ static struct ent *ents_add(struct ents *l, const char *dest,
 	while (*dest == '/')
 		dest++;
 	if (ents_find(l, dest))
-		return NULL;	/* first one wins */
+		return NULL; /* first one wins */
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 64;
 		struct ent *ne = realloc(l->e, cap * sizeof(*ne));
@@ -206,12 +205,15 @@ int initramfs_check_tools(const char *const *tools, size_t ntools,
 			path = find_tool(tools[i]);
 		free(path);
 		if (!listed || !path)
-			return rtlab_err_seterr(err, ENOENT,
+			return rtlab_err_seterr(
+				err, ENOENT,
 				"needs '%s', which the virtual board cannot "
-				"carry: %s", tools[i], listed ?
-				"it is not installed on this host (the board's "
-				"tools are copied from the host)" :
-				"it is not among the board's tools");
+				"carry: %s",
+				tools[i],
+				listed ?
+					"it is not installed on this host (the board's "
+					"tools are copied from the host)" :
+					"it is not among the board's tools");
 	}
 	return 0;
 }
@@ -236,14 +238,16 @@ static int ents_add_binary(struct ents *l, const char *bin, const char *dest,
 	for (line = strtok_r(out, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		if (strstr(line, "not found")) {
-			ret = rtlab_err_set(err, "%s: shared library missing "
-					    "on this host:%s", bin, line);
+			ret = rtlab_err_set(err,
+					    "%s: shared library missing "
+					    "on this host:%s",
+					    bin, line);
 			break;
 		}
 		path = strstr(line, "=> ");
 		path = path ? path + 3 : line + strspn(line, " \t");
 		if (*path != '/')
-			continue;	/* linux-vdso.so.1 */
+			continue; /* linux-vdso.so.1 */
 		end = strstr(path, " (");
 		if (end)
 			*end = '\0';
@@ -299,8 +303,7 @@ out:
 	return ret;
 }
 
-static int write_src(struct archive *a, const char *src,
-		     struct rtlab_err *err)
+static int write_src(struct archive *a, const char *src, struct rtlab_err *err)
 {
 	char buf[65536];
 	ssize_t n;
@@ -394,9 +397,8 @@ static int ents_write(const struct ents *l, const char *path, bool gz,
 			ret = write_src(a, e->src, err);
 		else if (e->type == ENT_FILE && e->len &&
 			 archive_write_data(a, e->data, e->len) !=
-			 (ssize_t)e->len)
-			ret = rtlab_err_seterr(err, EIO, "cpio %s: %s",
-					       e->dest,
+				 (ssize_t)e->len)
+			ret = rtlab_err_seterr(err, EIO, "cpio %s: %s", e->dest,
 					       archive_error_string(a));
 		if (ret)
 			goto out;
@@ -425,9 +427,9 @@ out:
 static void ents_add_skeleton(struct ents *l)
 {
 	static const char *const dirs[] = {
-		"bin", "sbin", "usr", "usr/bin", "usr/sbin", "dev", "proc",
-		"sys", "tmp", "run", "etc", "root", "var", "mnt", "job", "lib",
-		"lib64", "boot",
+		"bin",	"sbin", "usr", "usr/bin", "usr/sbin", "dev",
+		"proc", "sys",	"tmp", "run",	  "etc",      "root",
+		"var",	"mnt",	"job", "lib",	  "lib64",    "boot",
 	};
 	static const char passwd[] = "root:x:0:0:root:/root:/bin/sh\n";
 	static const char group[] = "root:x:0:\n";
@@ -462,8 +464,7 @@ static void prune_bases(const char *cache_dir, const char *keep)
 		if (strncmp(de->d_name, "base-", 5))
 			continue;
 		p = path_join(cache_dir, de->d_name);
-		if (p && strcmp(p, keep) && !stat(p, &st) &&
-		    st.st_mtime < old)
+		if (p && strcmp(p, keep) && !stat(p, &st) && st.st_mtime < old)
 			unlink(p);
 		free(p);
 	}
@@ -494,7 +495,8 @@ int initramfs_base(const char *cache_dir, const char *init_path,
 	ents_add_src(&l, "init", init_path, 0755);
 	bb = find_tool("busybox");
 	if (!bb) {
-		ret = rtlab_err_seterr(err, ENOENT, "busybox not found: "
+		ret = rtlab_err_seterr(err, ENOENT,
+				       "busybox not found: "
 				       "install busybox-static");
 		goto out;
 	}
@@ -507,7 +509,8 @@ int initramfs_base(const char *cache_dir, const char *init_path,
 		tool = find_tool(base_tools[i]);
 		if (!tool) {
 			if (i < BASE_REQUIRED) {
-				ret = rtlab_err_seterr(err, ENOENT, "%s not "
+				ret = rtlab_err_seterr(err, ENOENT,
+						       "%s not "
 						       "found: install "
 						       "rt-tests",
 						       base_tools[i]);
@@ -637,8 +640,9 @@ int initramfs_kernel(const char *cache_dir, const struct kernel_ident *id,
 		snprintf(dest, sizeof(dest), "boot/config-%s", id->release);
 		ents_add_src(&l, dest, id->config_path, 0644);
 	}
-	for (i = 0; id->modules_dir && i < sizeof(channel_modules) /
-	     sizeof(channel_modules[0]); i++) {
+	for (i = 0; id->modules_dir &&
+		    i < sizeof(channel_modules) / sizeof(channel_modules[0]);
+	     i++) {
 		if (module_builtin(id->modules_dir, channel_modules[i]))
 			continue;
 		if (!dep) {
@@ -652,7 +656,8 @@ int initramfs_kernel(const char *cache_dir, const struct kernel_ident *id,
 		}
 		line = dep_line(dep, channel_modules[i]);
 		if (!line) {
-			ret = rtlab_err_seterr(err, ENOENT, "kernel %s: %s: "
+			ret = rtlab_err_seterr(err, ENOENT,
+					       "kernel %s: %s: "
 					       "no module %s (needed for the "
 					       "virtio-serial channel)",
 					       id->name, depp,
@@ -669,7 +674,8 @@ int initramfs_kernel(const char *cache_dir, const struct kernel_ident *id,
 			snprintf(dest, sizeof(dest), "lib/modules/%s/%s",
 				 id->release, tok);
 			if (src && access(src, R_OK)) {
-				ret = rtlab_err_seterr(err, ENOENT, "kernel %s:"
+				ret = rtlab_err_seterr(err, ENOENT,
+						       "kernel %s:"
 						       " module %s missing",
 						       id->name, src);
 				free(src);
@@ -702,8 +708,8 @@ int initramfs_kernel(const char *cache_dir, const struct kernel_ident *id,
 	ret = ents_hash(&l, KERNEL_FORMAT, hash, err);
 	if (ret)
 		goto out;
-	if (asprintf(path, "%s/kernel-%s-%.16s.cpio.gz", cache_dir,
-		     id->release, hash) < 0) {
+	if (asprintf(path, "%s/kernel-%s-%.16s.cpio.gz", cache_dir, id->release,
+		     hash) < 0) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -742,7 +748,8 @@ int initramfs_job(const char *path, const struct initramfs_job *j,
 	/* values are checked by the caller: uuid, board name, digits;
 	 * kernel name and tree come from definition files: quote them */
 	if (!shell_safe(j->kernel_name) || !shell_safe(j->kernel_tree))
-		return rtlab_err_set(err, "kernel name or tree '%s'/'%s': "
+		return rtlab_err_set(err,
+				     "kernel name or tree '%s'/'%s': "
 				     "expected letters, digits, '.', '_', '-'",
 				     j->kernel_name ? j->kernel_name : "",
 				     j->kernel_tree ? j->kernel_tree : "");
@@ -793,9 +800,10 @@ int initramfs_concat(const char *out, const char *const *parts, size_t n,
 		}
 		while ((r = read(in, buf, sizeof(buf))) > 0)
 			if (write(fd, buf, r) != r) {
-				ret = rtlab_err_seterr(err, EIO, "%s: write: "
-						       "%s", out,
-						       strerror(errno));
+				ret = rtlab_err_seterr(err, EIO,
+						       "%s: write: "
+						       "%s",
+						       out, strerror(errno));
 				break;
 			}
 		close(in);

@@ -25,12 +25,12 @@
 struct initramfs_job {
 	const char *run_id;
 	const char *board;
-	const char *clock;		/* "icount:3", "realtime", "kvm" */
-	const char *kernel_name;	/* kernel definition name, may be NULL */
-	const char *kernel_tree;	/* its tree, may be NULL */
+	const char *clock;	 /* "icount:3", "realtime", "kvm" */
+	const char *kernel_name; /* kernel definition name, may be NULL */
+	const char *kernel_tree; /* its tree, may be NULL */
 	unsigned int duration_s;
-	const char *testcase_path;	/* copied to /job/testcase.yaml */
-	const char *fault;		/* tests only: "panic", ...; or NULL */
+	const char *testcase_path; /* copied to /job/testcase.yaml */
+	const char *fault;	   /* tests only: "panic", ...; or NULL */
 };
 
 /**

@@ -38,9 +38,9 @@
 #include "testcase.h"
 
 #define CHANNEL_MAX_BYTES (1ULL << 30)
-#define PANIC_GRACE_S 2.0	/* console lines after "Kernel panic" */
-#define POWEROFF_GRACE_S 30.0	/* bundle received, waiting for poweroff */
-#define LOG_KEEP_BYTES (16UL << 20)	/* console.log, qemu.log: their end */
+#define PANIC_GRACE_S 2.0	    /* console lines after "Kernel panic" */
+#define POWEROFF_GRACE_S 30.0	    /* bundle received, waiting for poweroff */
+#define LOG_KEEP_BYTES (16UL << 20) /* console.log, qemu.log: their end */
 
 static double now_s(void)
 {
@@ -174,8 +174,8 @@ static char *find_agent(const struct board_run_opts *o)
 
 static int build_cmdline(struct run *r, const struct kernel_def *k)
 {
-	const char *parts[4] = { r->b->cmdline, k->cmdline,
-				 r->o->extra_cmdline, NULL };
+	const char *parts[4] = { r->b->cmdline, k->cmdline, r->o->extra_cmdline,
+				 NULL };
 	char *s = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&s, &len);
@@ -280,11 +280,11 @@ static json_t *board_json(struct run *r, double boot_s, double chan_s)
 	char *cmd = qemu_cmd_string(r->qemu_argv);
 	json_t *j;
 
-	j = json_pack("{s:s, s:s, s:s, s:i, s:i, s:s?, s:s, s:s?}",
-		      "board", r->b->name, "kind", "qemu", "clock", r->clock,
-		      "cpus", (int)r->b->cpus, "memory_mb",
-		      (int)r->b->memory_mb, "kernel_cmdline", r->cmdline,
-		      "kernel_image", r->id.image_path, "qemu_command", cmd);
+	j = json_pack("{s:s, s:s, s:s, s:i, s:i, s:s?, s:s, s:s?}", "board",
+		      r->b->name, "kind", "qemu", "clock", r->clock, "cpus",
+		      (int)r->b->cpus, "memory_mb", (int)r->b->memory_mb,
+		      "kernel_cmdline", r->cmdline, "kernel_image",
+		      r->id.image_path, "qemu_command", cmd);
 	free(cmd);
 	if (!j)
 		return NULL;
@@ -321,7 +321,8 @@ static int manifest_add_file(json_t *m, const char *name, const void *data,
 	return json_object_set_new(files, name,
 				   json_pack("{s:I, s:s}", "size",
 					     (json_int_t)size, "sha256", hex)) ?
-	       -ENOMEM : 0;
+		       -ENOMEM :
+		       0;
 }
 
 /* Put @m as manifest.json, console.log and friends into @bd, write it. */
@@ -365,8 +366,7 @@ static int finish_bundle(struct run *r, struct bundle *bd, json_t *m,
 
 /* A bundle the host writes when the board could not deliver one. */
 static int fault_bundle(struct run *r, enum run_status st, const char *why,
-			json_t *vboard, const char *out,
-			struct rtlab_err *err)
+			json_t *vboard, const char *out, struct rtlab_err *err)
 {
 	struct bundle *bd = bundle_alloc();
 	char fin[32];
@@ -379,9 +379,10 @@ static int fault_bundle(struct run *r, enum run_status st, const char *why,
 			 r->id.name, "tree", r->id.tree, "config_sha256",
 			 r->id.config_sha256[0] ? r->id.config_sha256 : NULL);
 	if (kern)
-		json_object_set_new(kern, "realtime", r->id.realtime < 0 ?
-				    json_null() :
-				    json_boolean(r->id.realtime));
+		json_object_set_new(kern, "realtime",
+				    r->id.realtime < 0 ?
+					    json_null() :
+					    json_boolean(r->id.realtime));
 	m = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:{s:s, s:i}, s:o, "
 		      "s:{s:s, s:s}, s:s, s:s, s:O}",
 		      "format", MANIFEST_FORMAT, "format_version",
@@ -393,7 +394,8 @@ static int fault_bundle(struct run *r, enum run_status st, const char *why,
 		      r->started_at, "finished_at", fin, "virtual_board",
 		      vboard);
 	if (!bd || !m) {
-		ret = rtlab_err_seterr(err, ENOMEM, "fault bundle: out of "
+		ret = rtlab_err_seterr(err, ENOMEM,
+				       "fault bundle: out of "
 				       "memory");
 		goto out;
 	}
@@ -405,9 +407,9 @@ out:
 }
 
 /* The agent's bundle, with console.log and the board's facts added. */
-static int agent_bundle(struct run *r, const unsigned char *data,
-			size_t size, json_t *vboard, const char *out,
-			char *why, size_t whylen, struct rtlab_err *err)
+static int agent_bundle(struct run *r, const unsigned char *data, size_t size,
+			json_t *vboard, const char *out, char *why,
+			size_t whylen, struct rtlab_err *err)
 {
 	struct rtlab_err perr = { "" };
 	const struct bundle_file *mf;
@@ -426,9 +428,10 @@ static int agent_bundle(struct run *r, const unsigned char *data,
 	if (mf)
 		m = json_loadb((const char *)mf->data, mf->size, 0, &jerr);
 	if (!json_is_object(m)) {
-		snprintf(why, whylen, "the board's bundle has no readable "
-			 "manifest.json%s%s", m ? "" : ": ",
-			 m ? "" : jerr.text);
+		snprintf(why, whylen,
+			 "the board's bundle has no readable "
+			 "manifest.json%s%s",
+			 m ? "" : ": ", m ? "" : jerr.text);
 		ret = -EBADMSG;
 		goto out;
 	}
@@ -446,8 +449,10 @@ static int listen_unix(const char *path, struct rtlab_err *err)
 	int fd;
 
 	if (strlen(path) >= sizeof(sa.sun_path))
-		return rtlab_err_seterr(err, ENAMETOOLONG, "%s: socket path "
-					"too long", path);
+		return rtlab_err_seterr(err, ENAMETOOLONG,
+					"%s: socket path "
+					"too long",
+					path);
 	strcpy(sa.sun_path, path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
@@ -492,7 +497,7 @@ static pid_t spawn_qemu(struct run *r, struct rtlab_err *err)
 
 enum outcome {
 	OUT_RUNNING,
-	OUT_EXITED,	/* QEMU ended by itself */
+	OUT_EXITED, /* QEMU ended by itself */
 	OUT_PANIC,
 	OUT_BOOT_TIMEOUT,
 	OUT_HANG,
@@ -528,13 +533,14 @@ static enum outcome supervise(struct run *r, pid_t pid, int lfd,
 					if (!r->chan_len)
 						r->chan_first = t;
 					r->chan_last = t;
-					if (r->chan_len + n > CHANNEL_MAX_BYTES
-					    || append(&r->chan, &r->chan_len,
-						      &r->chan_cap, buf, n))
+					if (r->chan_len + n >
+						    CHANNEL_MAX_BYTES ||
+					    append(&r->chan, &r->chan_len,
+						   &r->chan_cap, buf, n))
 						r->chan_overflow = true;
 				} else if (n == 0) {
 					close(cfd);
-					cfd = -2;	/* stop polling */
+					cfd = -2; /* stop polling */
 				}
 			}
 		}
@@ -548,7 +554,7 @@ static enum outcome supervise(struct run *r, pid_t pid, int lfd,
 			panic_at = t;
 		if (!done_at && r->chan_len && !r->chan_overflow &&
 		    channel_parse(r->chan, r->chan_len, &off, &size, NULL) !=
-		    -EAGAIN) {
+			    -EAGAIN) {
 			done_at = t;
 			phase(r, "hand-over");
 		}
@@ -662,9 +668,10 @@ static int prepare(struct run *r, const struct kernel_def *k,
 	job.kernel_tree = r->id.tree;
 	job.duration_s = r->o->duration_s;
 	job.testcase_path = testcase_path;
-	job.fault = r->o->fault == BOARD_FAULT_PANIC ? "panic" :
-		    r->o->fault == BOARD_FAULT_HANG ? "hang" :
-		    r->o->fault == BOARD_FAULT_CORRUPT ? "corrupt" : NULL;
+	job.fault = r->o->fault == BOARD_FAULT_PANIC   ? "panic" :
+		    r->o->fault == BOARD_FAULT_HANG    ? "hang" :
+		    r->o->fault == BOARD_FAULT_CORRUPT ? "corrupt" :
+							 NULL;
 	ret = initramfs_job(jobp, &job, err);
 	if (ret)
 		goto out;
@@ -678,7 +685,7 @@ static int prepare(struct run *r, const struct kernel_def *k,
 		goto out;
 	if (!agent)
 		fprintf(stderr, "rtlab: no rtlab-agent found: the board runs "
-			"cyclictest alone\n");
+				"cyclictest alone\n");
 	ret = build_cmdline(r, k) ?: build_qemu_argv(r, initrd);
 out:
 	free(cache);
@@ -698,8 +705,8 @@ int board_run(const struct board_def *b, const struct kernel_def *k,
 {
 	struct run r = { .b = b, .o = o, .con_fd = -1 };
 	struct rtlab_err cerr = { "" };
-	char why[RTLAB_ERR_LEN + 128], line[200], tmpl[] =
-		"/tmp/rtlab-board-XXXXXX";
+	char why[RTLAB_ERR_LEN + 128], line[200],
+		tmpl[] = "/tmp/rtlab-board-XXXXXX";
 	unsigned int boot_to, hang_to;
 	enum outcome oc;
 	enum run_status st;
@@ -718,12 +725,16 @@ int board_run(const struct board_def *b, const struct kernel_def *k,
 	if (info)
 		memset(info, 0, sizeof(*info));
 	if (!o->duration_s)
-		return rtlab_err_set(err, "board %s: duration must be at least "
-				     "1 s", b->name);
+		return rtlab_err_set(err,
+				     "board %s: duration must be at least "
+				     "1 s",
+				     b->name);
 	if (o->run_id) {
 		if (!valid_run_id(o->run_id))
-			return rtlab_err_set(err, "run id '%s': expected a "
-					     "UUID", o->run_id);
+			return rtlab_err_set(err,
+					     "run id '%s': expected a "
+					     "UUID",
+					     o->run_id);
 		snprintf(r.run_id, sizeof(r.run_id), "%s", o->run_id);
 	} else {
 		uuid_t u;
@@ -748,9 +759,10 @@ int board_run(const struct board_def *b, const struct kernel_def *k,
 		ret = mkdir_p(o->work_dir, 0755, err);
 		r.work = strdup(o->work_dir);
 	} else {
-		ret = mkdtemp(tmpl) ? 0 : rtlab_err_seterr(err, errno,
-							   "mkdtemp: %s",
-							   strerror(errno));
+		ret = mkdtemp(tmpl) ?
+			      0 :
+			      rtlab_err_seterr(err, errno, "mkdtemp: %s",
+					       strerror(errno));
 		r.work = strdup(tmpl);
 	}
 	if (ret)
@@ -774,8 +786,9 @@ int board_run(const struct board_def *b, const struct kernel_def *k,
 		goto out;
 	}
 	boot_to = o->boot_timeout_s ? o->boot_timeout_s : b->boot_timeout_s;
-	hang_to = o->hang_timeout_s ? o->hang_timeout_s :
-		  b->hang_margin_s + o->duration_s * b->slowdown;
+	hang_to = o->hang_timeout_s ?
+			  o->hang_timeout_s :
+			  b->hang_margin_s + o->duration_s * b->slowdown;
 	r.t_qemu = now_s();
 	pid = spawn_qemu(&r, err);
 	if (pid < 0) {
@@ -794,46 +807,57 @@ int board_run(const struct board_def *b, const struct kernel_def *k,
 	}
 
 	/* What became of the run. */
-	cret = r.chan_overflow ? rtlab_err_seterr(&cerr, EFBIG, "channel: "
-						  "more than %llu bytes",
-						  CHANNEL_MAX_BYTES) :
-	       channel_parse(r.chan, r.chan_len, &off, &size, &cerr);
-	snprintf(why, sizeof(why), "%s%s", r.t_start && !r.chan_len ?
-		 "the board sent no bundle: " : "", cerr.msg);
+	cret = r.chan_overflow ?
+		       rtlab_err_seterr(&cerr, EFBIG,
+					"channel: "
+					"more than %llu bytes",
+					CHANNEL_MAX_BYTES) :
+		       channel_parse(r.chan, r.chan_len, &off, &size, &cerr);
+	snprintf(why, sizeof(why), "%s%s",
+		 r.t_start && !r.chan_len ? "the board sent no bundle: " : "",
+		 cerr.msg);
 	if (cret == -EAGAIN)
-		snprintf(why, sizeof(why), "channel: transfer cut short: %zu "
-			 "of %zu bytes arrived", r.chan_len - off, size);
+		snprintf(why, sizeof(why),
+			 "channel: transfer cut short: %zu "
+			 "of %zu bytes arrived",
+			 r.chan_len - off, size);
 	st = RUN_STATUS_AGENT_ERROR;
 	if (!cret) {
-		ret = agent_bundle(&r, r.chan + off, size, vb, out_bundle,
-				   why, sizeof(why), err);
+		ret = agent_bundle(&r, r.chan + off, size, vb, out_bundle, why,
+				   sizeof(why), err);
 		if (ret != -EBADMSG)
-			goto done;	/* delivered, or a host failure */
+			goto done; /* delivered, or a host failure */
 	} else if (oc == OUT_PANIC || console_has(&r, "Kernel panic")) {
 		console_line(&r, "Kernel panic", line, sizeof(line));
 		st = r.t_start ? RUN_STATUS_PANIC : RUN_STATUS_BOOT_FAILED;
-		snprintf(why, sizeof(why), "%s: %s", r.t_start ?
-			 "kernel panic while measuring" :
-			 "kernel panic before the agent started", line);
+		snprintf(why, sizeof(why), "%s: %s",
+			 r.t_start ? "kernel panic while measuring" :
+				     "kernel panic before the agent started",
+			 line);
 	} else if (oc == OUT_BOOT_TIMEOUT) {
 		st = RUN_STATUS_BOOT_FAILED;
-		snprintf(why, sizeof(why), console_has(&r, "Linux version") ?
-			 "no agent start within %u s of QEMU starting (the "
-			 "kernel printed, userspace never reported)" :
-			 "no kernel output within %u s of QEMU starting",
+		snprintf(why, sizeof(why),
+			 console_has(&r, "Linux version") ?
+				 "no agent start within %u s of QEMU starting (the "
+				 "kernel printed, userspace never reported)" :
+				 "no kernel output within %u s of QEMU starting",
 			 boot_to);
 	} else if (oc == OUT_HANG) {
 		st = RUN_STATUS_HANG;
-		snprintf(why, sizeof(why), "board silent for %u s after the "
+		snprintf(why, sizeof(why),
+			 "board silent for %u s after the "
 			 "agent started (duration %u s); QEMU killed",
 			 hang_to, o->duration_s);
 	} else if (!r.t_start) {
 		st = RUN_STATUS_BOOT_FAILED;
-		snprintf(why, sizeof(why), "QEMU exited (status %d) before the "
-			 "agent started%s", WIFEXITED(wst) ?
-			 WEXITSTATUS(wst) : 128 + WTERMSIG(wst),
-			 console_has(&r, "Linux version") ? "" :
-			 ", without kernel output (see qemu.log)");
+		snprintf(why, sizeof(why),
+			 "QEMU exited (status %d) before the "
+			 "agent started%s",
+			 WIFEXITED(wst) ? WEXITSTATUS(wst) :
+					  128 + WTERMSIG(wst),
+			 console_has(&r, "Linux version") ?
+				 "" :
+				 ", without kernel output (see qemu.log)");
 	}
 	/* else agent_error with the channel's complaint in @why */
 	ret = fault_bundle(&r, st, why, vb, out_bundle, err);

@@ -21,22 +21,22 @@
 static void analyze_usage(FILE *out)
 {
 	fprintf(out,
-"usage: rtlab analyze RUN|TRACE.DAT [--json] [--cpu N] [--store]\n"
-"\n"
-"What held the CPU at the worst latency of a run (its stored trace.dat) or\n"
-"of a trace.dat file: cyclictest's tracemark (\"hit latency threshold\"),\n"
-"else the worst wakeup-to-run of a measuring thread; then the timer IRQ's\n"
-"delay, IRQ handlers, softirqs and tasks that ran between the timer's\n"
-"expiry and the mark, like `rtla timerlat --auto`.\n"
-"\n"
-"  RUN            a stored run's id or uuid (an existing file is read as a\n"
-"                 trace.dat instead)\n"
-"  -j, --json     print the analysis as JSON\n"
-"  -c, --cpu N    only a spike on CPU N\n"
-"  -s, --store    store the analysis with the run (spike.txt, spike.json)\n"
-"\n"
-"Exit status: 0 analyzed, 1 no trace, damaged trace, no spike, another\n"
-"kernel's trace, database error; 2 usage.\n");
+		"usage: rtlab analyze RUN|TRACE.DAT [--json] [--cpu N] [--store]\n"
+		"\n"
+		"What held the CPU at the worst latency of a run (its stored trace.dat) or\n"
+		"of a trace.dat file: cyclictest's tracemark (\"hit latency threshold\"),\n"
+		"else the worst wakeup-to-run of a measuring thread; then the timer IRQ's\n"
+		"delay, IRQ handlers, softirqs and tasks that ran between the timer's\n"
+		"expiry and the mark, like `rtla timerlat --auto`.\n"
+		"\n"
+		"  RUN            a stored run's id or uuid (an existing file is read as a\n"
+		"                 trace.dat instead)\n"
+		"  -j, --json     print the analysis as JSON\n"
+		"  -c, --cpu N    only a spike on CPU N\n"
+		"  -s, --store    store the analysis with the run (spike.txt, spike.json)\n"
+		"\n"
+		"Exit status: 0 analyzed, 1 no trace, damaged trace, no spike, another\n"
+		"kernel's trace, database error; 2 usage.\n");
 }
 
 static int print_result(const struct spike_result *res, bool json,
@@ -88,7 +88,8 @@ int cmd_analyze(int argc, char **argv)
 			cpu = strtol(optarg, &end, 10);
 			if (errno || *end || end == optarg || cpu < 0 ||
 			    cpu > 4095) {
-				fprintf(stderr, "rtlab analyze: --cpu '%s': "
+				fprintf(stderr,
+					"rtlab analyze: --cpu '%s': "
 					"expected a CPU number 0..4095\n",
 					optarg);
 				return EXIT_USAGE;
@@ -113,8 +114,10 @@ int cmd_analyze(int argc, char **argv)
 
 	if (!stat(ref, &st)) {
 		if (store) {
-			fprintf(stderr, "rtlab analyze: --store needs a stored "
-				"run, not a file (%s)\n", ref);
+			fprintf(stderr,
+				"rtlab analyze: --store needs a stored "
+				"run, not a file (%s)\n",
+				ref);
 			return EXIT_USAGE;
 		}
 		if (spike_analyze_cpu(ref, (int)cpu, &res, &err)) {
@@ -127,8 +130,10 @@ int cmd_analyze(int argc, char **argv)
 
 	conn = db_connect(&err);
 	if (!conn) {
-		fprintf(stderr, "rtlab analyze: %s is not a file; as a run: "
-			"%s\n", ref, err.msg);
+		fprintf(stderr,
+			"rtlab analyze: %s is not a file; as a run: "
+			"%s\n",
+			ref, err.msg);
 		goto out;
 	}
 	if (db_run_resolve(conn, ref, &id, &err)) {
@@ -148,9 +153,10 @@ int cmd_analyze(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	fprintf(stderr, "rtlab analyze: stored as run %" PRId64
-		" artifacts %s and %s\n", id, SPIKE_ARTIFACT_TEXT,
-		SPIKE_ARTIFACT_JSON);
+	fprintf(stderr,
+		"rtlab analyze: stored as run %" PRId64
+		" artifacts %s and %s\n",
+		id, SPIKE_ARTIFACT_TEXT, SPIKE_ARTIFACT_JSON);
 out:
 	free(text);
 	free(js);

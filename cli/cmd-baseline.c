@@ -36,9 +36,8 @@ static void baseline_usage(FILE *out)
 		"baseline.\n");
 }
 
-static int baseline_show(PGconn *conn, const char *board,
-			 const char *testcase, const char *tree,
-			 bool as_json)
+static int baseline_show(PGconn *conn, const char *board, const char *testcase,
+			 const char *tree, bool as_json)
 {
 	struct rtlab_err err = { "" };
 	json_t *list = NULL, *s;
@@ -53,8 +52,8 @@ static int baseline_show(PGconn *conn, const char *board,
 		json_decref(list);
 		return 0;
 	}
-	printf("%-12s %-18s %-10s %-24s %-8s %s\n", "BOARD", "TESTCASE",
-	       "TREE", "BASELINE", "SOURCE", "LATEST KERNEL");
+	printf("%-12s %-18s %-10s %-24s %-8s %s\n", "BOARD", "TESTCASE", "TREE",
+	       "BASELINE", "SOURCE", "LATEST KERNEL");
 	json_array_foreach(list, i, s) {
 		json_t *pin = json_object_get(s, "pinned");
 		json_t *dfl = json_object_get(s, "default");
@@ -66,7 +65,8 @@ static int baseline_show(PGconn *conn, const char *board,
 		       json_is_object(use) ? cli_jstr(use, "release") :
 					     "(none)",
 		       json_is_object(pin) ? "pinned" :
-		       json_is_object(dfl) ? "default" : "-",
+		       json_is_object(dfl) ? "default" :
+					     "-",
 		       cli_jstr(json_object_get(s, "latest"), "release"));
 	}
 	if (!json_array_size(list))
@@ -102,8 +102,10 @@ int cmd_baseline(int argc, char **argv)
 	verb = argv[1];
 	if (strcmp(verb, "set") && strcmp(verb, "unset") &&
 	    strcmp(verb, "show")) {
-		fprintf(stderr, "rtlab baseline: unknown action '%s' "
-			"(expected set, unset or show)\n", verb);
+		fprintf(stderr,
+			"rtlab baseline: unknown action '%s' "
+			"(expected set, unset or show)\n",
+			verb);
 		return EXIT_USAGE;
 	}
 	while ((c = getopt_long(argc - 1, argv + 1, "b:t:T:k:jh", opts,
@@ -140,7 +142,7 @@ int cmd_baseline(int argc, char **argv)
 	if (!strcmp(verb, "show")) {
 		if (kernel) {
 			fprintf(stderr, "rtlab baseline show: --kernel is "
-				"for 'set'\n");
+					"for 'set'\n");
 			return EXIT_USAGE;
 		}
 		conn = cli_connect("baseline");
@@ -152,14 +154,15 @@ int cmd_baseline(int argc, char **argv)
 	}
 	if (!board || !testcase || (!strcmp(verb, "set") && !kernel) ||
 	    (!strcmp(verb, "unset") && !tree)) {
-		fprintf(stderr, "rtlab baseline %s: --board, --testcase and "
-			"%s are needed\n", verb,
-			!strcmp(verb, "set") ? "--kernel" : "--tree");
+		fprintf(stderr,
+			"rtlab baseline %s: --board, --testcase and "
+			"%s are needed\n",
+			verb, !strcmp(verb, "set") ? "--kernel" : "--tree");
 		return EXIT_USAGE;
 	}
 	if (!strcmp(verb, "unset") && kernel) {
 		fprintf(stderr, "rtlab baseline unset: --kernel is for "
-			"'set'\n");
+				"'set'\n");
 		return EXIT_USAGE;
 	}
 	conn = cli_connect("baseline");
@@ -172,7 +175,8 @@ int cmd_baseline(int argc, char **argv)
 		if (db_baseline_unset(conn, board_id, testcase_id, tree, &err))
 			goto fail;
 		printf("baseline of %s / %s / tree '%s' unpinned: the default "
-		       "applies again\n", board, testcase, tree);
+		       "applies again\n",
+		       board, testcase, tree);
 		ret = 0;
 		goto out;
 	}
@@ -181,20 +185,23 @@ int cmd_baseline(int argc, char **argv)
 		goto fail;
 	if (!tree)
 		tree = ktree;
-	if (db_baseline_set(conn, board_id, testcase_id, tree, kernel_id,
-			    &err))
+	if (db_baseline_set(conn, board_id, testcase_id, tree, kernel_id, &err))
 		goto fail;
 	printf("baseline of %s / %s / tree '%s': kernel %d (%s)\n", board,
 	       testcase, tree, kernel_id, kernel);
 	if (strcmp(tree, ktree))
-		fprintf(stderr, "rtlab baseline set: note: kernel %s is of "
-			"tree '%s', not '%s'\n", kernel, ktree, tree);
+		fprintf(stderr,
+			"rtlab baseline set: note: kernel %s is of "
+			"tree '%s', not '%s'\n",
+			kernel, ktree, tree);
 	if (!db_series_clocks(conn, board_id, testcase_id, kernel_id, &clocks,
-			      &err) && !json_object_size(clocks))
-		fprintf(stderr, "rtlab baseline set: warning: kernel %s has no "
+			      &err) &&
+	    !json_object_size(clocks))
+		fprintf(stderr,
+			"rtlab baseline set: warning: kernel %s has no "
 			"complete runs on %s / %s yet; verdicts against it "
-			"stay INCONCLUSIVE until it has\n", kernel, board,
-			testcase);
+			"stay INCONCLUSIVE until it has\n",
+			kernel, board, testcase);
 	json_decref(clocks);
 	ret = 0;
 	goto out;

@@ -36,7 +36,8 @@ static void print_token(const char *name, const char *token, bool quiet)
 	}
 	printf("upload token for board '%s' (shown only this once: keep it,\n"
 	       "e.g. in the agent's --token; 'rtlab board token %s' makes a new one):\n"
-	       "%s\n", name, name, token);
+	       "%s\n",
+	       name, name, token);
 }
 
 /* The --definition file as compact JSON text (malloc'd), or NULL with @err
@@ -216,11 +217,12 @@ static int board_list(int argc, char **argv)
 		return 1;
 	}
 	if (!n)
-		fprintf(stderr, "no boards yet: register one with 'rtlab board add NAME'\n");
+		fprintf(stderr,
+			"no boards yet: register one with 'rtlab board add NAME'\n");
 	for (i = 0; i < n; i++)
 		printf("%-20s %-6s id %-4d %-9s since %s\n", b[i].name,
-		       b[i].kind, b[i].id, b[i].has_token ? "token" : "no-token",
-		       b[i].created_at);
+		       b[i].kind, b[i].id,
+		       b[i].has_token ? "token" : "no-token", b[i].created_at);
 	db_board_list_free(b, n);
 	return 0;
 }

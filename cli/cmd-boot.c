@@ -25,28 +25,28 @@
 static void boot_usage(FILE *out)
 {
 	fprintf(out,
-"usage: rtlab boot --testcase FILE --out BUNDLE [OPTIONS]\n\n"
-"Boot KERNEL on BOARD, run the testcase for DURATION seconds and write the\n"
-"result bundle.  A board that fails to boot, panics or hangs still yields a\n"
-"bundle, with status boot_failed, panic or hang and console.log.\n\n"
-"  -b, --board NAME|FILE    board definition (default qemu-icount)\n"
-"  -k, --kernel NAME|FILE   kernel definition (default debian-rt)\n"
-"  -t, --testcase FILE      testcase definition (required)\n"
-"  -d, --duration S         measurement seconds (default 5)\n"
-"  -o, --out FILE           bundle to write (required)\n"
-"      --run-id UUID        default: a new one\n"
-"      --agent PATH         rtlab-agent for the board (default: beside rtlab)\n"
-"      --append ARGS        extra kernel command line\n"
-"      --boot-timeout S     QEMU start to agent start (default: board's)\n"
-"      --hang-timeout S     agent start to bundle (default: from the board)\n"
-"      --keep               keep the work directory (console.log, initrd)\n"
-"  -q, --quiet              no progress line (shown only on a terminal)\n"
-"      --inject-fault F     TESTS ONLY: panic, hang or corrupt the board\n\n"
-"       rtlab boot --inspect BUNDLE\n"
-"  checks a bundle (manifest, listed files, cyclictest.json) and prints\n"
-"  what it says as key=value lines.\n\n"
-"Exit status: 0 complete, 3 bundle written with another status, 1 no\n"
-"bundle (bad definition, kernel not fetchable, ...), 2 usage.\n");
+		"usage: rtlab boot --testcase FILE --out BUNDLE [OPTIONS]\n\n"
+		"Boot KERNEL on BOARD, run the testcase for DURATION seconds and write the\n"
+		"result bundle.  A board that fails to boot, panics or hangs still yields a\n"
+		"bundle, with status boot_failed, panic or hang and console.log.\n\n"
+		"  -b, --board NAME|FILE    board definition (default qemu-icount)\n"
+		"  -k, --kernel NAME|FILE   kernel definition (default debian-rt)\n"
+		"  -t, --testcase FILE      testcase definition (required)\n"
+		"  -d, --duration S         measurement seconds (default 5)\n"
+		"  -o, --out FILE           bundle to write (required)\n"
+		"      --run-id UUID        default: a new one\n"
+		"      --agent PATH         rtlab-agent for the board (default: beside rtlab)\n"
+		"      --append ARGS        extra kernel command line\n"
+		"      --boot-timeout S     QEMU start to agent start (default: board's)\n"
+		"      --hang-timeout S     agent start to bundle (default: from the board)\n"
+		"      --keep               keep the work directory (console.log, initrd)\n"
+		"  -q, --quiet              no progress line (shown only on a terminal)\n"
+		"      --inject-fault F     TESTS ONLY: panic, hang or corrupt the board\n\n"
+		"       rtlab boot --inspect BUNDLE\n"
+		"  checks a bundle (manifest, listed files, cyclictest.json) and prints\n"
+		"  what it says as key=value lines.\n\n"
+		"Exit status: 0 complete, 3 bundle written with another status, 1 no\n"
+		"bundle (bad definition, kernel not fetchable, ...), 2 usage.\n");
 }
 
 /*
@@ -78,8 +78,8 @@ static int boot_inspect(const char *path)
 	if (m.error)
 		printf("error=%s\n", m.error);
 	printf("run_id=%s\nboard=%s\nkernel_release=%s\n"
-	       "kernel_realtime=%d\nclock=%s\n", m.run_id, m.board,
-	       m.kernel_release, m.kernel_realtime, m.clock);
+	       "kernel_realtime=%d\nclock=%s\n",
+	       m.run_id, m.board, m.kernel_release, m.kernel_realtime, m.clock);
 	for (i = 0; i < b->nfiles; i++)
 		printf("file=%s %zu\n", b->files[i].name, b->files[i].size);
 	if (manifest_verify_files(&m, b, &err)) {
@@ -93,8 +93,8 @@ static int boot_inspect(const char *path)
 			printf("cyclictest=invalid %s\n", err.msg);
 			goto out;
 		}
-		printf("cyclictest=valid threads=%u realtime=%d\n",
-		       ct.nthreads, ct.realtime);
+		printf("cyclictest=valid threads=%u realtime=%d\n", ct.nthreads,
+		       ct.realtime);
 		for (i = 0; i < ct.nthreads; i++)
 			printf("cyclictest_thread=%u samples=%llu max_us=%u\n",
 			       i, (unsigned long long)ct.threads[i].samples,
@@ -110,8 +110,16 @@ out:
 
 int cmd_boot(int argc, char **argv)
 {
-	enum { O_RUNID = 256, O_AGENT, O_APPEND, O_BOOTTO, O_HANGTO, O_KEEP,
-	       O_FAULT, O_INSPECT };
+	enum {
+		O_RUNID = 256,
+		O_AGENT,
+		O_APPEND,
+		O_BOOTTO,
+		O_HANGTO,
+		O_KEEP,
+		O_FAULT,
+		O_INSPECT
+	};
 	static const struct option opts[] = {
 		{ "board", required_argument, NULL, 'b' },
 		{ "kernel", required_argument, NULL, 'k' },
@@ -193,9 +201,11 @@ int cmd_boot(int argc, char **argv)
 			else if (!strcmp(optarg, "corrupt"))
 				o.fault = BOARD_FAULT_CORRUPT;
 			else {
-				fprintf(stderr, "rtlab boot: --inject-fault: "
+				fprintf(stderr,
+					"rtlab boot: --inject-fault: "
 					"expected panic, hang or corrupt, got "
-					"'%s'\n", optarg);
+					"'%s'\n",
+					optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -211,9 +221,10 @@ int cmd_boot(int argc, char **argv)
 	}
 	o.progress = !quiet && isatty(2);
 	if (optind != argc || !testcase || !out) {
-		fprintf(stderr, "rtlab boot: %s\n", optind != argc ?
-			"unexpected argument" : "--testcase and --out are "
-			"required");
+		fprintf(stderr, "rtlab boot: %s\n",
+			optind != argc ? "unexpected argument" :
+					 "--testcase and --out are "
+					 "required");
 		boot_usage(stderr);
 		return EXIT_USAGE;
 	}

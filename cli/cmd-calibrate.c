@@ -33,9 +33,9 @@
 #include "progress.h"
 #include "regress.h"
 
-#define CAL_MAX_SPINS		16
-#define CAL_DEFAULT_SPINS	"50,200,1000"
-#define CAL_MODULE_NAME		"rtlab_inject"
+#define CAL_MAX_SPINS 16
+#define CAL_DEFAULT_SPINS "50,200,1000"
+#define CAL_MODULE_NAME "rtlab_inject"
 
 struct cal_opts {
 	const char *board, *kernel, *testcase, *keep, *mode;
@@ -62,39 +62,39 @@ struct cal {
 static void cal_usage(FILE *f)
 {
 	fprintf(f,
-"usage: rtlab calibrate --board B [--kernel K] [--testcase T] [--pairs N]\n"
-"                       [--runs R] [--spins 50,200,1000] [--duration S]\n"
-"                       [--mode user|preempt|irq] [--period-ms M]\n"
-"                       [--jitter-pct P] [--json] [--no-store] [--keep DIR]\n"
-"\n"
-"Measure how far the lab can be trusted on board B: N A/A comparisons (R\n"
-"clean runs against R clean runs of the same kernel and testcase) give the\n"
-"false-alarm rate; for each spin size, N comparisons of R injected runs\n"
-"against R clean ones give the detection rate.  Both with exact 95 %%\n"
-"intervals, and the smallest injection caught in >= 90 %% of comparisons.\n"
-"The result is stored in boards.calibration (the board is registered if\n"
-"needed) unless --no-store or the database cannot be reached.\n"
-"\n"
-"  -b, --board B        'local' (rtlab-agent on this host) or a virtual\n"
-"                       board (qemu-icount, ...)\n"
-"  -k, --kernel K       kernel definition for a virtual board (debian-rt)\n"
-"  -t, --testcase T     name or file (default calibrate-idle)\n"
-"  -n, --pairs N        comparisons of each kind (default 2)\n"
-"  -r, --runs R         runs per side (default 5, what the verdict needs)\n"
-"  -s, --spins LIST     injected spin sizes in us (default %s)\n"
-"  -d, --duration S     seconds per run (default 10)\n"
-"      --mode M         injector: user (SCHED_FIFO 99 spinner; the local\n"
-"                       board's default) or preempt/irq (the rtlab_inject\n"
-"                       module, built for the kernel; virtual boards')\n"
-"      --period-ms M    mean time between spins (default 50 local, 100\n"
-"                       virtual)\n"
-"      --jitter-pct P   +/- on the period, 0..100 (default 50)\n"
-"      --json           print the result as JSON\n"
-"      --no-store       do not store it in the database\n"
-"      --keep DIR       keep the bundles and testcases in DIR\n"
-"  -q, --quiet          no progress line\n"
-"\n"
-"Exit status: 0 calibrated, 1 a run or comparison failed, 2 usage.\n",
+		"usage: rtlab calibrate --board B [--kernel K] [--testcase T] [--pairs N]\n"
+		"                       [--runs R] [--spins 50,200,1000] [--duration S]\n"
+		"                       [--mode user|preempt|irq] [--period-ms M]\n"
+		"                       [--jitter-pct P] [--json] [--no-store] [--keep DIR]\n"
+		"\n"
+		"Measure how far the lab can be trusted on board B: N A/A comparisons (R\n"
+		"clean runs against R clean runs of the same kernel and testcase) give the\n"
+		"false-alarm rate; for each spin size, N comparisons of R injected runs\n"
+		"against R clean ones give the detection rate.  Both with exact 95 %%\n"
+		"intervals, and the smallest injection caught in >= 90 %% of comparisons.\n"
+		"The result is stored in boards.calibration (the board is registered if\n"
+		"needed) unless --no-store or the database cannot be reached.\n"
+		"\n"
+		"  -b, --board B        'local' (rtlab-agent on this host) or a virtual\n"
+		"                       board (qemu-icount, ...)\n"
+		"  -k, --kernel K       kernel definition for a virtual board (debian-rt)\n"
+		"  -t, --testcase T     name or file (default calibrate-idle)\n"
+		"  -n, --pairs N        comparisons of each kind (default 2)\n"
+		"  -r, --runs R         runs per side (default 5, what the verdict needs)\n"
+		"  -s, --spins LIST     injected spin sizes in us (default %s)\n"
+		"  -d, --duration S     seconds per run (default 10)\n"
+		"      --mode M         injector: user (SCHED_FIFO 99 spinner; the local\n"
+		"                       board's default) or preempt/irq (the rtlab_inject\n"
+		"                       module, built for the kernel; virtual boards')\n"
+		"      --period-ms M    mean time between spins (default 50 local, 100\n"
+		"                       virtual)\n"
+		"      --jitter-pct P   +/- on the period, 0..100 (default 50)\n"
+		"      --json           print the result as JSON\n"
+		"      --no-store       do not store it in the database\n"
+		"      --keep DIR       keep the bundles and testcases in DIR\n"
+		"  -q, --quiet          no progress line\n"
+		"\n"
+		"Exit status: 0 calibrated, 1 a run or comparison failed, 2 usage.\n",
 		CAL_DEFAULT_SPINS);
 }
 
@@ -109,7 +109,8 @@ static int parse_spins(const char *s, struct cal_opts *o)
 	for (tok = strtok_r(copy, ",", &save); tok && !ret;
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (o->nspins == CAL_MAX_SPINS) {
-			fprintf(stderr, "rtlab calibrate: --spins: at most %d sizes\n",
+			fprintf(stderr,
+				"rtlab calibrate: --spins: at most %d sizes\n",
 				CAL_MAX_SPINS);
 			ret = -EINVAL;
 			break;
@@ -118,7 +119,8 @@ static int parse_spins(const char *s, struct cal_opts *o)
 			       &o->spins[o->nspins++]);
 	}
 	if (!ret && !o->nspins) {
-		fprintf(stderr, "rtlab calibrate: --spins '%s': expected sizes in us such as 50,200,1000\n",
+		fprintf(stderr,
+			"rtlab calibrate: --spins '%s': expected sizes in us such as 50,200,1000\n",
 			s);
 		ret = -EINVAL;
 	}
@@ -158,48 +160,77 @@ static int cal_parse(int argc, char **argv, struct cal_opts *o)
 	if (parse_spins(CAL_DEFAULT_SPINS, o))
 		return EXIT_USAGE;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "b:k:t:n:r:s:d:qh", opts,
-				NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:k:t:n:r:s:d:qh", opts, NULL)) !=
+	       -1) {
 		switch (c) {
-		case 'b': o->board = optarg; break;
-		case 'k': o->kernel = optarg; break;
-		case 't': o->testcase = optarg; break;
-		case 'n': bad |= opt_uint("calibrate", "--pairs", optarg,
-					  1, 1000, &o->pairs);
-			  break;
-		case 'r': bad |= opt_uint("calibrate", "--runs", optarg,
-					  2, 1000, &o->runs);
-			  break;
-		case 's': bad |= parse_spins(optarg, o); break;
-		case 'd': bad |= opt_uint("calibrate", "--duration", optarg,
-					  1, 86400, &o->duration_s);
-			  break;
-		case 'M': o->mode = optarg; break;
-		case 'P': bad |= opt_uint("calibrate", "--period-ms", optarg,
-					  1, 60000, &o->period_ms);
-			  break;
-		case 'J': bad |= opt_uint("calibrate", "--jitter-pct", optarg,
-					  0, 100, &o->jitter_pct);
-			  break;
-		case 'j': o->json = true; break;
-		case 'N': o->store = false; break;
-		case 'K': o->keep = optarg; break;
-		case 'q': o->quiet = true; break;
-		case 'h': cal_usage(stdout); return -1;
-		default: cal_usage(stderr); return EXIT_USAGE;
+		case 'b':
+			o->board = optarg;
+			break;
+		case 'k':
+			o->kernel = optarg;
+			break;
+		case 't':
+			o->testcase = optarg;
+			break;
+		case 'n':
+			bad |= opt_uint("calibrate", "--pairs", optarg, 1, 1000,
+					&o->pairs);
+			break;
+		case 'r':
+			bad |= opt_uint("calibrate", "--runs", optarg, 2, 1000,
+					&o->runs);
+			break;
+		case 's':
+			bad |= parse_spins(optarg, o);
+			break;
+		case 'd':
+			bad |= opt_uint("calibrate", "--duration", optarg, 1,
+					86400, &o->duration_s);
+			break;
+		case 'M':
+			o->mode = optarg;
+			break;
+		case 'P':
+			bad |= opt_uint("calibrate", "--period-ms", optarg, 1,
+					60000, &o->period_ms);
+			break;
+		case 'J':
+			bad |= opt_uint("calibrate", "--jitter-pct", optarg, 0,
+					100, &o->jitter_pct);
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'N':
+			o->store = false;
+			break;
+		case 'K':
+			o->keep = optarg;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			cal_usage(stdout);
+			return -1;
+		default:
+			cal_usage(stderr);
+			return EXIT_USAGE;
 		}
 	}
 	if (bad)
 		return EXIT_USAGE;
 	if (optind < argc || !o->board) {
-		fprintf(stderr, "rtlab calibrate: %s\n", optind < argc ?
-			"unexpected argument" : "--board is required");
+		fprintf(stderr, "rtlab calibrate: %s\n",
+			optind < argc ? "unexpected argument" :
+					"--board is required");
 		cal_usage(stderr);
 		return EXIT_USAGE;
 	}
 	if (o->mode && strcmp(o->mode, "user") && strcmp(o->mode, "preempt") &&
 	    strcmp(o->mode, "irq")) {
-		fprintf(stderr, "rtlab calibrate: --mode '%s': expected user, preempt or irq\n",
+		fprintf(stderr,
+			"rtlab calibrate: --mode '%s': expected user, preempt or irq\n",
 			o->mode);
 		return EXIT_USAGE;
 	}
@@ -238,26 +269,30 @@ static int cal_prepare(struct cal *c)
 		c->o.period_ms = c->local ? 50 : 100;
 	for (i = 0; i < c->o.nspins; i++)
 		if (c->o.spins[i] * 2ULL > c->o.period_ms * 1000ULL) {
-			fprintf(stderr, "rtlab calibrate: --spins %u: expected at most half of the period (%u ms)\n",
+			fprintf(stderr,
+				"rtlab calibrate: --spins %u: expected at most half of the period (%u ms)\n",
 				c->o.spins[i], c->o.period_ms);
 			return EXIT_USAGE;
 		}
 	c->tc_path = testcase_path(c->o.testcase);
 	if (!c->tc_path || access(c->tc_path, R_OK)) {
-		fprintf(stderr, "rtlab calibrate: testcase %s: cannot read %s\n",
+		fprintf(stderr,
+			"rtlab calibrate: testcase %s: cannot read %s\n",
 			c->o.testcase, c->tc_path ? c->tc_path : "?");
 		return EXIT_USAGE;
 	}
 	if (c->local) {
 		if (c->o.kernel) {
-			fprintf(stderr, "rtlab calibrate: --kernel is for virtual boards; the local board runs this host's kernel\n");
+			fprintf(stderr,
+				"rtlab calibrate: --kernel is for virtual boards; the local board runs this host's kernel\n");
 			return EXIT_USAGE;
 		}
 		uname(&u);
 		snprintf(c->release, sizeof(c->release), "%s", u.release);
 		c->agent = rtlab_agent_path();
 		if (!c->agent) {
-			fprintf(stderr, "rtlab calibrate: cannot find rtlab-agent (set RTLAB_AGENT)\n");
+			fprintf(stderr,
+				"rtlab calibrate: cannot find rtlab-agent (set RTLAB_AGENT)\n");
 			return 1;
 		}
 	} else {
@@ -282,11 +317,13 @@ static int cal_prepare(struct cal *c)
 	if (c->o.keep) {
 		snprintf(c->work, sizeof(c->work), "%s", c->o.keep);
 		if (mkdir_p(c->work, 0755, &err)) {
-			fprintf(stderr, "rtlab calibrate: --keep: %s\n", err.msg);
+			fprintf(stderr, "rtlab calibrate: --keep: %s\n",
+				err.msg);
 			return 1;
 		}
 	} else {
-		snprintf(c->work, sizeof(c->work), "/tmp/rtlab-calibrate.XXXXXX");
+		snprintf(c->work, sizeof(c->work),
+			 "/tmp/rtlab-calibrate.XXXXXX");
 		if (!mkdtemp(c->work)) {
 			fprintf(stderr, "rtlab calibrate: %s: %s\n", c->work,
 				strerror(errno));
@@ -310,8 +347,9 @@ static int cal_prepare(struct cal *c)
 		if (!ret) {
 			c->module_cpio = path_join(c->work, "inject.cpio.gz");
 			ret = c->module_cpio ?
-			      module_archive(ko, c->release, c->module_cpio,
-					     &err) : -ENOMEM;
+				      module_archive(ko, c->release,
+						     c->module_cpio, &err) :
+				      -ENOMEM;
 		}
 		free(ko);
 		if (ret) {
@@ -369,12 +407,12 @@ static int run_local(struct cal *c, const char *tc, const char *out,
 			dup2(fd, 1);
 			dup2(fd, 2);
 		}
-		execl(c->agent, c->agent, "run", "--testcase", tc,
-		      "--duration", dur, "--board", "local", "--clock", "host",
-		      "--out", out, (char *)NULL);
+		execl(c->agent, c->agent, "run", "--testcase", tc, "--duration",
+		      dur, "--board", "local", "--clock", "host", "--out", out,
+		      (char *)NULL);
 		execlp(c->agent, c->agent, "run", "--testcase", tc,
-		       "--duration", dur, "--board", "local", "--clock",
-		       "host", "--out", out, (char *)NULL);
+		       "--duration", dur, "--board", "local", "--clock", "host",
+		       "--out", out, (char *)NULL);
 		fprintf(stderr, "cannot run %s: %s\n", c->agent,
 			strerror(errno));
 		_exit(127);
@@ -415,16 +453,20 @@ static int cal_check_injected(const char *path, struct rtlab_err *err)
 			seed = strtoull(p + 8, NULL, 10);
 	}
 	if (!seed) {
-		rtlab_err_set(err, "%s: no injector command (with --seed) in manifest.json",
-			      path);
+		rtlab_err_set(
+			err,
+			"%s: no injector command (with --seed) in manifest.json",
+			path);
 		goto out;
 	}
 	text = d ? strndup((const char *)d->data, d->size) : NULL;
 	snprintf(key, sizeof(key), " seed=%llu injections=", seed);
 	p = text ? strstr(text, key) : NULL;
 	if (!p || strtoll(p + strlen(key), NULL, 10) <= 0) {
-		rtlab_err_set(err, "%s: the injector (seed %llu) did not inject: no 'stop ...%s' line with a count above 0 in dmesg.txt; agent.log in the bundle, and `rtlab-agent inject --help`, say more",
-			      path, seed, key);
+		rtlab_err_set(
+			err,
+			"%s: the injector (seed %llu) did not inject: no 'stop ...%s' line with a count above 0 in dmesg.txt; agent.log in the bundle, and `rtlab-agent inject --help`, say more",
+			path, seed, key);
 		goto out;
 	}
 	ret = 0;
@@ -446,14 +488,14 @@ static int cal_run(struct cal *c, const char *tc, bool injected,
 	int ret;
 
 	c->done++;
-	snprintf(phase, sizeof(phase), "run %u/%u %s", c->done, c->total,
-		 what);
+	snprintf(phase, sizeof(phase), "run %u/%u %s", c->done, c->total, what);
 	progress_phase(&c->prog, phase);
 	snprintf(logp, sizeof(logp), "%s.log", out);
 	if (c->local) {
 		ret = run_local(c, tc, out, logp);
 		if (ret) {
-			fprintf(stderr, "rtlab calibrate: board local, run %u (%s) failed; rtlab-agent said:\n",
+			fprintf(stderr,
+				"rtlab calibrate: board local, run %u (%s) failed; rtlab-agent said:\n",
 				c->done, what);
 			show_log(logp);
 		}
@@ -466,7 +508,8 @@ static int cal_run(struct cal *c, const char *tc, bool injected,
 		fprintf(stderr, "rtlab calibrate: board %s, run %u (%s): %s\n",
 			c->b->name, c->done, what, err.msg);
 	} else if (strcmp(info.status, "complete")) {
-		fprintf(stderr, "rtlab calibrate: board %s, run %u (%s): status %s; the bundle is %s\n",
+		fprintf(stderr,
+			"rtlab calibrate: board %s, run %u (%s): status %s; the bundle is %s\n",
 			c->b->name, c->done, what, info.status, out);
 		ret = -EIO;
 	}
@@ -522,20 +565,23 @@ static int cal_measure(struct cal *c, char ***paths, unsigned int nsets)
 			for (set = 0; set < nsets; set++) {
 				bool inj = set >= 2 * N;
 				unsigned int r = inj ? (set - 2 * N) % N :
-						 set / 2;
+						       set / 2;
 
 				if (r != round)
 					continue;
 				s = inj ? (set - 2 * N) / N : 0;
 				if (inj)
 					snprintf(what, sizeof(what),
-						 "injected %u us", c->o.spins[s]);
+						 "injected %u us",
+						 c->o.spins[s]);
 				else
 					snprintf(what, sizeof(what), "clean");
-				if (asprintf(&paths[set][i], "%s/set%u-run%u.bundle",
-					     c->work, set, i) < 0)
+				if (asprintf(&paths[set][i],
+					     "%s/set%u-run%u.bundle", c->work,
+					     set, i) < 0)
 					return -ENOMEM;
-				ret = cal_run(c, inj ? c->inj_tc[s] : c->tc_path,
+				ret = cal_run(c,
+					      inj ? c->inj_tc[s] : c->tc_path,
 					      inj, paths[set][i], what);
 				if (ret)
 					return ret;
@@ -596,7 +642,7 @@ int cmd_calibrate(int argc, char **argv)
 		ret = verdict_compare_bundles((const char *const *)paths[base],
 					      c.o.runs,
 					      (const char *const *)
-					      paths[inj ? set : set + 1],
+						      paths[inj ? set : set + 1],
 					      c.o.runs, &verdicts[ncmp], &err);
 		if (ret) {
 			fprintf(stderr, "rtlab calibrate: comparing runs: %s\n",
@@ -605,29 +651,27 @@ int cmd_calibrate(int argc, char **argv)
 			goto out;
 		}
 		cmps[ncmp].injected = inj;
-		cmps[ncmp].spin_us = inj ? c.o.spins[(set - 2 * c.o.pairs) /
-						     c.o.pairs] : 0;
+		cmps[ncmp].spin_us =
+			inj ? c.o.spins[(set - 2 * c.o.pairs) / c.o.pairs] : 0;
 		cmps[ncmp].verdict = verdicts[ncmp];
 		ncmp++;
 	}
 	now = iso_now();
 	about = json_pack("{s:s, s:s, s:s?, s:s?, s:s, s:s?, s:I, s:I, s:I, "
 			  "s:{s:s, s:I, s:I}, s:s?}",
-		"board", c.local ? "local" : c.b->name,
-		"kind", c.local ? "local" : "qemu",
-		"clock", json_string_value(json_object_get(verdicts[0],
+			  "board", c.local ? "local" : c.b->name, "kind",
+			  c.local ? "local" : "qemu", "clock",
+			  json_string_value(json_object_get(verdicts[0],
 							    "clock")),
-		"kernel", c.local ? NULL : c.k->name,
-		"kernel_release", c.release,
-		"testcase", json_string_value(json_object_get(verdicts[0],
-							       "testcase")),
-		"duration_s", (json_int_t)c.o.duration_s,
-		"runs_per_side", (json_int_t)c.o.runs,
-		"pairs", (json_int_t)c.o.pairs,
-		"injector", "mode", c.o.mode,
-		"period_ms", (json_int_t)c.o.period_ms,
-		"jitter_pct", (json_int_t)c.o.jitter_pct,
-		"created_at", now);
+			  "kernel", c.local ? NULL : c.k->name,
+			  "kernel_release", c.release, "testcase",
+			  json_string_value(json_object_get(verdicts[0],
+							    "testcase")),
+			  "duration_s", (json_int_t)c.o.duration_s,
+			  "runs_per_side", (json_int_t)c.o.runs, "pairs",
+			  (json_int_t)c.o.pairs, "injector", "mode", c.o.mode,
+			  "period_ms", (json_int_t)c.o.period_ms, "jitter_pct",
+			  (json_int_t)c.o.jitter_pct, "created_at", now);
 	result = about ? calibrate_result_json(about, cmps, ncmp) : NULL;
 	if (!result) {
 		fprintf(stderr, "rtlab calibrate: out of memory\n");
@@ -642,13 +686,15 @@ int cmd_calibrate(int argc, char **argv)
 	}
 	if (c.o.store) {
 		conn = db_connect(&err);
-		if (!conn || calibrate_store(conn, c.local ? "local" :
-					     c.b->name, c.local ? "local" :
-					     "qemu", result, &err))
-			fprintf(stderr, "rtlab calibrate: warning: not stored: %s\n",
+		if (!conn ||
+		    calibrate_store(conn, c.local ? "local" : c.b->name,
+				    c.local ? "local" : "qemu", result, &err))
+			fprintf(stderr,
+				"rtlab calibrate: warning: not stored: %s\n",
 				err.msg);
 		else if (!c.o.quiet)
-			fprintf(stderr, "rtlab calibrate: stored in boards.calibration of board %s\n",
+			fprintf(stderr,
+				"rtlab calibrate: stored in boards.calibration of board %s\n",
 				c.local ? "local" : c.b->name);
 		db_disconnect(conn);
 	}

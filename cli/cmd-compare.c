@@ -46,7 +46,7 @@ static void compare_usage(FILE *out)
 /* Options of compare, parsed from argv[0..argc). */
 struct compare_opts {
 	const char *board, *testcase, *base, *cand, *clock;
-	char *base_runs, *cand_runs;	/* "{1,2}", malloc'd */
+	char *base_runs, *cand_runs; /* "{1,2}", malloc'd */
 	bool as_json, store;
 };
 
@@ -112,7 +112,8 @@ static int compare_parse(int argc, char **argv, struct compare_opts *o)
 			free(*dst);
 			*dst = run_ids_literal(optarg);
 			if (!*dst) {
-				fprintf(stderr, "rtlab compare: --%s-runs %s: "
+				fprintf(stderr,
+					"rtlab compare: --%s-runs %s: "
 					"expected run ids separated by commas, "
 					"e.g. 4,5,6\n",
 					c == 'X' ? "baseline" : "candidate",
@@ -143,14 +144,16 @@ static int compare_offline(struct compare_opts *o, char **base, int nbase,
 
 	if (o->board || o->testcase || o->base || o->cand || o->clock ||
 	    o->base_runs || o->cand_runs || o->store) {
-		fprintf(stderr, "rtlab compare: --board, --testcase, "
+		fprintf(stderr,
+			"rtlab compare: --board, --testcase, "
 			"--baseline, --candidate, --clock, the run lists and "
 			"--store are for the "
 			"database; bundles carry their own\n");
 		return EXIT_USAGE;
 	}
 	if (!nbase || !ncand) {
-		fprintf(stderr, "rtlab compare: expected BASE.bundle... -- "
+		fprintf(stderr,
+			"rtlab compare: expected BASE.bundle... -- "
 			"CAND.bundle... (no %s bundles given)\n",
 			!nbase ? "baseline" : "candidate");
 		return EXIT_USAGE;
@@ -179,8 +182,8 @@ static int compare_db(struct compare_opts *o)
 
 	if (!o->board || !o->testcase || !o->base || !o->cand) {
 		fprintf(stderr, "rtlab compare: --board, --testcase, "
-			"--baseline and --candidate are all needed (or "
-			"bundles: BASE.bundle... -- CAND.bundle...)\n");
+				"--baseline and --candidate are all needed (or "
+				"bundles: BASE.bundle... -- CAND.bundle...)\n");
 		return EXIT_USAGE;
 	}
 	conn = cli_connect("compare");
@@ -209,8 +212,10 @@ static int compare_db(struct compare_opts *o)
 		int64_t id;
 
 		if (verdict_store(conn, &vp, v, &id, NULL, &err)) {
-			fprintf(stderr, "rtlab compare: storing the verdict: "
-				"%s\n", err.msg);
+			fprintf(stderr,
+				"rtlab compare: storing the verdict: "
+				"%s\n",
+				err.msg);
 			goto out;
 		}
 		if (!o->as_json)
@@ -240,9 +245,11 @@ int cmd_compare(int argc, char **argv)
 		ret = compare_offline(&o, argv + optind, sep - optind,
 				      argv + sep + 1, argc - sep - 1);
 	else if (optind < sep) {
-		fprintf(stderr, "rtlab compare: unexpected argument '%s' "
+		fprintf(stderr,
+			"rtlab compare: unexpected argument '%s' "
 			"(bundles are compared as BASE.bundle... -- "
-			"CAND.bundle...)\n", argv[optind]);
+			"CAND.bundle...)\n",
+			argv[optind]);
 		ret = EXIT_USAGE;
 	} else {
 		ret = compare_db(&o);

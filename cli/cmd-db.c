@@ -99,8 +99,8 @@ static int do_migrate(PGconn *conn, const char *verb)
 			   "SELECT max(version) FROM schema_version", 0, NULL,
 			   &version))
 		version = 0;
-	printf("schema: applied %d migration%s from %s; version %" PRId64
-	       "\n", n, n == 1 ? "" : "s", schema, version);
+	printf("schema: applied %d migration%s from %s; version %" PRId64 "\n",
+	       n, n == 1 ? "" : "s", schema, version);
 	free(schema);
 	return 0;
 }
@@ -158,7 +158,9 @@ static int db_start(int argc, char **argv)
 	if (was_running)
 		printf("embedded PostgreSQL already running (pid %d), socket in %s, port %d%s\n",
 		       cluster_running(&c), c.run_dir, c.port,
-		       port && port != c.port ? " (--tcp ignored: stop it first)" : "");
+		       port && port != c.port ?
+			       " (--tcp ignored: stop it first)" :
+			       "");
 	else if (port)
 		printf("embedded PostgreSQL started: socket in %s and 127.0.0.1 port %d, log %s\n",
 		       c.run_dir, c.port, c.log_path);
@@ -210,8 +212,8 @@ static void print_count(PGconn *conn, const char *label, const char *sql)
 	int64_t n = 0;
 
 	if (db_query_int64(conn, &err, sql, 0, NULL, &n))
-		printf("%-10s ? (%s)\n", label, err.msg[0] ? err.msg :
-		       "no answer");
+		printf("%-10s ? (%s)\n", label,
+		       err.msg[0] ? err.msg : "no answer");
 	else
 		printf("%-10s %" PRId64 "\n", label, n);
 }
@@ -264,8 +266,8 @@ static int db_status(void)
 		return 1;
 	}
 	ret = db_query_int64(conn, &err,
-			     "SELECT max(version) FROM schema_version", 0,
-			     NULL, &version);
+			     "SELECT max(version) FROM schema_version", 0, NULL,
+			     &version);
 	if (ret == 0)
 		printf("%-10s version %" PRId64 "\n", "schema:", version);
 	else

@@ -30,11 +30,11 @@ static void export_usage(FILE *out)
 		"then (e.g. 2026-12-01)\n"
 		"  -o, --output FILE write there instead of standard output\n"
 		"  --origin NAME     the KCIDB origin, prefix of every id "
-		"(default %s)\n", KCIDB_DEFAULT_ORIGIN);
+		"(default %s)\n",
+		KCIDB_DEFAULT_ORIGIN);
 }
 
-static int export_kcidb(const char *since, const char *file,
-			const char *origin)
+static int export_kcidb(const char *since, const char *file, const char *origin)
 {
 	struct rtlab_err err = { "" };
 	json_t *data = NULL, *doc = NULL;
@@ -57,8 +57,10 @@ static int export_kcidb(const char *since, const char *file,
 		goto out;
 	}
 	if (kcidb_validate(doc, origin, &err)) {
-		fprintf(stderr, "rtlab export: the export breaks a KCIDB rule, "
-			"not written: %s\n", err.msg);
+		fprintf(stderr,
+			"rtlab export: the export breaks a KCIDB rule, "
+			"not written: %s\n",
+			err.msg);
 		goto out;
 	}
 	f = file ? fopen(file, "w") : stdout;
@@ -75,7 +77,8 @@ static int export_kcidb(const char *since, const char *file,
 		goto out;
 	}
 	f = NULL;
-	fprintf(stderr, "rtlab export: KCIDB %d.%d, origin %s: %zu checkouts, "
+	fprintf(stderr,
+		"rtlab export: KCIDB %d.%d, origin %s: %zu checkouts, "
 		"%zu builds, %zu tests, %zu issues, %zu incidents%s%s\n",
 		KCIDB_MAJOR, KCIDB_MINOR, origin,
 		json_array_size(json_object_get(doc, "checkouts")),
@@ -138,9 +141,11 @@ int cmd_export(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (!*origin || strspn(origin, "abcdefghijklmnopqrstuvwxyz"
-			       "0123456789_") != strlen(origin)) {
-		fprintf(stderr, "rtlab export: --origin '%s': expected "
-			"lower-case letters, digits and '_'\n", origin);
+				       "0123456789_") != strlen(origin)) {
+		fprintf(stderr,
+			"rtlab export: --origin '%s': expected "
+			"lower-case letters, digits and '_'\n",
+			origin);
 		return EXIT_USAGE;
 	}
 	return export_kcidb(since, file, origin);

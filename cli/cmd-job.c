@@ -19,23 +19,22 @@
 #include "common.h"
 #include "log.h"
 
-
 static void job_usage(FILE *out)
 {
 	fprintf(out,
-"usage: rtlab job add --kernel K --board B --testcase T [--repeat N]\n"
-"                     [--duration S] [--quiet]\n\n"
-"Queue N jobs (default 1), each one run of testcase T with kernel K on\n"
-"board B, after checking all three.  Prints the new job ids.\n\n"
-"  -k, --kernel K     'host' on a local board (the kernel it runs); a\n"
-"                     kernel definition name (kernels/K.yaml) or path on\n"
-"                     a qemu board\n"
-"  -b, --board B      a registered board (rtlab board list)\n"
-"  -t, --testcase T   a testcase name (testcases/T.yaml) or path\n"
-"  -n, --repeat N     queue N jobs (1 to %u); each is one boot and run\n"
-"  -d, --duration S   measure S seconds instead of the testcase's\n"
-"  -q, --quiet        print the ids alone, one a line\n\n"
-"Exit status: 0 queued, 1 invalid job or database error, 2 usage.\n",
+		"usage: rtlab job add --kernel K --board B --testcase T [--repeat N]\n"
+		"                     [--duration S] [--quiet]\n\n"
+		"Queue N jobs (default 1), each one run of testcase T with kernel K on\n"
+		"board B, after checking all three.  Prints the new job ids.\n\n"
+		"  -k, --kernel K     'host' on a local board (the kernel it runs); a\n"
+		"                     kernel definition name (kernels/K.yaml) or path on\n"
+		"                     a qemu board\n"
+		"  -b, --board B      a registered board (rtlab board list)\n"
+		"  -t, --testcase T   a testcase name (testcases/T.yaml) or path\n"
+		"  -n, --repeat N     queue N jobs (1 to %u); each is one boot and run\n"
+		"  -d, --duration S   measure S seconds instead of the testcase's\n"
+		"  -q, --quiet        print the ids alone, one a line\n\n"
+		"Exit status: 0 queued, 1 invalid job or database error, 2 usage.\n",
 		JOBS_MAX_REPEAT);
 }
 
@@ -94,9 +93,10 @@ static int job_add(int argc, char **argv)
 		}
 	}
 	if (optind != argc || !spec.kernel || !spec.board || !spec.testcase) {
-		fprintf(stderr, "rtlab job add: %s\n", optind != argc ?
-			"unexpected argument" :
-			"--kernel, --board and --testcase are required");
+		fprintf(stderr, "rtlab job add: %s\n",
+			optind != argc ?
+				"unexpected argument" :
+				"--kernel, --board and --testcase are required");
 		job_usage(stderr);
 		return EXIT_USAGE;
 	}
@@ -106,8 +106,7 @@ static int job_add(int argc, char **argv)
 		return 1;
 	}
 	if (jobs_add(conn, &spec, &ids, &n, &err)) {
-		fprintf(stderr, "rtlab job add: %s; nothing queued\n",
-			err.msg);
+		fprintf(stderr, "rtlab job add: %s; nothing queued\n", err.msg);
 		goto out;
 	}
 	if (!quiet)
@@ -135,8 +134,10 @@ int cmd_job(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "add"))
 		return job_add(argc - 1, argv + 1);
-	fprintf(stderr, "rtlab job: unknown command '%s' (expected add; "
-		"'rtlab jobs' lists jobs)\n", argv[1]);
+	fprintf(stderr,
+		"rtlab job: unknown command '%s' (expected add; "
+		"'rtlab jobs' lists jobs)\n",
+		argv[1]);
 	job_usage(stderr);
 	return EXIT_USAGE;
 }

@@ -19,15 +19,14 @@
 #include "common.h"
 #include "log.h"
 
-
 static void jobs_usage(FILE *out)
 {
 	fprintf(out,
-"usage: rtlab jobs [--state queued|running|done|failed] [--limit N]\n\n"
-"List jobs, newest first: state, attempts, worker and its lease, the\n"
-"runs the job made (ids, and the uuid of the one that finished it) and\n"
-"the last error.  A running job whose lease shows 'expired' lost its\n"
-"worker and is claimed by the next one.\n");
+		"usage: rtlab jobs [--state queued|running|done|failed] [--limit N]\n\n"
+		"List jobs, newest first: state, attempts, worker and its lease, the\n"
+		"runs the job made (ids, and the uuid of the one that finished it) and\n"
+		"the last error.  A running job whose lease shows 'expired' lost its\n"
+		"worker and is claimed by the next one.\n");
 }
 
 static void job_print(const struct db_job *j)
@@ -40,14 +39,13 @@ static void job_print(const struct db_job *j)
 		snprintf(lease, sizeof(lease), "expired");
 	else
 		snprintf(lease, sizeof(lease), "%lds", j->lease_left_s);
-	printf("%-6" PRId64 " %-8s %d/%d  %-12s %-16s %-18s %-10s %s\n",
-	       j->id, j->state, j->attempts, j->max_attempts, j->board,
-	       j->kernel, j->testcase,
-	       j->phase ? j->phase : "-", j->worker ? j->worker : "-");
-	printf("       lease %s  runs %s  run_uuid %s  created %s%s%s\n",
-	       lease, j->run_ids ? j->run_ids : "-",
-	       j->run_uuid ? j->run_uuid : "-", j->created_at,
-	       j->finished_at ? "  finished " : "",
+	printf("%-6" PRId64 " %-8s %d/%d  %-12s %-16s %-18s %-10s %s\n", j->id,
+	       j->state, j->attempts, j->max_attempts, j->board, j->kernel,
+	       j->testcase, j->phase ? j->phase : "-",
+	       j->worker ? j->worker : "-");
+	printf("       lease %s  runs %s  run_uuid %s  created %s%s%s\n", lease,
+	       j->run_ids ? j->run_ids : "-", j->run_uuid ? j->run_uuid : "-",
+	       j->created_at, j->finished_at ? "  finished " : "",
 	       j->finished_at ? j->finished_at : "");
 	if (j->error)
 		printf("       error: %s\n", j->error);
@@ -75,9 +73,11 @@ int cmd_jobs(int argc, char **argv)
 		case 's':
 			state = optarg;
 			if (!db_job_state_valid(state)) {
-				fprintf(stderr, "rtlab jobs: --state '%s': "
+				fprintf(stderr,
+					"rtlab jobs: --state '%s': "
 					"expected queued, running, done or "
-					"failed\n", state);
+					"failed\n",
+					state);
 				return EXIT_USAGE;
 			}
 			break;
@@ -111,7 +111,8 @@ int cmd_jobs(int argc, char **argv)
 		return 1;
 	}
 	if (!n)
-		fprintf(stderr, "no jobs%s%s: queue some with 'rtlab job add'\n",
+		fprintf(stderr,
+			"no jobs%s%s: queue some with 'rtlab job add'\n",
 			state ? " in state " : "", state ? state : "");
 	else
 		printf("%-6s %-8s %-5s %-12s %-16s %-18s %-10s %s\n", "ID",

@@ -31,15 +31,16 @@ static void print_ident(const struct kernel_ident *id)
 	printf("kernel:   %s%s%s\n", id->name, id->tree ? "  tree " : "",
 	       id->tree ? id->tree : "");
 	if (id->package)
-		printf("package:  %s %s%s\n", id->package,
-		       id->package_version,
+		printf("package:  %s %s%s\n", id->package, id->package_version,
 		       id->fetched_now ? "  (downloaded now)" : "  (cached)");
 	printf("release:  %s\n", id->release);
 	printf("version:  %s\n", id->version ? id->version : "?");
-	printf("realtime: %s\n", id->realtime > 0 ? "yes (CONFIG_PREEMPT_RT=y)"
-	       : id->realtime == 0 ? "no" : "unknown");
-	printf("config:   %s\n", id->config_sha256[0] ? id->config_sha256 :
-	       "(none)");
+	printf("realtime: %s\n", id->realtime > 0 ?
+					 "yes (CONFIG_PREEMPT_RT=y)" :
+				 id->realtime == 0 ? "no" :
+						     "unknown");
+	printf("config:   %s\n",
+	       id->config_sha256[0] ? id->config_sha256 : "(none)");
 	printf("image:    %s\n", id->image_path);
 	if (id->modules_dir)
 		printf("modules:  %s\n", id->modules_dir);
@@ -76,7 +77,7 @@ static int kernel_list_cmd(const char *cache)
 
 	if (!dir) {
 		fprintf(stderr, "rtlab kernel list: no kernels/ directory "
-			"(set RTLAB_DATADIR)\n");
+				"(set RTLAB_DATADIR)\n");
 		return 1;
 	}
 	n = scandir(dir, &ents, NULL, alphasort);
@@ -103,8 +104,8 @@ static int kernel_list_cmd(const char *cache)
 		       k->kind == KERNEL_KIND_DEBIAN ? "debian" : "local",
 		       k->kind == KERNEL_KIND_DEBIAN ? k->package : k->image);
 		if (!kernel_cached(k, cache, &id, &err)) {
-			printf("%s (%s)\n", id.release, id.realtime > 0 ?
-			       "PREEMPT_RT" : "not RT");
+			printf("%s (%s)\n", id.release,
+			       id.realtime > 0 ? "PREEMPT_RT" : "not RT");
 			kernel_ident_cleanup(&id);
 		} else {
 			printf("no\n");

@@ -64,8 +64,7 @@ static int write_file(const char *cmd, const char *path, const void *data,
 		return -errno;
 	}
 	if (fwrite(data, 1, size, f) != size) {
-		fprintf(stderr, "rtlab plot %s: %s: write failed\n", cmd,
-			path);
+		fprintf(stderr, "rtlab plot %s: %s: write failed\n", cmd, path);
 		fclose(f);
 		return -EIO;
 	}
@@ -105,13 +104,27 @@ static int parse(int argc, char **argv, bool compare, struct plot_opts *o)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'b': o->board = optarg; break;
-		case 't': o->testcase = optarg; break;
-		case 'B': o->baseline = optarg; break;
-		case 'C': o->candidate = optarg; break;
-		case 'T': o->tree = optarg; break;
-		case 'k': o->clock = optarg; break;
-		case 'o': o->out = optarg; break;
+		case 'b':
+			o->board = optarg;
+			break;
+		case 't':
+			o->testcase = optarg;
+			break;
+		case 'B':
+			o->baseline = optarg;
+			break;
+		case 'C':
+			o->candidate = optarg;
+			break;
+		case 'T':
+			o->tree = optarg;
+			break;
+		case 'k':
+			o->clock = optarg;
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -128,12 +141,12 @@ static int parse(int argc, char **argv, bool compare, struct plot_opts *o)
 	}
 	if (compare && (o->tree)) {
 		fprintf(stderr, "rtlab plot compare: --tree belongs to "
-			"'rtlab plot trend'\n");
+				"'rtlab plot trend'\n");
 		return -EINVAL;
 	}
 	if (!compare && (o->baseline || o->candidate)) {
 		fprintf(stderr, "rtlab plot trend: --baseline and --candidate "
-			"belong to 'rtlab plot compare'\n");
+				"belong to 'rtlab plot compare'\n");
 		return -EINVAL;
 	}
 	if (!o->board)
@@ -153,8 +166,10 @@ static int parse(int argc, char **argv, bool compare, struct plot_opts *o)
 		return -EINVAL;
 	}
 	if (plot_format_parse(o->out, &o->fmt)) {
-		fprintf(stderr, "rtlab plot %s: -o '%s': expected a file name "
-			"ending in .png or .svg\n", argv[0], o->out);
+		fprintf(stderr,
+			"rtlab plot %s: -o '%s': expected a file name "
+			"ending in .png or .svg\n",
+			argv[0], o->out);
 		return -EINVAL;
 	}
 	return 0;
@@ -186,11 +201,13 @@ static int plot_mode(int argc, char **argv, bool compare)
 					     &err);
 	} else {
 		struct reporting_trend_query q = {
-			o.board, o.testcase, o.tree, o.clock,
+			o.board,
+			o.testcase,
+			o.tree,
+			o.clock,
 		};
 
-		ret = reporting_plot_trend(conn, &q, o.fmt, &img, &size,
-					   &err);
+		ret = reporting_plot_trend(conn, &q, o.fmt, &img, &size, &err);
 	}
 	if (ret)
 		fprintf(stderr, "rtlab plot %s: %s\n", argv[0], err.msg);
@@ -267,8 +284,10 @@ int cmd_plot(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (plot_format_parse(out_path, &fmt)) {
-		fprintf(stderr, "rtlab plot: -o '%s': expected a file name "
-			"ending in .png or .svg\n", out_path);
+		fprintf(stderr,
+			"rtlab plot: -o '%s': expected a file name "
+			"ending in .png or .svg\n",
+			out_path);
 		return EXIT_USAGE;
 	}
 	conn = cli_connect("plot");

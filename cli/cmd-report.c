@@ -67,8 +67,8 @@ static int parse_id(const char *s, int64_t *id)
 /* The list of attachment file names, for the reports table. */
 static json_t *files_json(const struct report *r, const char *dir)
 {
-	json_t *files = json_pack("{s:s?, s:s, s:[]}", "dir", dir,
-				  "summary", r->summary, "attachments");
+	json_t *files = json_pack("{s:s?, s:s, s:[]}", "dir", dir, "summary",
+				  r->summary, "attachments");
 	size_t i;
 
 	for (i = 0; files && i < r->natt; i++)
@@ -111,14 +111,15 @@ static int write_report(PGconn *conn, int64_t id, const char *dir_opt,
 	fj = files_json(&r, dir);
 	files = fj ? json_dumps(fj, JSON_COMPACT) : NULL;
 	if (!files || db_report_record(conn, id, 0, NULL, files, &err)) {
-		fprintf(stderr, "rtlab report: report written to %s, but not "
-			"recorded: %s\n", dir, files ? err.msg :
-			"out of memory");
+		fprintf(stderr,
+			"rtlab report: report written to %s, but not "
+			"recorded: %s\n",
+			dir, files ? err.msg : "out of memory");
 		goto out;
 	}
 	printf("rtlab report: verdict %" PRId64 " (%s) written to %s: "
-	       "report.txt, report.html, bug.json, %zu attachments\n", id,
-	       json_string_value(json_object_get(r.ctx, "verdict")), dir,
+	       "report.txt, report.html, bug.json, %zu attachments\n",
+	       id, json_string_value(json_object_get(r.ctx, "verdict")), dir,
 	       r.natt);
 	status = 0;
 out:
@@ -161,16 +162,14 @@ static int adapt_fields(const struct bz_client *bz, json_t *bug,
 }
 
 static int file_report(PGconn *conn, int64_t id, const char *url_opt,
-		       bool dry_run, bool force,
-		       const struct rtlab_config *cfg)
+		       bool dry_run, bool force, const struct rtlab_config *cfg)
 {
 	struct report_fields f = { cfg->bugzilla_product,
 				   cfg->bugzilla_component,
 				   cfg->bugzilla_version };
 	const char *env_key = getenv("RTLAB_BUGZILLA_API_KEY");
 	const char *url = url_opt ? url_opt : cfg->bugzilla_url;
-	const char *key = env_key && *env_key ? env_key :
-			  cfg->bugzilla_api_key;
+	const char *key = env_key && *env_key ? env_key : cfg->bugzilla_api_key;
 	struct rtlab_err err = { "" };
 	struct bz_client bz = { 0 };
 	struct report r = { 0 };
@@ -182,9 +181,10 @@ static int file_report(PGconn *conn, int64_t id, const char *url_opt,
 
 	ret = db_report_filed(conn, id, &bug_id, &bug_url, &err);
 	if (!ret) {
-		fprintf(stderr, "rtlab report file: verdict %" PRId64
-			" is already filed as bug %" PRId64 " (%s)\n", id,
-			bug_id, bug_url);
+		fprintf(stderr,
+			"rtlab report file: verdict %" PRId64
+			" is already filed as bug %" PRId64 " (%s)\n",
+			id, bug_id, bug_url);
 		goto out;
 	}
 	if (ret != -ENOENT) {
@@ -192,14 +192,16 @@ static int file_report(PGconn *conn, int64_t id, const char *url_opt,
 		goto out;
 	}
 	if (!url) {
-		fprintf(stderr, "rtlab report file: no Bugzilla to file to: "
+		fprintf(stderr,
+			"rtlab report file: no Bugzilla to file to: "
 			"give --bugzilla URL or set bugzilla_url in %s\n",
 			cfg->path ? cfg->path : "the configuration file");
 		status = EXIT_USAGE;
 		goto out;
 	}
 	if (!dry_run && !key) {
-		fprintf(stderr, "rtlab report file: no Bugzilla API key: set "
+		fprintf(stderr,
+			"rtlab report file: no Bugzilla API key: set "
 			"RTLAB_BUGZILLA_API_KEY or bugzilla_api_key in %s\n",
 			cfg->path ? cfg->path : "the configuration file");
 		status = EXIT_USAGE;
@@ -226,25 +228,29 @@ static int file_report(PGconn *conn, int64_t id, const char *url_opt,
 		json_t *shown = json_deep_copy(r.bug);
 
 		printf("rtlab report file: dry run against Bugzilla %s at %s; "
-		       "nothing filed.\nPOST /rest/bug:\n", version, bz.url);
+		       "nothing filed.\nPOST /rest/bug:\n",
+		       version, bz.url);
 		if (shown)
 			json_object_set_new(shown, "description",
-				json_sprintf("(report.txt, %zu bytes)",
-					     strlen(r.text)));
+					    json_sprintf("(report.txt, %zu bytes)",
+							 strlen(r.text)));
 		json_dumpf(shown, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		json_decref(shown);
 		printf("\n");
 		for (i = 0; i < r.natt; i++)
 			printf("POST /rest/bug/ID/attachment: %s (%s, %zu "
-			       "bytes)\n", r.att[i].file_name,
-			       r.att[i].content_type, r.att[i].size);
+			       "bytes)\n",
+			       r.att[i].file_name, r.att[i].content_type,
+			       r.att[i].size);
 		status = 0;
 		goto out;
 	}
 	ret = bz_bug_create(&bz, r.bug, &bug_id, &err);
 	if (ret) {
-		fprintf(stderr, "rtlab report file: %s; nothing recorded as "
-			"filed\n", err.msg);
+		fprintf(stderr,
+			"rtlab report file: %s; nothing recorded as "
+			"filed\n",
+			err.msg);
 		goto out;
 	}
 	bug_url = bz_bug_url(&bz, bug_id);
@@ -257,9 +263,10 @@ static int file_report(PGconn *conn, int64_t id, const char *url_opt,
 	 * cannot lead to filing the verdict twice. */
 	if (!bug_url || !files ||
 	    db_report_record(conn, id, bug_id, bug_url, files, &err)) {
-		fprintf(stderr, "rtlab report file: filed as bug %" PRId64
-			" but not recorded: %s\n", bug_id,
-			bug_url && files ? err.msg : "out of memory");
+		fprintf(stderr,
+			"rtlab report file: filed as bug %" PRId64
+			" but not recorded: %s\n",
+			bug_id, bug_url && files ? err.msg : "out of memory");
 		goto out;
 	}
 	for (i = 0; i < r.natt; i++) {
@@ -274,15 +281,16 @@ static int file_report(PGconn *conn, int64_t id, const char *url_opt,
 		}
 		json_decref(att);
 		if (ret) {
-			fprintf(stderr, "rtlab report file: bug %" PRId64
-				": attachment %s: %s\n", bug_id,
-				r.att[i].file_name, err.msg);
+			fprintf(stderr,
+				"rtlab report file: bug %" PRId64
+				": attachment %s: %s\n",
+				bug_id, r.att[i].file_name, err.msg);
 			failed++;
 		}
 	}
 	printf("rtlab report file: verdict %" PRId64 " filed as bug %" PRId64
-	       ": %s (%zu of %zu attachments)\n", id, bug_id, bug_url,
-	       r.natt - failed, r.natt);
+	       ": %s (%zu of %zu attachments)\n",
+	       id, bug_id, bug_url, r.natt - failed, r.natt);
 	status = failed ? 1 : 0;
 out:
 	json_decref(fj);
@@ -348,19 +356,20 @@ int cmd_report(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (parse_id(argv[optind], &id)) {
-		fprintf(stderr, "rtlab report: verdict id '%s': expected a "
+		fprintf(stderr,
+			"rtlab report: verdict id '%s': expected a "
 			"positive number (see rtlab verdicts)\n",
 			argv[optind]);
 		return EXIT_USAGE;
 	}
 	if (filing && dir) {
 		fprintf(stderr, "rtlab report file: -o is for writing a "
-			"report, not for filing one\n");
+				"report, not for filing one\n");
 		return EXIT_USAGE;
 	}
 	if (!filing && (url || dry_run)) {
 		fprintf(stderr, "rtlab report: --bugzilla and --dry-run go "
-			"with 'rtlab report file'\n");
+				"with 'rtlab report file'\n");
 		return EXIT_USAGE;
 	}
 	if (rtlab_config_load(&cfg, &err)) {

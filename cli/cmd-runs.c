@@ -64,9 +64,11 @@ int cmd_runs(int argc, char **argv)
 			break;
 		case 's':
 			if (run_status_parse(optarg, &st)) {
-				fprintf(stderr, "rtlab runs: --status '%s': "
+				fprintf(stderr,
+					"rtlab runs: --status '%s': "
 					"expected complete, agent_error, "
-					"boot_failed, panic or hang\n", optarg);
+					"boot_failed, panic or hang\n",
+					optarg);
 				return EXIT_USAGE;
 			}
 			f.status = optarg;
@@ -75,7 +77,8 @@ int cmd_runs(int argc, char **argv)
 			f.limit = strtoul(optarg, &end, 10);
 			if (!*optarg || *end || f.limit < 1 ||
 			    f.limit > 100000) {
-				fprintf(stderr, "rtlab runs: --limit '%s': "
+				fprintf(stderr,
+					"rtlab runs: --limit '%s': "
 					"expected a number from 1 to 100000\n",
 					optarg);
 				return EXIT_USAGE;
@@ -119,9 +122,8 @@ int cmd_runs(int argc, char **argv)
 		cli_jint(max, sizeof(max), r, "max_us", 0);
 		printf("%-6s %-8.8s %-12s %-24s %-18s %-11s %7s  %s\n", id,
 		       cli_jstr(r, "uuid"), cli_jstr(r, "board"),
-		       cli_jstr(r, "kernel"),
-		       cli_jstr(r, "testcase"), cli_jstr(r, "status"), max,
-		       cli_jstr(r, "created_at"));
+		       cli_jstr(r, "kernel"), cli_jstr(r, "testcase"),
+		       cli_jstr(r, "status"), max, cli_jstr(r, "created_at"));
 	}
 	if (!json_array_size(runs))
 		printf("(no runs)\n");

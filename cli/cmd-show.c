@@ -98,16 +98,18 @@ int cmd_show(int argc, char **argv)
 	printf("board      %s\n", cli_jstr(run, "board"));
 	printf("kernel     %s  %s%s\n", cli_jstr(k, "release"),
 	       cli_jstr(k, "version"),
-	       json_is_true(json_object_get(k, "realtime")) ? "  (realtime)" :
+	       json_is_true(json_object_get(k, "realtime")) ?
+		       "  (realtime)" :
 	       json_is_false(json_object_get(k, "realtime")) ?
-							  "  (not realtime)" :
-							  "");
-	printf("testcase   %s\n", cli_jstr(json_object_get(run, "testcase"),
-					"name"));
+		       "  (not realtime)" :
+		       "");
+	printf("testcase   %s\n",
+	       cli_jstr(json_object_get(run, "testcase"), "name"));
 	printf("status     %s%s%s\n", cli_jstr(run, "status"),
 	       json_is_string(json_object_get(run, "error")) ? ": " : "",
 	       json_is_string(json_object_get(run, "error")) ?
-		       cli_jstr(run, "error") : "");
+		       cli_jstr(run, "error") :
+		       "");
 	printf("clock      %s\n", cli_jstr(run, "clock"));
 	printf("started    %s\nfinished   %s\nstored     %s\n",
 	       cli_jstr(run, "started_at"), cli_jstr(run, "finished_at"),
@@ -119,18 +121,19 @@ int cmd_show(int argc, char **argv)
 		printf("\ncommands\n");
 		json_array_foreach(cmds, i, cmd)
 			printf("  %s\n", json_is_string(cmd) ?
-						 json_string_value(cmd) : "?");
+						 json_string_value(cmd) :
+						 "?");
 	}
 
 	cpus = json_object_get(run, "cpus");
-	printf("\n%-4s %-4s %12s %6s %8s %6s %6s %7s %7s %10s\n", "CPU",
-	       "THR", "SAMPLES", "MIN", "AVG", "P50", "P99", "P99.9", "MAX",
+	printf("\n%-4s %-4s %12s %6s %8s %6s %6s %7s %7s %10s\n", "CPU", "THR",
+	       "SAMPLES", "MIN", "AVG", "P50", "P99", "P99.9", "MAX",
 	       "OVERFLOWS");
 	json_array_foreach(cpus, i, cpu) {
-		json_int_t range = json_integer_value(
-			json_object_get(cpu, "range_us"));
-		char cpun[16], thr[16], samples[24], min[16], p50[24],
-			p99[24], p999[24], max[16], ovf[24], avg[24];
+		json_int_t range =
+			json_integer_value(json_object_get(cpu, "range_us"));
+		char cpun[16], thr[16], samples[24], min[16], p50[24], p99[24],
+			p999[24], max[16], ovf[24], avg[24];
 		json_t *av = json_object_get(cpu, "avg_us");
 
 		cli_jint(cpun, sizeof(cpun), cpu, "cpu", 0);

@@ -62,7 +62,8 @@ int cmd_verdict(int argc, char **argv)
 	}
 	id = strtoll(argv[optind], &end, 10);
 	if (!*argv[optind] || *end || id < 1) {
-		fprintf(stderr, "rtlab verdict: '%s': expected a verdict id "
+		fprintf(stderr,
+			"rtlab verdict: '%s': expected a verdict id "
 			"(a number, as 'rtlab verdicts' lists)\n",
 			argv[optind]);
 		return EXIT_USAGE;

@@ -78,10 +78,12 @@ int cmd_verdicts(int argc, char **argv)
 			break;
 		case 'v':
 			if (regress_verdict_parse(optarg) < 0) {
-				fprintf(stderr, "rtlab verdicts: --verdict "
+				fprintf(stderr,
+					"rtlab verdicts: --verdict "
 					"'%s': expected REGRESSION, "
 					"IMPROVEMENT, NO_CHANGE or "
-					"INCONCLUSIVE\n", optarg);
+					"INCONCLUSIVE\n",
+					optarg);
 				return EXIT_USAGE;
 			}
 			f.verdict = optarg;
@@ -93,7 +95,8 @@ int cmd_verdicts(int argc, char **argv)
 			f.limit = strtoul(optarg, &end, 10);
 			if (!*optarg || *end || f.limit < 1 ||
 			    f.limit > 100000) {
-				fprintf(stderr, "rtlab verdicts: --limit '%s': "
+				fprintf(stderr,
+					"rtlab verdicts: --limit '%s': "
 					"expected a number from 1 to 100000\n",
 					optarg);
 				return EXIT_USAGE;
@@ -137,13 +140,13 @@ int cmd_verdicts(int argc, char **argv)
 		pair(p999, sizeof(p999), fig, "p99.9");
 		pair(max, sizeof(max), fig, "max");
 		printf("%-5" JSON_INTEGER_FORMAT " %-12s %-18s %-22s %-22s "
-		       "%-12s %-14s %-14s %" JSON_INTEGER_FORMAT "/%"
-		       JSON_INTEGER_FORMAT "\n",
+		       "%-12s %-14s %-14s %" JSON_INTEGER_FORMAT
+		       "/%" JSON_INTEGER_FORMAT "\n",
 		       json_integer_value(json_object_get(v, "id")),
 		       cli_jstr(v, "board"), cli_jstr(v, "testcase"),
 		       cli_jstr(v, "baseline_kernel"),
-		       cli_jstr(v, "candidate_kernel"),
-		       cli_jstr(v, "verdict"), p999, max,
+		       cli_jstr(v, "candidate_kernel"), cli_jstr(v, "verdict"),
+		       p999, max,
 		       json_integer_value(json_object_get(v, "baseline_runs")),
 		       json_integer_value(json_object_get(v,
 							  "candidate_runs")));

@@ -19,30 +19,29 @@
 #include "common.h"
 #include "log.h"
 
-
 static void worker_usage(FILE *out)
 {
 	fprintf(out,
-"usage: rtlab worker [--board B] [--once | --drain] [--lease S]\n"
-"                    [--server URL [--token TOKEN]] [--name NAME] [--keep]\n\n"
-"Claim queued jobs and run them: on a local board through rtlab-agent on\n"
-"this host, on a qemu board by booting the virtual board.  Each result\n"
-"bundle goes to the server (POST URL/api/v1/runs with the board's token)\n"
-"or, without --server, straight into the database.  Jobs whose worker\n"
-"died are claimed again once their lease runs out; after %d attempts\n"
-"they fail.  SIGINT/SIGTERM abandon the running job (queued again).\n\n"
-"  -b, --board B     only jobs on board B (required with --server)\n"
-"      --once        run at most one job, then exit\n"
-"      --drain       run jobs until none is claimable, then exit\n"
-"  -l, --lease S     lease length, renewed every S/3 (default %d)\n"
-"      --poll S      idle wait between looks at the queue (default %d)\n"
-"  -s, --server URL  the rtlab server, e.g. http://127.0.0.1:8470\n"
-"  -T, --token T     board B's upload token (default $RTLAB_TOKEN)\n"
-"      --name NAME   worker name in 'rtlab jobs' (default HOST:PID)\n"
-"      --keep        keep each job's work directory (bundle, agent.log)\n\n"
-"Exit status: 0 stopped as asked, every job run done; 1 a job failed or\n"
-"was requeued, or the queue was unreachable; 2 usage; 130/143 stopped by\n"
-"SIGINT/SIGTERM.\n",
+		"usage: rtlab worker [--board B] [--once | --drain] [--lease S]\n"
+		"                    [--server URL [--token TOKEN]] [--name NAME] [--keep]\n\n"
+		"Claim queued jobs and run them: on a local board through rtlab-agent on\n"
+		"this host, on a qemu board by booting the virtual board.  Each result\n"
+		"bundle goes to the server (POST URL/api/v1/runs with the board's token)\n"
+		"or, without --server, straight into the database.  Jobs whose worker\n"
+		"died are claimed again once their lease runs out; after %d attempts\n"
+		"they fail.  SIGINT/SIGTERM abandon the running job (queued again).\n\n"
+		"  -b, --board B     only jobs on board B (required with --server)\n"
+		"      --once        run at most one job, then exit\n"
+		"      --drain       run jobs until none is claimable, then exit\n"
+		"  -l, --lease S     lease length, renewed every S/3 (default %d)\n"
+		"      --poll S      idle wait between looks at the queue (default %d)\n"
+		"  -s, --server URL  the rtlab server, e.g. http://127.0.0.1:8470\n"
+		"  -T, --token T     board B's upload token (default $RTLAB_TOKEN)\n"
+		"      --name NAME   worker name in 'rtlab jobs' (default HOST:PID)\n"
+		"      --keep        keep each job's work directory (bundle, agent.log)\n\n"
+		"Exit status: 0 stopped as asked, every job run done; 1 a job failed or\n"
+		"was requeued, or the queue was unreachable; 2 usage; 130/143 stopped by\n"
+		"SIGINT/SIGTERM.\n",
 		JOB_MAX_ATTEMPTS, WORKER_DEFAULT_LEASE_S,
 		WORKER_DEFAULT_POLL_S);
 }
@@ -78,8 +77,7 @@ int cmd_worker(int argc, char **argv)
 	int opt, ret;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "b:l:s:T:h", opts, NULL)) !=
-	       -1) {
+	while ((opt = getopt_long(argc, argv, "b:l:s:T:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'b':
 			o.board = optarg;

@@ -9,13 +9,15 @@
 #include "common.h"
 #include "parse.h"
 
-int opt_uint(const char *cmd, const char *opt, const char *s,
-	     unsigned int min, unsigned int max, unsigned int *out)
+int opt_uint(const char *cmd, const char *opt, const char *s, unsigned int min,
+	     unsigned int max, unsigned int *out)
 {
 	if (!parse_uint(s, min, max, out))
 		return 0;
-	fprintf(stderr, "rtlab %s: %s '%s': expected a whole number from %u "
-		"to %u\n", cmd, opt, s, min, max);
+	fprintf(stderr,
+		"rtlab %s: %s '%s': expected a whole number from %u "
+		"to %u\n",
+		cmd, opt, s, min, max);
 	return -EINVAL;
 }
 
@@ -29,8 +31,7 @@ PGconn *cli_connect(const char *cmd)
 	return conn;
 }
 
-int cli_run_resolve(PGconn *conn, const char *cmd, const char *ref,
-		    int64_t *id)
+int cli_run_resolve(PGconn *conn, const char *cmd, const char *ref, int64_t *id)
 {
 	struct rtlab_err err = { "" };
 
@@ -60,7 +61,8 @@ void cli_jint(char *buf, size_t n, json_t *o, const char *key,
 	json_t *v = json_object_get(o, key);
 
 	if (json_is_integer(v))
-		snprintf(buf, n, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		snprintf(buf, n, "%" JSON_INTEGER_FORMAT,
+			 json_integer_value(v));
 	else if (json_is_real(v))
 		snprintf(buf, n, "%.0f", json_real_value(v));
 	else if (overflow_at > 0)

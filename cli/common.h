@@ -21,9 +21,8 @@
  * to MAX" to stderr.
  * Return: 0 with *@out set, or -EINVAL.
  */
-int opt_uint(const char *cmd, const char *opt, const char *s,
-	     unsigned int min, unsigned int max,
-	     unsigned int *out) __must_check;
+int opt_uint(const char *cmd, const char *opt, const char *s, unsigned int min,
+	     unsigned int max, unsigned int *out) __must_check;
 
 /** cli_connect() - db_connect(), printing "rtlab CMD: why" on failure.
  *  Return: the connection (caller db_disconnect()s) or NULL. */

@@ -23,7 +23,8 @@ static const struct command commands[] = {
 	{ "runs", cmd_runs, "list stored runs" },
 	{ "show", cmd_show, "show one run's figures per CPU" },
 	{ "plot", cmd_plot, "plot a run's latency histogram" },
-	{ "analyze", cmd_analyze, "what held the CPU at a trace's worst spike" },
+	{ "analyze", cmd_analyze,
+	  "what held the CPU at a trace's worst spike" },
 	{ "kernel", cmd_kernel, "list kernels, fetch one into the cache" },
 	{ "boot", cmd_boot, "boot a virtual board, run a testcase" },
 	{ "report", cmd_report, "write or file a verdict's regression report" },
@@ -35,16 +36,18 @@ static const struct command commands[] = {
 	{ "job", cmd_job, "queue jobs (kernel, board, testcase)" },
 	{ "jobs", cmd_jobs, "list queued, running and finished jobs" },
 	{ "worker", cmd_worker, "claim and run queued jobs" },
-	{ "calibrate", cmd_calibrate, "measure a board's false-alarm and detection rates" },
+	{ "calibrate", cmd_calibrate,
+	  "measure a board's false-alarm and detection rates" },
 };
 
 static void usage(FILE *out)
 {
 	size_t i;
 
-	fprintf(out, "usage: rtlab COMMAND [ARGS]\n\n"
-		     "rtlab, a realtime-Linux latency test and regression lab.\n\n"
-		     "Commands:\n");
+	fprintf(out,
+		"usage: rtlab COMMAND [ARGS]\n\n"
+		"rtlab, a realtime-Linux latency test and regression lab.\n\n"
+		"Commands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name,
 			commands[i].summary);

@@ -34,8 +34,7 @@
 
 /* snprintf that truncates silently (paths are checked against PATH_MAX
  * where it matters). */
-static void __printf(3, 4) bprintf(char *buf, size_t size, const char *fmt,
-				   ...)
+static void __printf(3, 4) bprintf(char *buf, size_t size, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -112,7 +111,8 @@ char *cluster_pg_bindir(struct rtlab_err *err)
 	if (env && *env) {
 		if (has_pg_ctl(env))
 			return strdup(env);
-		rtlab_err_seterr(err, ENOENT,
+		rtlab_err_seterr(
+			err, ENOENT,
 			"RTLAB_PG_BINDIR=%s: expected a directory holding PostgreSQL's initdb and pg_ctl",
 			env);
 		return NULL;
@@ -134,8 +134,10 @@ char *cluster_pg_bindir(struct rtlab_err *err)
 		bprintf(path, sizeof(path), PG_LIBDIR "/%ld/bin", best);
 		return strdup(path);
 	}
-	rtlab_err_seterr(err, ENOENT,
-		"no PostgreSQL server binaries in " PG_LIBDIR "/*/bin: install postgresql-15 ('make deps') or set RTLAB_PG_BINDIR");
+	rtlab_err_seterr(
+		err, ENOENT,
+		"no PostgreSQL server binaries in " PG_LIBDIR
+		"/*/bin: install postgresql-15 ('make deps') or set RTLAB_PG_BINDIR");
 	return NULL;
 }
 
@@ -267,8 +269,10 @@ static int runas_get(struct runas *ra, struct rtlab_err *err)
 		return 0;
 	pw = getpwnam(CLUSTER_USER);
 	if (!pw)
-		return rtlab_err_seterr(err, ENOENT,
-			"PostgreSQL refuses to run as root and there is no '" CLUSTER_USER "' system user to run it: install postgresql-15 ('make deps')");
+		return rtlab_err_seterr(
+			err, ENOENT,
+			"PostgreSQL refuses to run as root and there is no '" CLUSTER_USER
+			"' system user to run it: install postgresql-15 ('make deps')");
 	ra->uid = pw->pw_uid;
 	ra->gid = pw->pw_gid;
 	bprintf(ra->name, sizeof(ra->name), "%s", pw->pw_name);
@@ -280,8 +284,7 @@ static int runas_switch(const struct runas *ra)
 {
 	if (ra->uid == (uid_t)-1)
 		return 0;
-	if (initgroups(ra->name, ra->gid) || setgid(ra->gid) ||
-	    setuid(ra->uid))
+	if (initgroups(ra->name, ra->gid) || setgid(ra->gid) || setuid(ra->uid))
 		return -1;
 	return 0;
 }
@@ -318,8 +321,8 @@ static int run_child(const struct runas *ra, const char *cwd,
 		dup2(fds[1], 1);
 		dup2(fds[1], 2);
 		if (runas_switch(ra)) {
-			dprintf(2, "cannot switch to user '%s': %s\n",
-				ra->name, strerror(errno));
+			dprintf(2, "cannot switch to user '%s': %s\n", ra->name,
+				strerror(errno));
 			_exit(126);
 		}
 		if (!argv) {
@@ -329,8 +332,8 @@ static int run_child(const struct runas *ra, const char *cwd,
 				_exit(0);
 			bprintf(path, sizeof(path), "%s", check_dir);
 			/* Walk down from / to find the first blocker. */
-			for (slash = strchr(path + 1, '/');; slash =
-				     strchr(slash + 1, '/')) {
+			for (slash = strchr(path + 1, '/');;
+			     slash = strchr(slash + 1, '/')) {
 				if (slash)
 					*slash = '\0';
 				if (access(path, X_OK)) {
@@ -424,11 +427,12 @@ static int make_dir(const char *path, mode_t mode, const struct runas *ra,
 		return rtlab_err_seterr(err, errno, "cannot create %s: %s",
 					path, strerror(errno));
 	if (ra && ra->uid != (uid_t)-1 && chown(path, ra->uid, ra->gid))
-		return rtlab_err_seterr(err, errno, "cannot give %s to '%s': %s",
-					path, ra->name, strerror(errno));
+		return rtlab_err_seterr(err, errno,
+					"cannot give %s to '%s': %s", path,
+					ra->name, strerror(errno));
 	if (ra && chmod(path, mode))
-		return rtlab_err_seterr(err, errno, "cannot chmod %s: %s",
-					path, strerror(errno));
+		return rtlab_err_seterr(err, errno, "cannot chmod %s: %s", path,
+					strerror(errno));
 	return 0;
 }
 
@@ -469,13 +473,15 @@ static int check_reachable(const struct runas *ra, const char *dir,
 		const char *blk = out && *out ? out : dir;
 
 		if (!stat(blk, &st))
-			ret = rtlab_err_seterr(err, EACCES,
+			ret = rtlab_err_seterr(
+				err, EACCES,
 				"the '%s' user cannot reach %s: %s (mode %04o, owner uid %u) is not searchable by it. PostgreSQL refuses to run as root, so rtlab runs it as '%s': make every directory above the state directory searchable (chmod o+x %s) or choose another RTLAB_STATE_DIR",
 				ra->name, dir, blk,
 				(unsigned int)(st.st_mode & 07777),
 				(unsigned int)st.st_uid, ra->name, blk);
 		else
-			ret = rtlab_err_seterr(err, EACCES,
+			ret = rtlab_err_seterr(
+				err, EACCES,
 				"the '%s' user cannot reach %s (stuck at %s)",
 				ra->name, dir, blk);
 	} else if (ret < 0) {
@@ -550,9 +556,8 @@ static int initdb(const struct runas *ra, const struct cluster *c,
 		  const char *bindir, struct rtlab_err *err)
 {
 	char prog[PATH_MAX], conf[PATH_MAX];
-	char *argv[] = { prog, "-D", c->data_dir, "--auth=trust",
-			 "-U", CLUSTER_USER, "-E", "UTF8", "--locale=C",
-			 NULL };
+	char *argv[] = { prog,	       "-D", c->data_dir, "--auth=trust", "-U",
+			 CLUSTER_USER, "-E", "UTF8",	  "--locale=C",	  NULL };
 	FILE *f;
 	int ret;
 
@@ -588,17 +593,17 @@ static int write_settings(const struct runas *ra, const struct cluster *c,
 	 * from the agent's spool and must survive a crash of the database.
 	 */
 	bprintf(text, sizeof(text),
-		 "# Written by 'rtlab db start'; edits are overwritten.\n"
-		 "listen_addresses = '%s'\n"
-		 "port = %d\n"
-		 "unix_socket_directories = %s\n"
-		 "unix_socket_permissions = 0700\n"
-		 "fsync = on\n"
-		 "synchronous_commit = on\n"
-		 "full_page_writes = on\n"
-		 "log_line_prefix = '%%m [%%p] %%q%%u@%%d '\n"
-		 "log_min_messages = warning\n",
-		 tcp ? "127.0.0.1" : "", port, sock);
+		"# Written by 'rtlab db start'; edits are overwritten.\n"
+		"listen_addresses = '%s'\n"
+		"port = %d\n"
+		"unix_socket_directories = %s\n"
+		"unix_socket_permissions = 0700\n"
+		"fsync = on\n"
+		"synchronous_commit = on\n"
+		"full_page_writes = on\n"
+		"log_line_prefix = '%%m [%%p] %%q%%u@%%d '\n"
+		"log_min_messages = warning\n",
+		tcp ? "127.0.0.1" : "", port, sock);
 	bprintf(path, sizeof(path), "%s/rtlab.conf", c->data_dir);
 	ret = write_owned(ra, path, text, 0600, err);
 	if (ret)
@@ -619,9 +624,10 @@ static int create_database(const struct cluster *c, struct rtlab_err *err)
 		return -ENOMEM;
 	conn = PQconnectdb(ci);
 	if (PQstatus(conn) != CONNECTION_OK) {
-		ret = rtlab_err_seterr(err, ECONNREFUSED,
-				       "cannot connect to the embedded PostgreSQL at %s: %s",
-				       c->run_dir, PQerrorMessage(conn));
+		ret = rtlab_err_seterr(
+			err, ECONNREFUSED,
+			"cannot connect to the embedded PostgreSQL at %s: %s",
+			c->run_dir, PQerrorMessage(conn));
 		goto out;
 	}
 	res = PQexecParams(conn, "SELECT 1 FROM pg_database WHERE datname = $1",
@@ -635,13 +641,15 @@ static int create_database(const struct cluster *c, struct rtlab_err *err)
 		PQclear(res);
 		res = PQexec(conn, "CREATE DATABASE " CLUSTER_DBNAME);
 		if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-			const char *st = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+			const char *st =
+				PQresultErrorField(res, PG_DIAG_SQLSTATE);
 
 			/* 42P04: someone else created it meanwhile. */
 			if (!st || strcmp(st, "42P04"))
 				ret = rtlab_err_seterr(err, EIO,
-					"creating database %s: %s",
-					CLUSTER_DBNAME, PQerrorMessage(conn));
+						       "creating database %s: %s",
+						       CLUSTER_DBNAME,
+						       PQerrorMessage(conn));
 		}
 	}
 out:
@@ -728,9 +736,9 @@ int cluster_start(struct cluster *c, int tcp_port, bool *was_running,
 
 	bprintf(prog, sizeof(prog), "%s/pg_ctl", bindir);
 	{
-		char *argv[] = { prog, "start", "-w", "-s", "-t",
-				 START_TIMEOUT_S, "-D", c->data_dir, "-l",
-				 c->log_path, NULL };
+		char *argv[] = { prog, "start",		"-w", "-s",
+				 "-t", START_TIMEOUT_S, "-D", c->data_dir,
+				 "-l", c->log_path,	NULL };
 
 		ret = run_pg(&ra, c, argv, "starting the embedded PostgreSQL",
 			     err);
@@ -771,8 +779,8 @@ int cluster_stop(struct cluster *c, struct rtlab_err *err)
 		return -ENOENT;
 	bprintf(prog, sizeof(prog), "%s/pg_ctl", bindir);
 	{
-		char *argv[] = { prog, "stop", "-w", "-s", "-m", "fast",
-				 "-D", c->data_dir, NULL };
+		char *argv[] = { prog,	 "stop", "-w",	      "-s", "-m",
+				 "fast", "-D",	 c->data_dir, NULL };
 
 		ret = run_pg(&ra, c, argv, "stopping the embedded PostgreSQL",
 			     err);

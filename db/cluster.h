@@ -24,19 +24,19 @@
 #define CLUSTER_USER "postgres"
 
 enum db_origin {
-	DB_ORIGIN_EMBEDDED,	/* the cluster under the state directory */
-	DB_ORIGIN_ENV,		/* $RTLAB_DB */
-	DB_ORIGIN_CONFIG,	/* `db` in the configuration file */
+	DB_ORIGIN_EMBEDDED, /* the cluster under the state directory */
+	DB_ORIGIN_ENV,	    /* $RTLAB_DB */
+	DB_ORIGIN_CONFIG,   /* `db` in the configuration file */
 };
 
 struct cluster {
 	char *state_dir;
-	char *pg_dir;		/* STATE_DIR/pg */
-	char *data_dir;		/* STATE_DIR/pg/data */
-	char *run_dir;		/* STATE_DIR/pg/run, the socket directory */
-	char *log_path;		/* STATE_DIR/pg/log */
-	char *port_path;	/* STATE_DIR/pg/port */
-	int port;		/* last started port, CLUSTER_DEFAULT_PORT */
+	char *pg_dir;	 /* STATE_DIR/pg */
+	char *data_dir;	 /* STATE_DIR/pg/data */
+	char *run_dir;	 /* STATE_DIR/pg/run, the socket directory */
+	char *log_path;	 /* STATE_DIR/pg/log */
+	char *port_path; /* STATE_DIR/pg/port */
+	int port;	 /* last started port, CLUSTER_DEFAULT_PORT */
 };
 
 /**

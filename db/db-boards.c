@@ -94,11 +94,13 @@ int db_board_create(PGconn *conn, const char *name, const char *kind,
 	int ret;
 
 	if (!name_valid(name))
-		return rtlab_err_set(err,
+		return rtlab_err_set(
+			err,
 			"board name '%s': expected 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit",
 			name ? name : "");
 	if (!db_board_kind_valid(kind))
-		return rtlab_err_set(err,
+		return rtlab_err_set(
+			err,
 			"board '%s': kind '%s': expected local, qemu, ssh or lava",
 			name, kind ? kind : "");
 	ret = token_make(token_out, err);
@@ -109,9 +111,10 @@ int db_board_create(PGconn *conn, const char *name, const char *kind,
 	params[2] = kind;
 	params[3] = definition_json ? definition_json : "{}";
 	res = PQexecParams(conn,
-		"INSERT INTO boards (token_sha256, name, kind, definition)"
-		" VALUES (" TOKEN_HASH ", $2, $3, $4::jsonb) RETURNING id",
-		4, NULL, params, NULL, NULL, 0);
+			   "INSERT INTO boards (token_sha256, name, kind, definition)"
+			   " VALUES (" TOKEN_HASH
+			   ", $2, $3, $4::jsonb) RETURNING id",
+			   4, NULL, params, NULL, NULL, 0);
 	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1) {
 		ret = atoi(PQgetvalue(res, 0, 0));
 		goto out;
@@ -119,8 +122,8 @@ int db_board_create(PGconn *conn, const char *name, const char *kind,
 	state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
 	msg_trim(msg, sizeof(msg), PQerrorMessage(conn));
 	if (state && !strcmp(state, "23505"))
-		ret = rtlab_err_seterr(err, EEXIST,
-				       "board '%s' already exists", name);
+		ret = rtlab_err_seterr(err, EEXIST, "board '%s' already exists",
+				       name);
 	else if (state && !strcmp(state, "22P02"))
 		ret = rtlab_err_set(err,
 				    "board '%s': definition: expected JSON (%s)",
@@ -149,16 +152,16 @@ int db_board_rotate_token(PGconn *conn, const char *name, char token_out[65],
 	if (ret)
 		return ret;
 	res = PQexecParams(conn,
-		"UPDATE boards SET token_sha256 = " TOKEN_HASH
-		" WHERE name = $2 RETURNING id",
-		2, NULL, params, NULL, NULL, 0);
+			   "UPDATE boards SET token_sha256 = " TOKEN_HASH
+			   " WHERE name = $2 RETURNING id",
+			   2, NULL, params, NULL, NULL, 0);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
 		msg_trim(msg, sizeof(msg), PQerrorMessage(conn));
-		ret = rtlab_err_seterr(err, EIO,
-				       "new token for board '%s': %s", name,
-				       msg);
+		ret = rtlab_err_seterr(err, EIO, "new token for board '%s': %s",
+				       name, msg);
 	} else if (PQntuples(res) == 0) {
-		ret = rtlab_err_seterr(err, ENOENT,
+		ret = rtlab_err_seterr(
+			err, ENOENT,
 			"no board named '%s' (see 'rtlab board list')", name);
 	}
 	PQclear(res);
@@ -178,10 +181,12 @@ int db_board_auth(PGconn *conn, const char *token, int *board_id,
 	if (board_name)
 		*board_name = NULL;
 	if (!token || strlen(token) != BOARD_TOKEN_LEN)
-		return rtlab_err_seterr(err, EACCES,
+		return rtlab_err_seterr(
+			err, EACCES,
 			"upload token: expected the %d hex digits 'rtlab board add' or 'rtlab board token' printed",
 			BOARD_TOKEN_LEN);
-	res = PQexecParams(conn,
+	res = PQexecParams(
+		conn,
 		"SELECT id, name FROM boards WHERE token_sha256 = " TOKEN_HASH,
 		1, NULL, params, NULL, NULL, 0);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
@@ -191,7 +196,8 @@ int db_board_auth(PGconn *conn, const char *token, int *board_id,
 		goto out;
 	}
 	if (PQntuples(res) != 1) {
-		ret = rtlab_err_seterr(err, EACCES,
+		ret = rtlab_err_seterr(
+			err, EACCES,
 			"upload token: no board has this token (rotated? see 'rtlab board token NAME')");
 		goto out;
 	}
@@ -221,7 +227,8 @@ int db_board_lookup(PGconn *conn, const char *name, int *board_id,
 		ret = rtlab_err_seterr(err, EIO, "looking up board '%s': %s",
 				       name, msg);
 	} else if (PQntuples(res) != 1) {
-		ret = rtlab_err_seterr(err, ENOENT,
+		ret = rtlab_err_seterr(
+			err, ENOENT,
 			"no board named '%s' (see 'rtlab board list')", name);
 	} else {
 		*board_id = atoi(PQgetvalue(res, 0, 0));
@@ -255,12 +262,11 @@ int db_board_list(PGconn *conn, struct db_board **boards, size_t *count,
 
 	*boards = NULL;
 	*count = 0;
-	res = PQexec(conn,
-		"SELECT id, name, kind, definition::text,"
-		" token_sha256 IS NOT NULL,"
-		" to_char(created_at AT TIME ZONE 'UTC',"
-		"         'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
-		" FROM boards ORDER BY name");
+	res = PQexec(conn, "SELECT id, name, kind, definition::text,"
+			   " token_sha256 IS NOT NULL,"
+			   " to_char(created_at AT TIME ZONE 'UTC',"
+			   "         'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
+			   " FROM boards ORDER BY name");
 	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
 		msg_trim(msg, sizeof(msg), PQerrorMessage(conn));
 		ret = rtlab_err_seterr(err, EIO, "listing boards: %s", msg);

@@ -18,10 +18,10 @@
 struct db_board {
 	int id;
 	char *name;
-	char *kind;		/* local, qemu, ssh, lava */
-	char *definition;	/* JSON text */
+	char *kind;	  /* local, qemu, ssh, lava */
+	char *definition; /* JSON text */
 	bool has_token;
-	char *created_at;	/* ISO 8601, UTC */
+	char *created_at; /* ISO 8601, UTC */
 };
 
 /** db_board_kind_valid() - whether @kind is local, qemu, ssh or lava. */

@@ -20,18 +20,16 @@
 	"to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
 
 /* The columns every query returns, in the order job_from_row() reads. */
-#define JOB_COLS \
+#define JOB_COLS                                                          \
 	"j.id, j.state, j.board_id, b.name, b.kind, b.definition::text, " \
-	"j.kernel, t.name, j.testcase_file, COALESCE(j.duration_s, 0), " \
-	"j.attempts, j.max_attempts, j.worker, j.phase, " \
-	"floor(extract(epoch FROM j.lease_until - now()))::bigint, " \
-	"j.error, j.run_uuid::text, " \
-	"(SELECT string_agg(r.id::text, ',' ORDER BY r.id) FROM runs r " \
-	" WHERE r.job_id = j.id), " \
-	ISO("j.created_at") ", " ISO("j.finished_at")
+	"j.kernel, t.name, j.testcase_file, COALESCE(j.duration_s, 0), "  \
+	"j.attempts, j.max_attempts, j.worker, j.phase, "                 \
+	"floor(extract(epoch FROM j.lease_until - now()))::bigint, "      \
+	"j.error, j.run_uuid::text, "                                     \
+	"(SELECT string_agg(r.id::text, ',' ORDER BY r.id) FROM runs r "  \
+	" WHERE r.job_id = j.id), " ISO("j.created_at") ", " ISO("j.finished_at")
 
-static const char *const states[] = { "queued", "running", "done",
-				       "failed" };
+static const char *const states[] = { "queued", "running", "done", "failed" };
 
 bool db_job_state_valid(const char *state)
 {
@@ -46,9 +44,8 @@ bool db_job_state_valid(const char *state)
 static int pg_fail(PGconn *conn, PGresult *res, struct rtlab_err *err,
 		   const char *what, int64_t id)
 {
-	const char *prim = res ? PQresultErrorField(res,
-						    PG_DIAG_MESSAGE_PRIMARY) :
-				 NULL;
+	const char *prim =
+		res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
 	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) :
 				  NULL;
 	char msg[RTLAB_ERR_LEN];
@@ -67,8 +64,7 @@ static int pg_fail(PGconn *conn, PGresult *res, struct rtlab_err *err,
 	return rtlab_err_seterr(err, e, "%s: %s", what, msg);
 }
 
-static PGresult *q(PGconn *conn, const char *sql, int n,
-		   const char *const *p)
+static PGresult *q(PGconn *conn, const char *sql, int n, const char *const *p)
 {
 	return PQexecParams(conn, sql, n, NULL, p, NULL, NULL, 0);
 }
@@ -133,15 +129,15 @@ static int job_from_row(PGresult *res, int row, struct db_job *j)
 	j->kernel = col(res, row, 6, &oom);
 	j->testcase = col(res, row, 7, &oom);
 	j->testcase_file = col(res, row, 8, &oom);
-	j->duration_s = (unsigned int)strtoul(PQgetvalue(res, row, 9), NULL,
-					      10);
+	j->duration_s =
+		(unsigned int)strtoul(PQgetvalue(res, row, 9), NULL, 10);
 	j->attempts = atoi(PQgetvalue(res, row, 10));
 	j->max_attempts = atoi(PQgetvalue(res, row, 11));
 	j->worker = col(res, row, 12, &oom);
 	j->phase = col(res, row, 13, &oom);
 	j->has_lease = !PQgetisnull(res, row, 14);
-	j->lease_left_s = j->has_lease ?
-			  strtol(PQgetvalue(res, row, 14), NULL, 10) : 0;
+	j->lease_left_s =
+		j->has_lease ? strtol(PQgetvalue(res, row, 14), NULL, 10) : 0;
 	j->error = col(res, row, 15, &oom);
 	j->run_uuid = col(res, row, 16, &oom);
 	j->run_ids = col(res, row, 17, &oom);
@@ -196,13 +192,13 @@ int db_job_expire(PGconn *conn, unsigned int *count, struct rtlab_err *err)
 	int ret = 0;
 
 	res = PQexec(conn,
-		"UPDATE jobs SET state = 'failed', finished_at = now(), "
-		"lease_until = NULL, phase = NULL, "
-		"error = concat_ws('; ', error, format("
-		"'lease expired on attempt %s of %s (worker %s stopped "
-		"renewing it): giving up', attempts, max_attempts, worker)) "
-		"WHERE state = 'running' AND lease_until < now() "
-		"AND attempts >= max_attempts");
+		     "UPDATE jobs SET state = 'failed', finished_at = now(), "
+		     "lease_until = NULL, phase = NULL, "
+		     "error = concat_ws('; ', error, format("
+		     "'lease expired on attempt %s of %s (worker %s stopped "
+		     "renewing it): giving up', attempts, max_attempts, worker)) "
+		     "WHERE state = 'running' AND lease_until < now() "
+		     "AND attempts >= max_attempts");
 	if (PQresultStatus(res) != PGRES_COMMAND_OK)
 		ret = pg_fail(conn, res, err, "failing exhausted jobs", 0);
 	else if (count)
@@ -257,8 +253,7 @@ out:
 }
 
 int db_job_renew(PGconn *conn, int64_t id, const char *worker,
-		 unsigned int lease_s, const char *phase,
-		 struct rtlab_err *err)
+		 unsigned int lease_s, const char *phase, struct rtlab_err *err)
 {
 	char sid[24], lease[16];
 	const char *p[4];
@@ -283,7 +278,8 @@ int db_job_renew(PGconn *conn, int64_t id, const char *worker,
 		ret = rtlab_err_seterr(err, ESTALE,
 				       "job %" PRId64 ": worker %s no longer "
 				       "holds it (lease expired and taken "
-				       "over, or finished)", id, worker);
+				       "over, or finished)",
+				       id, worker);
 	PQclear(res);
 	return ret;
 }
@@ -320,8 +316,8 @@ int db_job_finish(PGconn *conn, int64_t id, const char *worker,
 	if (strcmp(PQcmdTuples(res), "1")) {
 		ret = rtlab_err_seterr(err, ESTALE,
 				       "job %" PRId64 ": worker %s no longer "
-				       "holds it; run %s stays unlinked", id,
-				       worker, run_uuid);
+				       "holds it; run %s stays unlinked",
+				       id, worker, run_uuid);
 		goto fail;
 	}
 	PQclear(res);
@@ -373,7 +369,8 @@ int db_job_requeue(PGconn *conn, int64_t id, const char *worker,
 	} else if (PQntuples(res) != 1) {
 		ret = rtlab_err_seterr(err, ESTALE,
 				       "job %" PRId64 ": worker %s no longer "
-				       "holds it", id, worker);
+				       "holds it",
+				       id, worker);
 	} else if (failed_out) {
 		*failed_out = !strcmp(PQgetvalue(res, 0, 0), "failed");
 	}
@@ -393,8 +390,10 @@ int db_job_list(PGconn *conn, const char *state, unsigned int limit,
 	*jobs = NULL;
 	*count = 0;
 	if (state && !db_job_state_valid(state))
-		return rtlab_err_set(err, "job state '%s': expected queued, "
-				     "running, done or failed", state);
+		return rtlab_err_set(err,
+				     "job state '%s': expected queued, "
+				     "running, done or failed",
+				     state);
 	snprintf(lim, sizeof(lim), "%u", limit);
 	p[0] = state;
 	p[1] = limit ? lim : NULL;

@@ -30,21 +30,21 @@
 /* What `rtlab job add` queues; nothing here is owned. */
 struct db_job_new {
 	int board_id;
-	const char *kernel;		/* definition name, path, or "host" */
-	const char *testcase;		/* the testcase's name */
-	const char *testcase_file;	/* its YAML, absolute path */
-	unsigned int duration_s;	/* measurement seconds, > 0 */
-	unsigned int max_attempts;	/* 0: JOB_MAX_ATTEMPTS */
+	const char *kernel;	   /* definition name, path, or "host" */
+	const char *testcase;	   /* the testcase's name */
+	const char *testcase_file; /* its YAML, absolute path */
+	unsigned int duration_s;   /* measurement seconds, > 0 */
+	unsigned int max_attempts; /* 0: JOB_MAX_ATTEMPTS */
 };
 
 /* A job as read back; every string is malloc'd, NULL when the column is. */
 struct db_job {
 	int64_t id;
-	char *state;		/* queued, running, done, failed */
+	char *state; /* queued, running, done, failed */
 	int board_id;
 	char *board;		/* board name */
 	char *board_kind;	/* local, qemu, ssh, lava */
-	char *board_definition;	/* the board's definition, JSON text */
+	char *board_definition; /* the board's definition, JSON text */
 	char *kernel;
 	char *testcase;
 	char *testcase_file;
@@ -53,13 +53,13 @@ struct db_job {
 	int max_attempts;
 	char *worker;
 	char *phase;
-	long lease_left_s;	/* seconds left on the lease; < 0 expired;
+	long lease_left_s; /* seconds left on the lease; < 0 expired;
 				 * meaningless when !has_lease */
 	bool has_lease;
 	char *error;
-	char *run_uuid;		/* the run the job made (done or failed) */
-	char *run_ids;		/* ids of every run linked to the job, "3,7" */
-	char *created_at;	/* ISO 8601 UTC */
+	char *run_uuid;	  /* the run the job made (done or failed) */
+	char *run_ids;	  /* ids of every run linked to the job, "3,7" */
+	char *created_at; /* ISO 8601 UTC */
 	char *finished_at;
 };
 

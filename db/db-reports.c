@@ -21,30 +21,32 @@
 	"to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
 
 /* One run (alias r) as a JSON object. */
-#define RUN_JSON							\
-	"json_build_object('id', r.id, 'uuid', r.uuid, "		\
-	"'status', r.status, 'error', r.error, 'clock', r.clock, "	\
-	"'machine', r.manifest->'kernel'->>'machine', "			\
-	"'environment', r.environment, 'commands', r.commands, "	\
-	"'testcase', r.manifest->'testcase', "				\
-	"'started_at', " ISO("r.started_at") ", "			\
-	"'finished_at', " ISO("r.finished_at") ", "			\
-	"'samples', (SELECT sum(samples) FROM histograms "		\
-	"WHERE run_id = r.id), "					\
-	"'max_us', (SELECT max(max_us) FROM histograms "		\
-	"WHERE run_id = r.id), "					\
-	"'max_cpu', (SELECT cpu FROM histograms WHERE run_id = r.id "	\
-	"ORDER BY max_us DESC NULLS LAST, thread LIMIT 1), "		\
-	"'artifacts', COALESCE((SELECT json_agg(json_build_object("	\
-	"'name', name, 'content_type', content_type, 'size', size, "	\
-	"'sha256', sha256) ORDER BY name) FROM artifacts "		\
-	"WHERE run_id = r.id), '[]'))"
+#define RUN_JSON                                                                                                       \
+	"json_build_object('id', r.id, 'uuid', r.uuid, "                                                               \
+	"'status', r.status, 'error', r.error, 'clock', r.clock, "                                                     \
+	"'machine', r.manifest->'kernel'->>'machine', "                                                                \
+	"'environment', r.environment, 'commands', r.commands, "                                                       \
+	"'testcase', r.manifest->'testcase', "                                                                         \
+	"'started_at', " ISO(                                                                                          \
+		"r.started_at") ", "                                                                                   \
+				"'finished_at', " ISO(                                                                 \
+					"r.finished_at") ", "                                                          \
+							 "'samples', (SELECT sum(samples) FROM histograms "            \
+							 "WHERE run_id = r.id), "                                      \
+							 "'max_us', (SELECT max(max_us) FROM histograms "              \
+							 "WHERE run_id = r.id), "                                      \
+							 "'max_cpu', (SELECT cpu FROM histograms WHERE run_id = r.id " \
+							 "ORDER BY max_us DESC NULLS LAST, thread LIMIT 1), "          \
+							 "'artifacts', COALESCE((SELECT json_agg(json_build_object("   \
+							 "'name', name, 'content_type', content_type, 'size', size, "  \
+							 "'sha256', sha256) ORDER BY name) FROM artifacts "            \
+							 "WHERE run_id = r.id), '[]'))"
 
 /* One kernel (alias k) as a JSON object. */
-#define KERNEL_JSON							\
-	"json_build_object('id', k.id, 'name', k.name, 'tree', k.tree, "\
-	"'release', k.release, 'version', k.version, "			\
-	"'commit', k.commit, 'config_sha256', k.config_sha256, "	\
+#define KERNEL_JSON                                                      \
+	"json_build_object('id', k.id, 'name', k.name, 'tree', k.tree, " \
+	"'release', k.release, 'version', k.version, "                   \
+	"'commit', k.commit, 'config_sha256', k.config_sha256, "         \
 	"'realtime', k.realtime, 'created_at', " ISO("k.created_at") ")"
 
 static void trim_nl(char *s)
@@ -89,24 +91,27 @@ int db_report_verdict_get(PGconn *conn, int64_t verdict_id, json_t **out,
 	static const char sql[] =
 		"SELECT json_build_object('id', v.id, 'verdict', v.verdict, "
 		"'details', v.details, "
-		"'created_at', " ISO("v.created_at") ", "
-		"'board', (SELECT json_build_object('name', b.name, "
-		"'kind', b.kind, 'definition', b.definition) FROM boards b "
-		"WHERE b.id = v.board_id), "
-		"'testcase', (SELECT json_build_object('name', t.name, "
-		"'definition', t.definition) FROM testcases t "
-		"WHERE t.id = v.testcase_id), "
-		"'baseline', (SELECT " KERNEL_JSON " FROM kernels k "
-		"WHERE k.id = v.baseline_kernel_id), "
-		"'candidate', (SELECT " KERNEL_JSON " FROM kernels k "
-		"WHERE k.id = v.candidate_kernel_id), "
-		"'baseline_runs', COALESCE((SELECT json_agg(" RUN_JSON
-		" ORDER BY r.id) FROM runs r "
-		"WHERE r.id = ANY (v.baseline_runs)), '[]'), "
-		"'candidate_runs', COALESCE((SELECT json_agg(" RUN_JSON
-		" ORDER BY r.id) FROM runs r "
-		"WHERE r.id = ANY (v.candidate_runs)), '[]'))::text "
-		"FROM verdicts v WHERE v.id = $1::bigint";
+		"'created_at', " ISO(
+			"v.created_at") ", "
+					"'board', (SELECT json_build_object('name', b.name, "
+					"'kind', b.kind, 'definition', b.definition) FROM boards b "
+					"WHERE b.id = v.board_id), "
+					"'testcase', (SELECT json_build_object('name', t.name, "
+					"'definition', t.definition) FROM testcases t "
+					"WHERE t.id = v.testcase_id), "
+					"'baseline', (SELECT " KERNEL_JSON
+					" FROM kernels k "
+					"WHERE k.id = v.baseline_kernel_id), "
+					"'candidate', (SELECT " KERNEL_JSON
+					" FROM kernels k "
+					"WHERE k.id = v.candidate_kernel_id), "
+					"'baseline_runs', COALESCE((SELECT json_agg(" RUN_JSON
+					" ORDER BY r.id) FROM runs r "
+					"WHERE r.id = ANY (v.baseline_runs)), '[]'), "
+					"'candidate_runs', COALESCE((SELECT json_agg(" RUN_JSON
+					" ORDER BY r.id) FROM runs r "
+					"WHERE r.id = ANY (v.candidate_runs)), '[]'))::text "
+					"FROM verdicts v WHERE v.id = $1::bigint";
 	char id[24];
 	const char *p[1] = { id };
 	int ret;
@@ -170,8 +175,8 @@ int db_report_record(PGconn *conn, int64_t verdict_id, int64_t bug_id,
 	snprintf(id, sizeof(id), "%" PRId64, verdict_id);
 	snprintf(bug, sizeof(bug), "%" PRId64, bug_id);
 	ret = query(conn, sql, 4, p, &res, err, "recording the report");
-	if (ret == -EEXIST && !db_report_filed(conn, verdict_id, &other,
-					       NULL, NULL))
+	if (ret == -EEXIST &&
+	    !db_report_filed(conn, verdict_id, &other, NULL, NULL))
 		rtlab_err_seterr(err, EEXIST,
 				 "verdict %s is already filed as bug %" PRId64,
 				 id, other);
@@ -200,33 +205,40 @@ int db_kcidb_get(PGconn *conn, const char *since, json_t **out,
 		"'board', b.name, 'testcase', t.name, 'status', r.status, "
 		"'error', r.error, 'clock', r.clock, "
 		"'machine', r.manifest->'kernel'->>'machine', "
-		"'started_at', " ISO("r.started_at") ", "
-		"'finished_at', " ISO("r.finished_at") ", "
-		"'created_at', " ISO("r.created_at") ", "
-		"'max_us', (SELECT max(max_us) FROM histograms "
-		"WHERE run_id = r.id), "
-		"'samples', (SELECT sum(samples) FROM histograms "
-		"WHERE run_id = r.id)) ORDER BY r.id) "
-		"FROM rs r JOIN boards b ON b.id = r.board_id "
-		"JOIN testcases t ON t.id = r.testcase_id), '[]'), "
-		"'regressions', COALESCE((SELECT json_agg(json_build_object("
-		"'id', v.id, 'board', b.name, 'testcase', t.name, "
-		"'baseline_kernel_id', v.baseline_kernel_id, "
-		"'candidate_kernel_id', v.candidate_kernel_id, "
-		"'candidate_runs', to_json(v.candidate_runs), "
-		"'details', v.details, "
-		"'created_at', " ISO("v.created_at") ", "
-		"'bug_url', (SELECT bug_url FROM reports p WHERE "
-		"p.verdict_id = v.id AND p.bug_id IS NOT NULL LIMIT 1)) "
-		"ORDER BY v.id) FROM vs v JOIN boards b ON b.id = v.board_id "
-		"JOIN testcases t ON t.id = v.testcase_id), '[]'))::text";
+		"'started_at', " ISO(
+			"r.started_at") ", "
+					"'finished_at', " ISO(
+						"r.finished_at") ", "
+								 "'created_at', " ISO(
+									 "r.created_at") ", "
+											 "'max_us', (SELECT max(max_us) FROM histograms "
+											 "WHERE run_id = r.id), "
+											 "'samples', (SELECT sum(samples) FROM histograms "
+											 "WHERE run_id = r.id)) ORDER BY r.id) "
+											 "FROM rs r JOIN boards b ON b.id = r.board_id "
+											 "JOIN testcases t ON t.id = r.testcase_id), '[]'), "
+											 "'regressions', COALESCE((SELECT json_agg(json_build_object("
+											 "'id', v.id, 'board', b.name, 'testcase', t.name, "
+											 "'baseline_kernel_id', v.baseline_kernel_id, "
+											 "'candidate_kernel_id', v.candidate_kernel_id, "
+											 "'candidate_runs', to_json(v.candidate_runs), "
+											 "'details', v.details, "
+											 "'created_at', " ISO(
+												 "v.created_at") ", "
+														 "'bug_url', (SELECT bug_url FROM reports p WHERE "
+														 "p.verdict_id = v.id AND p.bug_id IS NOT NULL LIMIT 1)) "
+														 "ORDER BY v.id) FROM vs v JOIN boards b ON b.id = v.board_id "
+														 "JOIN testcases t ON t.id = v.testcase_id), '[]'))::text";
 	const char *p[1] = { since };
 	int ret;
 
-	ret = db_query_json(conn, sql, 1, p, out, err, "reading runs for KCIDB");
+	ret = db_query_json(conn, sql, 1, p, out, err,
+			    "reading runs for KCIDB");
 	if (ret == -EINVAL)
-		rtlab_err_seterr(err, EINVAL, "--since '%s': expected an ISO "
+		rtlab_err_seterr(err, EINVAL,
+				 "--since '%s': expected an ISO "
 				 "date or time such as 2026-12-01 or "
-				 "2026-12-01T03:00:00Z", since ? since : "");
+				 "2026-12-01T03:00:00Z",
+				 since ? since : "");
 	return ret;
 }

@@ -92,14 +92,13 @@ static const char *q_or_null(int64_t v, char *buf, size_t n)
  * drew from its sequence (session-local, so concurrent uploads do not mix). */
 #define RUN_ID_SQL "currval(pg_get_serial_sequence('runs', 'id'))"
 
-static int send_hist(PGconn *conn, const struct hist *h,
-		     struct rtlab_err *err)
+static int send_hist(PGconn *conn, const struct hist *h, struct rtlab_err *err)
 {
 	static const char sql[] =
 		"INSERT INTO histograms (run_id, thread, cpu, range_us, "
 		"bucket_us, counts, overflows, samples, min_us, avg_us, "
-		"max_us, p50_us, p99_us, p999_us, p9999_us) VALUES ("
-		RUN_ID_SQL ", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "
+		"max_us, p50_us, p99_us, p999_us, p9999_us) VALUES (" RUN_ID_SQL
+		", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "
 		"$12, $13, $14)";
 	char thread[16], cpu[16], range[16], ovf[24], samples[24], min[16],
 		avg[40], max[16], p50[24], p99[24], p999[24], p9999[24];
@@ -173,9 +172,8 @@ static int run_by_uuid(PGconn *conn, const char *uuid, int64_t *id,
 {
 	const char *p[1] = { uuid };
 
-	return db_query_id(conn,
-			   "SELECT id FROM runs WHERE uuid = $1::uuid", 1, p,
-			   id, err, "looking up the run's uuid");
+	return db_query_id(conn, "SELECT id FROM runs WHERE uuid = $1::uuid", 1,
+			   p, id, err, "looking up the run's uuid");
 }
 
 /* Kernel, testcase and run in one statement; the run's id comes back, or
@@ -245,7 +243,8 @@ static int store_pipeline(PGconn *conn, const struct run_record *rec,
 	p[9] = m->kernel_version;
 	p[10] = m->kernel_config_sha256;
 	p[11] = m->kernel_realtime < 0 ? NULL :
-		m->kernel_realtime ? "true" : "false";
+		m->kernel_realtime     ? "true" :
+					 "false";
 	p[12] = m->testcase;
 	if (!PQsendQueryParams(conn, store_run_sql, 13, NULL, p, NULL, NULL,
 			       0)) {
@@ -307,8 +306,8 @@ sync:
 			if (!ret && !*taken) {
 				what = done == 0 ? "storing the run" :
 				       done <= rec->nhists ?
-							"storing a histogram" :
-							"storing an artifact";
+						   "storing a histogram" :
+						   "storing an artifact";
 				ret = db_fail(conn, res, err, what);
 			}
 			done++;
@@ -351,9 +350,8 @@ int db_run_store(PGconn *conn, const struct run_record *rec, int64_t *run_id,
 
 	if (board_id < 0) {
 		p[0] = m->board;
-		ret = db_query_id(conn,
-				  "SELECT id FROM boards WHERE name = $1", 1, p,
-				  &board_id, err, "looking up the board");
+		ret = db_query_id(conn, "SELECT id FROM boards WHERE name = $1",
+				  1, p, &board_id, err, "looking up the board");
 		if (ret == -ENOENT)
 			ret = rtlab_err_set(err,
 					    "manifest.json: board '%s' is not "
@@ -371,8 +369,10 @@ int db_run_store(PGconn *conn, const struct run_record *rec, int64_t *run_id,
 		/* Stored by a concurrent upload since we looked. */
 		ret = run_by_uuid(conn, m->run_id, &id, err);
 		if (ret == -ENOENT)
-			ret = rtlab_err_seterr(err, EIO, "run %s: neither "
-					       "stored nor found", m->run_id);
+			ret = rtlab_err_seterr(err, EIO,
+					       "run %s: neither "
+					       "stored nor found",
+					       m->run_id);
 		if (ret)
 			return ret;
 		*duplicate = true;
@@ -408,21 +408,23 @@ int db_run_resolve(PGconn *conn, const char *ref, int64_t *run_id,
 		 strspn(ref, "0123456789abcdefABCDEF-") == n) {
 		/* A uuid prefix, as `rtlab runs` prints it. */
 		ret = db_query_rows(conn,
-			     "SELECT id FROM runs WHERE uuid::text LIKE "
-			     "lower($1) || '%' LIMIT 2",
-			     1, p, &res, err, "looking up the run");
+				    "SELECT id FROM runs WHERE uuid::text LIKE "
+				    "lower($1) || '%' LIMIT 2",
+				    1, p, &res, err, "looking up the run");
 		if (ret)
 			return ret;
 		if (PQntuples(res) == 1)
 			*run_id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
 		ret = PQntuples(res) == 1 ? 0 :
-		      PQntuples(res) == 0 ? -ENOENT : -EEXIST;
+		      PQntuples(res) == 0 ? -ENOENT :
+					    -EEXIST;
 		PQclear(res);
 		if (ret == -EEXIST)
 			return rtlab_err_seterr(err, EINVAL,
 						"run '%s' is ambiguous: "
 						"several runs' uuids start "
-						"with it", ref);
+						"with it",
+						ref);
 	} else {
 		ret = -ENOENT;
 	}
@@ -441,8 +443,10 @@ static int json_result(PGresult *res, json_t **out, struct rtlab_err *err,
 		return -ENOENT;
 	*out = json_loads(PQgetvalue(res, 0, 0), JSON_DECODE_ANY, &jerr);
 	if (!*out)
-		return rtlab_err_seterr(err, EIO, "%s: bad JSON from the "
-					"database: %s", what, jerr.text);
+		return rtlab_err_seterr(err, EIO,
+					"%s: bad JSON from the "
+					"database: %s",
+					what, jerr.text);
 	return 0;
 }
 
@@ -453,18 +457,19 @@ int db_runs_list(PGconn *conn, const struct run_filter *f, json_t **out,
 		"SELECT COALESCE(json_agg(x ORDER BY x.id DESC), '[]')::text "
 		"FROM (SELECT r.id, r.uuid, b.name AS board, "
 		"k.release AS kernel, t.name AS testcase, r.status, r.clock, "
-		"h.max_us, h.samples, " ISO("r.created_at") " AS created_at "
-		"FROM runs r JOIN boards b ON b.id = r.board_id "
-		"JOIN kernels k ON k.id = r.kernel_id "
-		"JOIN testcases t ON t.id = r.testcase_id "
-		"LEFT JOIN LATERAL (SELECT max(max_us) AS max_us, "
-		"sum(samples) AS samples FROM histograms "
-		"WHERE run_id = r.id) h ON true "
-		"WHERE ($1::text IS NULL OR b.name = $1) "
-		"AND ($2::text IS NULL OR k.release = $2) "
-		"AND ($3::text IS NULL OR t.name = $3) "
-		"AND ($4::text IS NULL OR r.status = $4) "
-		"ORDER BY r.id DESC LIMIT $5::integer) x";
+		"h.max_us, h.samples, " ISO(
+			"r.created_at") " AS created_at "
+					"FROM runs r JOIN boards b ON b.id = r.board_id "
+					"JOIN kernels k ON k.id = r.kernel_id "
+					"JOIN testcases t ON t.id = r.testcase_id "
+					"LEFT JOIN LATERAL (SELECT max(max_us) AS max_us, "
+					"sum(samples) AS samples FROM histograms "
+					"WHERE run_id = r.id) h ON true "
+					"WHERE ($1::text IS NULL OR b.name = $1) "
+					"AND ($2::text IS NULL OR k.release = $2) "
+					"AND ($3::text IS NULL OR t.name = $3) "
+					"AND ($4::text IS NULL OR r.status = $4) "
+					"ORDER BY r.id DESC LIMIT $5::integer) x";
 	char limit[16];
 	const char *p[5];
 	PGresult *res;
@@ -497,27 +502,30 @@ int db_run_get(PGconn *conn, int64_t run_id, json_t **out,
 		"'tree', k.tree), "
 		"'testcase', json_build_object('id', t.id, 'name', t.name), "
 		"'job_id', r.job_id, "
-		"'started_at', " ISO("r.started_at") ", "
-		"'finished_at', " ISO("r.finished_at") ", "
-		"'created_at', " ISO("r.created_at") ", "
-		"'environment', r.environment, 'commands', r.commands, "
-		"'max_us', (SELECT max(max_us) FROM histograms "
-		"WHERE run_id = r.id), "
-		"'cpus', COALESCE((SELECT json_agg(json_build_object("
-		"'thread', thread, 'cpu', cpu, 'range_us', range_us, "
-		"'samples', samples, 'overflows', overflows, "
-		"'min_us', min_us, 'avg_us', avg_us, 'p50_us', p50_us, "
-		"'p99_us', p99_us, 'p999_us', p999_us, 'p9999_us', p9999_us, "
-		"'max_us', max_us) ORDER BY thread) FROM histograms "
-		"WHERE run_id = r.id), '[]'), "
-		"'artifacts', COALESCE((SELECT json_agg(json_build_object("
-		"'name', name, 'content_type', content_type, 'size', size, "
-		"'sha256', sha256) ORDER BY name) FROM artifacts "
-		"WHERE run_id = r.id), '[]'))::text "
-		"FROM runs r JOIN boards b ON b.id = r.board_id "
-		"JOIN kernels k ON k.id = r.kernel_id "
-		"JOIN testcases t ON t.id = r.testcase_id "
-		"WHERE r.id = $1::bigint";
+		"'started_at', " ISO(
+			"r.started_at") ", "
+					"'finished_at', " ISO(
+						"r.finished_at") ", "
+								 "'created_at', " ISO(
+									 "r.created_at") ", "
+											 "'environment', r.environment, 'commands', r.commands, "
+											 "'max_us', (SELECT max(max_us) FROM histograms "
+											 "WHERE run_id = r.id), "
+											 "'cpus', COALESCE((SELECT json_agg(json_build_object("
+											 "'thread', thread, 'cpu', cpu, 'range_us', range_us, "
+											 "'samples', samples, 'overflows', overflows, "
+											 "'min_us', min_us, 'avg_us', avg_us, 'p50_us', p50_us, "
+											 "'p99_us', p99_us, 'p999_us', p999_us, 'p9999_us', p9999_us, "
+											 "'max_us', max_us) ORDER BY thread) FROM histograms "
+											 "WHERE run_id = r.id), '[]'), "
+											 "'artifacts', COALESCE((SELECT json_agg(json_build_object("
+											 "'name', name, 'content_type', content_type, 'size', size, "
+											 "'sha256', sha256) ORDER BY name) FROM artifacts "
+											 "WHERE run_id = r.id), '[]'))::text "
+											 "FROM runs r JOIN boards b ON b.id = r.board_id "
+											 "JOIN kernels k ON k.id = r.kernel_id "
+											 "JOIN testcases t ON t.id = r.testcase_id "
+											 "WHERE r.id = $1::bigint";
 	char id[24];
 	const char *p[1] = { id };
 	PGresult *res;
@@ -607,8 +615,7 @@ out:
 
 static int dup_field(PGresult *res, int col, char **out)
 {
-	*out = strdup(PQgetisnull(res, 0, col) ? "" :
-						  PQgetvalue(res, 0, col));
+	*out = strdup(PQgetisnull(res, 0, col) ? "" : PQgetvalue(res, 0, col));
 	return *out ? 0 : -ENOMEM;
 }
 
@@ -624,13 +631,13 @@ int db_run_hists_load(PGconn *conn, int64_t run_id, struct run_hists *rh,
 	rh->run_id = run_id;
 	snprintf(id, sizeof(id), "%" PRId64, run_id);
 	ret = db_query_rows(conn,
-		     "SELECT r.uuid, b.name, k.release, k.version, t.name, "
-		     "r.status, r.clock FROM runs r "
-		     "JOIN boards b ON b.id = r.board_id "
-		     "JOIN kernels k ON k.id = r.kernel_id "
-		     "JOIN testcases t ON t.id = r.testcase_id "
-		     "WHERE r.id = $1::bigint",
-		     1, p, &res, err, "reading the run");
+			    "SELECT r.uuid, b.name, k.release, k.version, t.name, "
+			    "r.status, r.clock FROM runs r "
+			    "JOIN boards b ON b.id = r.board_id "
+			    "JOIN kernels k ON k.id = r.kernel_id "
+			    "JOIN testcases t ON t.id = r.testcase_id "
+			    "WHERE r.id = $1::bigint",
+			    1, p, &res, err, "reading the run");
 	if (ret)
 		return ret;
 	if (PQntuples(res) < 1) {
@@ -654,13 +661,14 @@ int db_run_hists_load(PGconn *conn, int64_t run_id, struct run_hists *rh,
 		return rtlab_err_seterr(err, ENOMEM, "run %s: out of memory",
 					id);
 
-	ret = db_query_rows(conn,
-		     "SELECT thread, cpu, range_us, "
-		     "array_to_string(bucket_us, ','), "
-		     "array_to_string(counts, ','), cardinality(bucket_us), "
-		     "overflows, samples, min_us, avg_us, max_us "
-		     "FROM histograms WHERE run_id = $1::bigint ORDER BY thread",
-		     1, p, &res, err, "reading histograms");
+	ret = db_query_rows(
+		conn,
+		"SELECT thread, cpu, range_us, "
+		"array_to_string(bucket_us, ','), "
+		"array_to_string(counts, ','), cardinality(bucket_us), "
+		"overflows, samples, min_us, avg_us, max_us "
+		"FROM histograms WHERE run_id = $1::bigint ORDER BY thread",
+		1, p, &res, err, "reading histograms");
 	if (ret)
 		return ret;
 	n = PQntuples(res);
@@ -674,12 +682,14 @@ int db_run_hists_load(PGconn *conn, int64_t run_id, struct run_hists *rh,
 		ret = load_hist(res, i, &rh->hists[i]);
 		rh->nhists = i + 1;
 		if (ret) {
-			rtlab_err_seterr(err, -ret, "run %s: histogram of "
-					 "thread %s: %s", id,
-					 PQgetvalue(res, i, 0),
-					 ret == -ENOMEM ? "out of memory" :
-					 "inconsistent buckets in the "
-					 "database");
+			rtlab_err_seterr(err, -ret,
+					 "run %s: histogram of "
+					 "thread %s: %s",
+					 id, PQgetvalue(res, i, 0),
+					 ret == -ENOMEM ?
+						 "out of memory" :
+						 "inconsistent buckets in the "
+						 "database");
 			goto out;
 		}
 	}
@@ -719,14 +729,13 @@ int db_artifact_get(PGconn *conn, int64_t run_id, const char *name,
 	}
 	if (PQntuples(res) < 1) {
 		ret = rtlab_err_seterr(err, ENOENT,
-				       "run %s has no artifact '%s'", id,
-				       name);
+				       "run %s has no artifact '%s'", id, name);
 		goto out;
 	}
 	len = PQgetlength(res, 0, 1);
 	a->name = strdup(name);
-	a->content_type = strndup(PQgetvalue(res, 0, 0),
-				  PQgetlength(res, 0, 0));
+	a->content_type =
+		strndup(PQgetvalue(res, 0, 0), PQgetlength(res, 0, 0));
 	a->data = malloc(len ? len : 1);
 	if (!a->name || !a->content_type || !a->data) {
 		artifact_cleanup(a);
@@ -760,10 +769,10 @@ int db_runs_schema_check(PGconn *conn, struct rtlab_err *err)
 	int ret;
 
 	ret = db_query_rows(conn,
-		     "SELECT to_regclass('runs') IS NOT NULL AND "
-		     "to_regclass('histograms') IS NOT NULL AND "
-		     "to_regclass('artifacts') IS NOT NULL",
-		     0, NULL, &res, err, "checking the schema");
+			    "SELECT to_regclass('runs') IS NOT NULL AND "
+			    "to_regclass('histograms') IS NOT NULL AND "
+			    "to_regclass('artifacts') IS NOT NULL",
+			    0, NULL, &res, err, "checking the schema");
 	if (ret)
 		return ret == -EINVAL ? -EIO : ret;
 	if (strcmp(PQgetvalue(res, 0, 0), "t"))

@@ -28,10 +28,10 @@ struct manifest;
 /* What ingest hands over to be stored; nothing here is owned. */
 struct run_record {
 	const struct manifest *manifest;
-	int board_id;			/* < 0: look up manifest->board */
-	size_t nhists;			/* 0 for runs that are not complete */
+	int board_id;  /* < 0: look up manifest->board */
+	size_t nhists; /* 0 for runs that are not complete */
 	const struct hist *hists;
-	const struct bundle *bundle;	/* every file but manifest.json is
+	const struct bundle *bundle; /* every file but manifest.json is
 					 * stored as an artifact */
 };
 
@@ -57,11 +57,11 @@ int db_run_resolve(PGconn *conn, const char *ref, int64_t *run_id,
 		   struct rtlab_err *err) __must_check;
 
 struct run_filter {
-	const char *board;	/* board name, NULL: any */
-	const char *kernel;	/* kernel release, NULL: any */
-	const char *testcase;	/* testcase name, NULL: any */
-	const char *status;	/* run status, NULL: any */
-	unsigned int limit;	/* 0: 50 */
+	const char *board;    /* board name, NULL: any */
+	const char *kernel;   /* kernel release, NULL: any */
+	const char *testcase; /* testcase name, NULL: any */
+	const char *status;   /* run status, NULL: any */
+	unsigned int limit;   /* 0: 50 */
 };
 
 /**

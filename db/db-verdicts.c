@@ -37,11 +37,13 @@ int db_testcase_lookup(PGconn *conn, const char *name, int *testcase_id,
 	int64_t id;
 	int ret;
 
-	ret = db_query_id(conn, "SELECT id FROM testcases WHERE name = $1",
-			  1, p, &id, err, "looking up the testcase");
+	ret = db_query_id(conn, "SELECT id FROM testcases WHERE name = $1", 1,
+			  p, &id, err, "looking up the testcase");
 	if (ret == -ENOENT)
-		return rtlab_err_seterr(err, ENOENT, "testcase '%s' not found "
-					"(no run of it was stored)", name);
+		return rtlab_err_seterr(err, ENOENT,
+					"testcase '%s' not found "
+					"(no run of it was stored)",
+					name);
 	if (!ret)
 		*testcase_id = (int)id;
 	return ret;
@@ -57,27 +59,34 @@ int db_kernel_resolve(PGconn *conn, const char *ref, int *kernel_id,
 	if (all_digits(ref, 9)) {
 		int64_t id;
 
-		ret = db_query_id(conn, "SELECT id FROM kernels WHERE id = "
-			    "$1::integer", 1, p, &id, err,
-			    "looking up the kernel");
+		ret = db_query_id(conn,
+				  "SELECT id FROM kernels WHERE id = "
+				  "$1::integer",
+				  1, p, &id, err, "looking up the kernel");
 		if (ret == -ENOENT)
-			return rtlab_err_seterr(err, ENOENT, "kernel id %s not "
-						"found", ref);
+			return rtlab_err_seterr(err, ENOENT,
+						"kernel id %s not "
+						"found",
+						ref);
 		if (!ret)
 			*kernel_id = (int)id;
 		return ret;
 	}
-	ret = db_query_rows(conn, "SELECT id FROM kernels WHERE release = $1 "
-		     "ORDER BY id", 1, p, &res, err, "looking up the kernel");
+	ret = db_query_rows(conn,
+			    "SELECT id FROM kernels WHERE release = $1 "
+			    "ORDER BY id",
+			    1, p, &res, err, "looking up the kernel");
 	if (ret)
 		return ret;
 	n = PQntuples(res);
 	if (n == 1) {
 		*kernel_id = atoi(PQgetvalue(res, 0, 0));
 	} else if (!n) {
-		ret = rtlab_err_seterr(err, ENOENT, "kernel '%s' not found "
+		ret = rtlab_err_seterr(err, ENOENT,
+				       "kernel '%s' not found "
 				       "(expected a kernel id or a release "
-				       "as 'rtlab kernel list' shows)", ref);
+				       "as 'rtlab kernel list' shows)",
+				       ref);
 	} else {
 		char ids[200] = "";
 		size_t len = 0;
@@ -86,7 +95,8 @@ int db_kernel_resolve(PGconn *conn, const char *ref, int *kernel_id,
 		for (i = 0; i < n && len < sizeof(ids) - 16; i++)
 			len += snprintf(ids + len, sizeof(ids) - len, "%s%s",
 					i ? ", " : "", PQgetvalue(res, i, 0));
-		ret = rtlab_err_set(err, "kernel '%s' is ambiguous: %d kernels "
+		ret = rtlab_err_set(err,
+				    "kernel '%s' is ambiguous: %d kernels "
 				    "have this release (ids %s); give the id",
 				    ref, n, ids);
 	}
@@ -104,11 +114,11 @@ int db_run_series(PGconn *conn, int64_t run_id, struct run_series *rs,
 
 	snprintf(id, sizeof(id), "%" PRId64, run_id);
 	ret = db_query_rows(conn,
-		     "SELECT r.board_id, r.testcase_id, r.kernel_id, r.status, "
-		     "r.clock, k.tree FROM runs r "
-		     "JOIN kernels k ON k.id = r.kernel_id "
-		     "WHERE r.id = $1::bigint",
-		     1, p, &res, err, "reading the run's series");
+			    "SELECT r.board_id, r.testcase_id, r.kernel_id, r.status, "
+			    "r.clock, k.tree FROM runs r "
+			    "JOIN kernels k ON k.id = r.kernel_id "
+			    "WHERE r.id = $1::bigint",
+			    1, p, &res, err, "reading the run's series");
 	if (ret)
 		return ret;
 	if (PQntuples(res) < 1) {
@@ -137,8 +147,9 @@ int db_kernel_tree(PGconn *conn, int kernel_id, char *tree, size_t size,
 	int ret;
 
 	snprintf(id, sizeof(id), "%d", kernel_id);
-	ret = db_query_rows(conn, "SELECT tree FROM kernels WHERE id = $1::integer",
-		     1, p, &res, err, "reading the kernel's tree");
+	ret = db_query_rows(conn,
+			    "SELECT tree FROM kernels WHERE id = $1::integer",
+			    1, p, &res, err, "reading the kernel's tree");
 	if (ret)
 		return ret;
 	if (PQntuples(res) < 1)
@@ -179,19 +190,20 @@ int db_baseline_unset(PGconn *conn, int board_id, int testcase_id,
 	snprintf(b, sizeof(b), "%d", board_id);
 	snprintf(t, sizeof(t), "%d", testcase_id);
 	ret = db_query_id(conn,
-		    "DELETE FROM baselines WHERE board_id = $1::integer AND "
-		    "testcase_id = $2::integer AND tree = $3 "
-		    "RETURNING kernel_id",
-		    3, p, &k, err, "removing the baseline");
+			  "DELETE FROM baselines WHERE board_id = $1::integer AND "
+			  "testcase_id = $2::integer AND tree = $3 "
+			  "RETURNING kernel_id",
+			  3, p, &k, err, "removing the baseline");
 	if (ret == -ENOENT)
-		rtlab_err_seterr(err, ENOENT, "no baseline is pinned for "
-				 "this series (tree '%s')", tree);
+		rtlab_err_seterr(err, ENOENT,
+				 "no baseline is pinned for "
+				 "this series (tree '%s')",
+				 tree);
 	return ret;
 }
 
 int db_baseline_pinned(PGconn *conn, int board_id, int testcase_id,
-		       const char *tree, int *kernel_id,
-		       struct rtlab_err *err)
+		       const char *tree, int *kernel_id, struct rtlab_err *err)
 {
 	char b[16], t[16];
 	const char *p[3] = { b, t, tree };
@@ -201,19 +213,19 @@ int db_baseline_pinned(PGconn *conn, int board_id, int testcase_id,
 	snprintf(b, sizeof(b), "%d", board_id);
 	snprintf(t, sizeof(t), "%d", testcase_id);
 	ret = db_query_id(conn,
-		    "SELECT kernel_id FROM baselines WHERE board_id = "
-		    "$1::integer AND testcase_id = $2::integer AND tree = $3",
-		    3, p, &k, err, "reading the baseline");
+			  "SELECT kernel_id FROM baselines WHERE board_id = "
+			  "$1::integer AND testcase_id = $2::integer AND tree = $3",
+			  3, p, &k, err, "reading the baseline");
 	if (!ret)
 		*kernel_id = (int)k;
 	return ret;
 }
 
 /* Kernels of a series with their first-run time, complete or not. */
-#define SERIES_KERNELS \
-	"SELECT r.kernel_id, min(r.created_at) AS first_at, " \
-	"count(*) FILTER (WHERE r.status = 'complete') AS complete " \
-	"FROM runs r JOIN kernels k ON k.id = r.kernel_id " \
+#define SERIES_KERNELS                                                    \
+	"SELECT r.kernel_id, min(r.created_at) AS first_at, "             \
+	"count(*) FILTER (WHERE r.status = 'complete') AS complete "      \
+	"FROM runs r JOIN kernels k ON k.id = r.kernel_id "               \
 	"WHERE r.board_id = $1::integer AND r.testcase_id = $2::integer " \
 	"AND k.tree = $3 GROUP BY r.kernel_id"
 
@@ -230,14 +242,14 @@ int db_baseline_default(PGconn *conn, int board_id, int testcase_id,
 	snprintf(t, sizeof(t), "%d", testcase_id);
 	snprintf(c, sizeof(c), "%d", cand_kernel_id);
 	ret = db_query_id(conn,
-		    "WITH s AS (" SERIES_KERNELS ") "
-		    "SELECT s.kernel_id FROM s, "
-		    "(SELECT first_at, kernel_id FROM s "
-		    "WHERE kernel_id = $4::integer) c "
-		    "WHERE s.complete > 0 AND "
-		    "(s.first_at, s.kernel_id) < (c.first_at, c.kernel_id) "
-		    "ORDER BY s.first_at DESC, s.kernel_id DESC LIMIT 1",
-		    4, p, &k, err, "finding the default baseline");
+			  "WITH s AS (" SERIES_KERNELS ") "
+			  "SELECT s.kernel_id FROM s, "
+			  "(SELECT first_at, kernel_id FROM s "
+			  "WHERE kernel_id = $4::integer) c "
+			  "WHERE s.complete > 0 AND "
+			  "(s.first_at, s.kernel_id) < (c.first_at, c.kernel_id) "
+			  "ORDER BY s.first_at DESC, s.kernel_id DESC LIMIT 1",
+			  4, p, &k, err, "finding the default baseline");
 	if (!ret)
 		*kernel_id = (int)k;
 	return ret;
@@ -276,25 +288,26 @@ int db_baselines_list(PGconn *conn, const char *board, const char *testcase,
 		"END, "
 		"'default', CASE WHEN y.dflt IS NULL THEN NULL ELSE "
 		"json_build_object('kernel_id', kd.id, 'release', kd.release) "
-		"END, 'set_at', " ISO("bl.set_at") ") "
-		"ORDER BY b.name, t.name, y.tree), '[]')::text "
-		"FROM y JOIN boards b ON b.id = y.board_id "
-		"JOIN testcases t ON t.id = y.testcase_id "
-		"LEFT JOIN baselines bl ON (bl.board_id, bl.testcase_id, "
-		"bl.tree) = (y.board_id, y.testcase_id, y.tree) "
-		"LEFT JOIN kernels kp ON kp.id = bl.kernel_id "
-		"LEFT JOIN kernels kl ON kl.id = y.latest "
-		"LEFT JOIN kernels kd ON kd.id = y.dflt "
-		"WHERE ($1::text IS NULL OR b.name = $1) "
-		"AND ($2::text IS NULL OR t.name = $2) "
-		"AND ($3::text IS NULL OR y.tree = $3)";
+		"END, 'set_at', " ISO(
+			"bl.set_at") ") "
+				     "ORDER BY b.name, t.name, y.tree), '[]')::text "
+				     "FROM y JOIN boards b ON b.id = y.board_id "
+				     "JOIN testcases t ON t.id = y.testcase_id "
+				     "LEFT JOIN baselines bl ON (bl.board_id, bl.testcase_id, "
+				     "bl.tree) = (y.board_id, y.testcase_id, y.tree) "
+				     "LEFT JOIN kernels kp ON kp.id = bl.kernel_id "
+				     "LEFT JOIN kernels kl ON kl.id = y.latest "
+				     "LEFT JOIN kernels kd ON kd.id = y.dflt "
+				     "WHERE ($1::text IS NULL OR b.name = $1) "
+				     "AND ($2::text IS NULL OR t.name = $2) "
+				     "AND ($3::text IS NULL OR y.tree = $3)";
 	const char *p[3] = { board, testcase, tree };
 
 	return db_query_json(conn, sql, 3, p, out, err, "listing baselines");
 }
 
-int db_series_clocks(PGconn *conn, int board_id, int testcase_id,
-		     int kernel_id, json_t **out, struct rtlab_err *err)
+int db_series_clocks(PGconn *conn, int board_id, int testcase_id, int kernel_id,
+		     json_t **out, struct rtlab_err *err)
 {
 	char b[16], t[16], k[16];
 	const char *p[3] = { b, t, k };
@@ -302,13 +315,14 @@ int db_series_clocks(PGconn *conn, int board_id, int testcase_id,
 	snprintf(b, sizeof(b), "%d", board_id);
 	snprintf(t, sizeof(t), "%d", testcase_id);
 	snprintf(k, sizeof(k), "%d", kernel_id);
-	return db_query_json(conn,
-		      "SELECT COALESCE(json_object_agg(clock, n ORDER BY "
-		      "clock), '{}')::text FROM (SELECT clock, count(*) AS n "
-		      "FROM runs WHERE board_id = $1::integer AND "
-		      "testcase_id = $2::integer AND kernel_id = $3::integer "
-		      "AND status = 'complete' GROUP BY clock) c",
-		      3, p, out, err, "reading the runs' clocks");
+	return db_query_json(
+		conn,
+		"SELECT COALESCE(json_object_agg(clock, n ORDER BY "
+		"clock), '{}')::text FROM (SELECT clock, count(*) AS n "
+		"FROM runs WHERE board_id = $1::integer AND "
+		"testcase_id = $2::integer AND kernel_id = $3::integer "
+		"AND status = 'complete' GROUP BY clock) c",
+		3, p, out, err, "reading the runs' clocks");
 }
 
 void series_runs_cleanup(struct series_runs *s)
@@ -410,13 +424,14 @@ int db_series_runs_load_ids(PGconn *conn, int board_id, int testcase_id,
 	snprintf(t, sizeof(t), "%d", testcase_id);
 	snprintf(k, sizeof(k), "%d", kernel_id);
 	snprintf(lim, sizeof(lim), "%d", SERIES_MAX_RUNS);
-	ret = db_query_rows(conn, sql, 6, p, &res, err, "loading the series' runs");
+	ret = db_query_rows(conn, sql, 6, p, &res, err,
+			    "loading the series' runs");
 	if (ret)
 		return ret;
 	n = PQntuples(res);
 	for (i = 0; i < n; i++)
-		if (!i || strcmp(PQgetvalue(res, i, 0),
-				 PQgetvalue(res, i - 1, 0)))
+		if (!i ||
+		    strcmp(PQgetvalue(res, i, 0), PQgetvalue(res, i - 1, 0)))
 			nruns++;
 	out->runs = calloc(nruns ? nruns : 1, sizeof(*out->runs));
 	if (!out->runs) {
@@ -428,12 +443,12 @@ int db_series_runs_load_ids(PGconn *conn, int board_id, int testcase_id,
 		unsigned int nh = 0;
 
 		for (j = i; j < n && !strcmp(PQgetvalue(res, j, 0),
-					     PQgetvalue(res, i, 0)); j++)
+					     PQgetvalue(res, i, 0));
+		     j++)
 			if (!PQgetisnull(res, j, 2))
 				nh++;
 		r->id = strtoll(PQgetvalue(res, i, 0), NULL, 10);
-		snprintf(r->uuid, sizeof(r->uuid), "%s",
-			 PQgetvalue(res, i, 1));
+		snprintf(r->uuid, sizeof(r->uuid), "%s", PQgetvalue(res, i, 1));
 		out->nruns++;
 		r->cpus = calloc(nh ? nh : 1, sizeof(*r->cpus));
 		if (!r->cpus) {
@@ -441,28 +456,31 @@ int db_series_runs_load_ids(PGconn *conn, int board_id, int testcase_id,
 			goto out;
 		}
 		for (j = i; j < n && !strcmp(PQgetvalue(res, j, 0),
-					     PQgetvalue(res, i, 0)); j++) {
+					     PQgetvalue(res, i, 0));
+		     j++) {
 			if (PQgetisnull(res, j, 2))
 				continue;
-			ret = load_hist(res, j, &r->cpus[r->ncpus], &lat,
-					&cnt, &cap);
+			ret = load_hist(res, j, &r->cpus[r->ncpus], &lat, &cnt,
+					&cap);
 			r->ncpus++;
 			if (ret) {
-				rtlab_err_seterr(err, -ret, "run %" PRId64
+				rtlab_err_seterr(err, -ret,
+						 "run %" PRId64
 						 ": histogram of thread %s: "
-						 "%s", r->id,
-						 PQgetvalue(res, j, 2),
+						 "%s",
+						 r->id, PQgetvalue(res, j, 2),
 						 ret == -ENOMEM ?
-						 "out of memory" :
-						 "inconsistent buckets in "
-						 "the database");
+							 "out of memory" :
+							 "inconsistent buckets in "
+							 "the database");
 				goto out;
 			}
 		}
 	}
 out:
 	if (ret == -ENOMEM)
-		rtlab_err_seterr(err, ENOMEM, "loading the series' runs: out "
+		rtlab_err_seterr(err, ENOMEM,
+				 "loading the series' runs: out "
 				 "of memory");
 	free(lat);
 	free(cnt);
@@ -483,21 +501,23 @@ int db_verdict_names(PGconn *conn, int board_id, int testcase_id,
 	snprintf(kb, sizeof(kb), "%d", base_kernel_id);
 	snprintf(kc, sizeof(kc), "%d", cand_kernel_id);
 	ret = db_query_json(conn,
-		     "SELECT json_build_object('board', b.name, "
-		     "'testcase', t.name, "
-		     "'baseline', json_build_object('kernel_id', kb.id, "
-		     "'release', kb.release, 'version', kb.version, "
-		     "'tree', kb.tree), "
-		     "'candidate', json_build_object('kernel_id', kc.id, "
-		     "'release', kc.release, 'version', kc.version, "
-		     "'tree', kc.tree))::text "
-		     "FROM boards b, testcases t, kernels kb, kernels kc "
-		     "WHERE b.id = $1::integer AND t.id = $2::integer AND "
-		     "kb.id = $3::integer AND kc.id = $4::integer",
-		     4, p, out, err, "reading the verdict's names");
+			    "SELECT json_build_object('board', b.name, "
+			    "'testcase', t.name, "
+			    "'baseline', json_build_object('kernel_id', kb.id, "
+			    "'release', kb.release, 'version', kb.version, "
+			    "'tree', kb.tree), "
+			    "'candidate', json_build_object('kernel_id', kc.id, "
+			    "'release', kc.release, 'version', kc.version, "
+			    "'tree', kc.tree))::text "
+			    "FROM boards b, testcases t, kernels kb, kernels kc "
+			    "WHERE b.id = $1::integer AND t.id = $2::integer AND "
+			    "kb.id = $3::integer AND kc.id = $4::integer",
+			    4, p, out, err, "reading the verdict's names");
 	if (ret == -ENOENT)
-		rtlab_err_seterr(err, ENOENT, "board %s, testcase %s or "
-				 "kernel %s/%s not found", b, t, kb, kc);
+		rtlab_err_seterr(err, ENOENT,
+				 "board %s, testcase %s or "
+				 "kernel %s/%s not found",
+				 b, t, kb, kc);
 	return ret;
 }
 
@@ -509,9 +529,10 @@ int db_testcase_definition(PGconn *conn, int testcase_id, json_t **out,
 	int ret;
 
 	snprintf(t, sizeof(t), "%d", testcase_id);
-	ret = db_query_json(conn, "SELECT definition::text FROM testcases "
-		     "WHERE id = $1::integer", 1, p, out, err,
-		     "reading the testcase definition");
+	ret = db_query_json(conn,
+			    "SELECT definition::text FROM testcases "
+			    "WHERE id = $1::integer",
+			    1, p, out, err, "reading the testcase definition");
 	if (ret == -ENOENT)
 		rtlab_err_seterr(err, ENOENT, "testcase id %s not found", t);
 	return ret;
@@ -527,8 +548,8 @@ static char *id_array(const int64_t *v, size_t n)
 		return NULL;
 	s[len++] = '{';
 	for (i = 0; i < n; i++)
-		len += snprintf(s + len, cap - len, "%s%" PRId64,
-				i ? "," : "", v[i]);
+		len += snprintf(s + len, cap - len, "%s%" PRId64, i ? "," : "",
+				v[i]);
 	s[len++] = '}';
 	s[len] = '\0';
 	return s;
@@ -540,14 +561,15 @@ int db_verdict_store(PGconn *conn, const struct verdict_row *v, int64_t *id,
 	char b[16], t[16], kb[16], kc[16];
 	char *ab = id_array(v->base_runs, v->nbase);
 	char *ac = id_array(v->cand_runs, v->ncand);
-	const char *p[9] = { b, t, kb, kc, v->verdict, v->details_json, ab,
-			     ac, v->clock };
+	const char *p[9] = { b,	 t,  kb,      kc, v->verdict, v->details_json,
+			     ab, ac, v->clock };
 	int ret;
 
 	if (replaced)
 		*replaced = false;
 	if (!ab || !ac) {
-		ret = rtlab_err_seterr(err, ENOMEM, "storing the verdict: out "
+		ret = rtlab_err_seterr(err, ENOMEM,
+				       "storing the verdict: out "
 				       "of memory");
 		goto out;
 	}
@@ -558,35 +580,38 @@ int db_verdict_store(PGconn *conn, const struct verdict_row *v, int64_t *id,
 	ret = db_begin(conn, err);
 	if (ret)
 		goto out;
-	ret = db_exec(conn, err, "SELECT pg_advisory_xact_lock("
-		      VERDICT_LOCK_KEY ", $1::integer)", 1, &p[3]);
+	ret = db_exec(conn, err,
+		      "SELECT pg_advisory_xact_lock(" VERDICT_LOCK_KEY
+		      ", $1::integer)",
+		      1, &p[3]);
 	if (ret)
 		goto fail;
-	ret = db_query_id(conn,
-		    "WITH latest AS (SELECT id FROM verdicts "
-		    "WHERE board_id = $1::integer AND testcase_id = $2::integer "
-		    "AND candidate_kernel_id = $4::integer "
-		    "AND baseline_kernel_id = $3::integer "
-		    "AND details->>'clock' IS NOT DISTINCT FROM $9 "
-		    "ORDER BY id DESC LIMIT 1) "
-		    "UPDATE verdicts v SET verdict = $5, details = $6::jsonb, "
-		    "baseline_runs = $7::bigint[], "
-		    "candidate_runs = $8::bigint[], created_at = now() "
-		    "FROM latest WHERE v.id = latest.id AND NOT EXISTS "
-		    "(SELECT 1 FROM reports r WHERE r.verdict_id = v.id) "
-		    "RETURNING v.id",
-		    9, p, id, err, "replacing the verdict");
+	ret = db_query_id(
+		conn,
+		"WITH latest AS (SELECT id FROM verdicts "
+		"WHERE board_id = $1::integer AND testcase_id = $2::integer "
+		"AND candidate_kernel_id = $4::integer "
+		"AND baseline_kernel_id = $3::integer "
+		"AND details->>'clock' IS NOT DISTINCT FROM $9 "
+		"ORDER BY id DESC LIMIT 1) "
+		"UPDATE verdicts v SET verdict = $5, details = $6::jsonb, "
+		"baseline_runs = $7::bigint[], "
+		"candidate_runs = $8::bigint[], created_at = now() "
+		"FROM latest WHERE v.id = latest.id AND NOT EXISTS "
+		"(SELECT 1 FROM reports r WHERE r.verdict_id = v.id) "
+		"RETURNING v.id",
+		9, p, id, err, "replacing the verdict");
 	if (!ret && replaced)
 		*replaced = true;
 	if (ret == -ENOENT)
 		ret = db_query_id(conn,
-			    "INSERT INTO verdicts (board_id, testcase_id, "
-			    "baseline_kernel_id, candidate_kernel_id, verdict, "
-			    "details, baseline_runs, candidate_runs) VALUES "
-			    "($1::integer, $2::integer, $3::integer, "
-			    "$4::integer, $5, $6::jsonb, $7::bigint[], "
-			    "$8::bigint[]) RETURNING id",
-			    8, p, id, err, "storing the verdict");
+				  "INSERT INTO verdicts (board_id, testcase_id, "
+				  "baseline_kernel_id, candidate_kernel_id, verdict, "
+				  "details, baseline_runs, candidate_runs) VALUES "
+				  "($1::integer, $2::integer, $3::integer, "
+				  "$4::integer, $5, $6::jsonb, $7::bigint[], "
+				  "$8::bigint[]) RETURNING id",
+				  8, p, id, err, "storing the verdict");
 	if (ret)
 		goto fail;
 	ret = db_commit(conn, err);
@@ -601,8 +626,8 @@ out:
 	return ret;
 }
 
-int db_verdicts_list(PGconn *conn, const struct verdict_filter *f,
-		     json_t **out, struct rtlab_err *err)
+int db_verdicts_list(PGconn *conn, const struct verdict_filter *f, json_t **out,
+		     struct rtlab_err *err)
 {
 	static const char sql[] =
 		"SELECT COALESCE(json_agg(x ORDER BY x.id DESC), '[]')::text "
@@ -620,16 +645,17 @@ int db_verdicts_list(PGconn *conn, const struct verdict_filter *f,
 		"'max', json_build_object("
 		"'baseline', v.details->'metrics'->'max'->'baseline', "
 		"'candidate', v.details->'metrics'->'max'->'candidate')) "
-		"AS figures, " ISO("v.created_at") " AS created_at "
-		"FROM verdicts v JOIN boards b ON b.id = v.board_id "
-		"JOIN testcases t ON t.id = v.testcase_id "
-		"JOIN kernels kb ON kb.id = v.baseline_kernel_id "
-		"JOIN kernels kc ON kc.id = v.candidate_kernel_id "
-		"WHERE ($1::text IS NULL OR b.name = $1) "
-		"AND ($2::text IS NULL OR t.name = $2) "
-		"AND ($3::text IS NULL OR v.verdict = $3) "
-		"AND ($4::text IS NULL OR kc.release = $4 OR kb.release = $4) "
-		"ORDER BY v.id DESC LIMIT $5::integer) x";
+		"AS figures, " ISO(
+			"v.created_at") " AS created_at "
+					"FROM verdicts v JOIN boards b ON b.id = v.board_id "
+					"JOIN testcases t ON t.id = v.testcase_id "
+					"JOIN kernels kb ON kb.id = v.baseline_kernel_id "
+					"JOIN kernels kc ON kc.id = v.candidate_kernel_id "
+					"WHERE ($1::text IS NULL OR b.name = $1) "
+					"AND ($2::text IS NULL OR t.name = $2) "
+					"AND ($3::text IS NULL OR v.verdict = $3) "
+					"AND ($4::text IS NULL OR kc.release = $4 OR kb.release = $4) "
+					"ORDER BY v.id DESC LIMIT $5::integer) x";
 	char limit[16];
 	const char *p[5] = { f->board, f->testcase, f->verdict, f->kernel,
 			     limit };
@@ -654,12 +680,13 @@ int db_verdict_get(PGconn *conn, int64_t id, json_t **out,
 		"'release', kc.release, 'version', kc.version, "
 		"'tree', kc.tree, 'runs', v.candidate_runs), "
 		"'details', v.details, "
-		"'created_at', " ISO("v.created_at") ")::text "
-		"FROM verdicts v JOIN boards b ON b.id = v.board_id "
-		"JOIN testcases t ON t.id = v.testcase_id "
-		"JOIN kernels kb ON kb.id = v.baseline_kernel_id "
-		"JOIN kernels kc ON kc.id = v.candidate_kernel_id "
-		"WHERE v.id = $1::bigint";
+		"'created_at', " ISO(
+			"v.created_at") ")::text "
+					"FROM verdicts v JOIN boards b ON b.id = v.board_id "
+					"JOIN testcases t ON t.id = v.testcase_id "
+					"JOIN kernels kb ON kb.id = v.baseline_kernel_id "
+					"JOIN kernels kc ON kc.id = v.candidate_kernel_id "
+					"WHERE v.id = $1::bigint";
 	char ids[24];
 	const char *p[1] = { ids };
 	int ret;

@@ -109,22 +109,21 @@ int db_baselines_list(PGconn *conn, const char *board, const char *testcase,
  * (@board_id, @testcase_id) as a JSON object {"CLOCK": runs, ...}.
  * Return: 0 with *@out (caller json_decref()s), -EIO.
  */
-int db_series_clocks(PGconn *conn, int board_id, int testcase_id,
-		     int kernel_id, json_t **out,
-		     struct rtlab_err *err) __must_check;
+int db_series_clocks(PGconn *conn, int board_id, int testcase_id, int kernel_id,
+		     json_t **out, struct rtlab_err *err) __must_check;
 
 /* One run loaded for a comparison. */
 struct series_run {
 	int64_t id;
 	char uuid[37];
 	unsigned int ncpus;
-	struct hist *cpus;	/* thread order */
+	struct hist *cpus; /* thread order */
 };
 
 /* One side of a comparison: a kernel's complete runs in a series. */
 struct series_runs {
 	size_t nruns;
-	struct series_run *runs;	/* by run id */
+	struct series_run *runs; /* by run id */
 };
 
 /**
@@ -176,8 +175,8 @@ int db_testcase_definition(PGconn *conn, int testcase_id, json_t **out,
 struct verdict_row {
 	int board_id, testcase_id;
 	int base_kernel_id, cand_kernel_id;
-	const char *verdict;		/* regress_verdict_name() */
-	const char *details_json;	/* details column; carries "clock" */
+	const char *verdict;	  /* regress_verdict_name() */
+	const char *details_json; /* details column; carries "clock" */
 	const char *clock;
 	const int64_t *base_runs, *cand_runs;
 	size_t nbase, ncand;
@@ -195,11 +194,11 @@ int db_verdict_store(PGconn *conn, const struct verdict_row *v, int64_t *id,
 		     bool *replaced, struct rtlab_err *err) __must_check;
 
 struct verdict_filter {
-	const char *board;	/* board name, NULL: any */
-	const char *testcase;	/* testcase name, NULL: any */
-	const char *verdict;	/* REGRESSION, ..., NULL: any */
-	const char *kernel;	/* baseline or candidate release, NULL: any */
-	unsigned int limit;	/* 0: 50 */
+	const char *board;    /* board name, NULL: any */
+	const char *testcase; /* testcase name, NULL: any */
+	const char *verdict;  /* REGRESSION, ..., NULL: any */
+	const char *kernel;   /* baseline or candidate release, NULL: any */
+	unsigned int limit;   /* 0: 50 */
 };
 
 /**
@@ -209,8 +208,8 @@ struct verdict_filter {
  * figures: {p99.9: {baseline, candidate}, max: {...}}, created_at}.
  * Return: 0 with *@out (caller json_decref()s), -EIO.
  */
-int db_verdicts_list(PGconn *conn, const struct verdict_filter *f,
-		     json_t **out, struct rtlab_err *err) __must_check;
+int db_verdicts_list(PGconn *conn, const struct verdict_filter *f, json_t **out,
+		     struct rtlab_err *err) __must_check;
 
 /**
  * db_verdict_get() - verdict @id in full: {id, board, testcase, tree,

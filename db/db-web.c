@@ -21,10 +21,12 @@
 	"to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
 
 /* A run's worst figures over its CPUs, for a runs row aliased "r". */
-#define RUN_MAX "(SELECT max(h.max_us) FROM histograms h " \
-		"WHERE h.run_id = r.id)"
-#define RUN_P999 "(SELECT max(h.p999_us) FROM histograms h " \
-		 "WHERE h.run_id = r.id)"
+#define RUN_MAX                                    \
+	"(SELECT max(h.max_us) FROM histograms h " \
+	"WHERE h.run_id = r.id)"
+#define RUN_P999                                    \
+	"(SELECT max(h.p999_us) FROM histograms h " \
+	"WHERE h.run_id = r.id)"
 
 int db_web_overview(PGconn *conn, unsigned int nkernels, json_t **out,
 		    struct rtlab_err *err)
@@ -67,8 +69,8 @@ int db_web_overview(PGconn *conn, unsigned int nkernels, json_t **out,
 	char n[16];
 	const char *p[1] = { n };
 
-	snprintf(n, sizeof(n), "%u", nkernels ? nkernels :
-						WEB_OVERVIEW_KERNELS);
+	snprintf(n, sizeof(n), "%u",
+		 nkernels ? nkernels : WEB_OVERVIEW_KERNELS);
 	return db_query_json(conn, sql, 1, p, out, err, "reading the overview");
 }
 
@@ -87,8 +89,8 @@ int db_web_trend(PGconn *conn, const char *board, const char *testcase,
 		"AND ($3::text IS NULL OR k.tree = $3) "
 		"AND ($4::text IS NULL OR r.clock = $4) "
 		"ORDER BY r.created_at DESC, r.id DESC LIMIT 1), "
-		"rr AS (SELECT r.id, r.kernel_id, r.created_at, "
-		RUN_MAX " AS max_us, " RUN_P999 " AS p999_us "
+		"rr AS (SELECT r.id, r.kernel_id, r.created_at, " RUN_MAX
+		" AS max_us, " RUN_P999 " AS p999_us "
 		"FROM runs r JOIN s USING (board_id, testcase_id) "
 		"JOIN kernels k ON k.id = r.kernel_id "
 		"JOIN latest l ON l.tree = k.tree AND l.clock = r.clock "
@@ -109,11 +111,13 @@ int db_web_trend(PGconn *conn, const char *board, const char *testcase,
 
 	ret = db_query_json(conn, sql, 4, p, out, err, "reading the trend");
 	if (ret == -ENOENT)
-		rtlab_err_seterr(err, ENOENT, "no complete run of board '%s', "
-				 "testcase '%s'%s%s%s%s%s%s", board, testcase,
-				 tree ? ", tree '" : "", tree ? tree : "",
-				 tree ? "'" : "", clock ? ", clock '" : "",
-				 clock ? clock : "", clock ? "'" : "");
+		rtlab_err_seterr(err, ENOENT,
+				 "no complete run of board '%s', "
+				 "testcase '%s'%s%s%s%s%s%s",
+				 board, testcase, tree ? ", tree '" : "",
+				 tree ? tree : "", tree ? "'" : "",
+				 clock ? ", clock '" : "", clock ? clock : "",
+				 clock ? "'" : "");
 	return ret;
 }
 
@@ -123,10 +127,12 @@ int db_web_report(PGconn *conn, int64_t verdict_id, json_t **out,
 	static const char sql[] =
 		"SELECT json_build_object('id', id, 'bug_id', bug_id, "
 		"'bug_url', bug_url, 'files', files, "
-		"'created_at', " ISO("created_at") ", "
-		"'filed_at', " ISO("filed_at") ")::text "
-		"FROM reports WHERE verdict_id = $1::bigint "
-		"ORDER BY (bug_id IS NOT NULL) DESC, id DESC LIMIT 1";
+		"'created_at', " ISO(
+			"created_at") ", "
+				      "'filed_at', " ISO(
+					      "filed_at") ")::text "
+							  "FROM reports WHERE verdict_id = $1::bigint "
+							  "ORDER BY (bug_id IS NOT NULL) DESC, id DESC LIMIT 1";
 	char id[24];
 	const char *p[1] = { id };
 	int ret;
@@ -153,7 +159,8 @@ int db_web_run_verdict(PGconn *conn, int64_t run_id, int64_t *verdict_id,
 	int ret;
 
 	snprintf(id, sizeof(id), "%" PRId64, run_id);
-	ret = db_query_json(conn, sql, 1, p, &j, err, "finding the run's verdict");
+	ret = db_query_json(conn, sql, 1, p, &j, err,
+			    "finding the run's verdict");
 	if (!ret) {
 		*verdict_id = json_integer_value(j);
 		if (*verdict_id <= 0)

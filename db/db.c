@@ -74,14 +74,18 @@ PGconn *db_connect(struct rtlab_err *err)
 			reason = reason ? reason + 9 : msg;
 			if (strstr(reason, " Is the server"))
 				*strstr(reason, " Is the server") = '\0';
-			rtlab_err_seterr(err, ECONNREFUSED,
+			rtlab_err_seterr(
+				err, ECONNREFUSED,
 				"cannot connect to the embedded database (%s): is it running? start it with 'rtlab db start' (%s)",
 				where, reason);
 		} else
-			rtlab_err_seterr(err, ECONNREFUSED,
+			rtlab_err_seterr(
+				err, ECONNREFUSED,
 				"cannot connect to the database in %s (%s): %s",
-				origin == DB_ORIGIN_ENV ? "RTLAB_DB" :
-				"the configuration file's 'db'", where, msg);
+				origin == DB_ORIGIN_ENV ?
+					"RTLAB_DB" :
+					"the configuration file's 'db'",
+				where, msg);
 		goto fail;
 	}
 	/* Keep NOTICEs ("already exists, skipping") off the user's terminal;
@@ -124,7 +128,9 @@ int db_exec(PGconn *conn, struct rtlab_err *err, const char *sql, int nparams,
 
 		ret = rtlab_err_seterr(err,
 				       state && !strcmp(state, "42501") ?
-				       EACCES : EIO, "%s",
+					       EACCES :
+					       EIO,
+				       "%s",
 				       pg_msg(PQerrorMessage(conn), msg,
 					      sizeof(msg)));
 	}
@@ -156,9 +162,9 @@ int db_query_int64(PGconn *conn, struct rtlab_err *err, const char *sql,
 	errno = 0;
 	*out = strtoll(v, &end, 10);
 	if (errno || end == v || *end)
-		ret = rtlab_err_seterr(err, EINVAL,
-				       "expected an integer from the query, got '%s'",
-				       v);
+		ret = rtlab_err_seterr(
+			err, EINVAL,
+			"expected an integer from the query, got '%s'", v);
 out:
 	PQclear(res);
 	return ret;
@@ -193,8 +199,8 @@ void db_rollback(PGconn *conn)
 
 struct migration {
 	int version;
-	char *file;	/* "001_init.sql" */
-	char *name;	/* "init" */
+	char *file; /* "001_init.sql" */
+	char *name; /* "init" */
 };
 
 static int migration_cmp(const void *a, const void *b)
@@ -230,7 +236,8 @@ static int migrations_list(const char *dir, struct migration **out,
 
 	d = opendir(dir);
 	if (!d)
-		return rtlab_err_seterr(err, errno,
+		return rtlab_err_seterr(
+			err, errno,
 			"schema directory %s: %s (set RTLAB_DATADIR to the directory holding schema/)",
 			dir, strerror(errno));
 	while ((de = readdir(d))) {
@@ -242,7 +249,8 @@ static int migrations_list(const char *dir, struct migration **out,
 		v = strtol(de->d_name, &end, 10);
 		us = end;
 		if (errno || *us != '_' || v <= 0 || v > 1000000) {
-			ret = rtlab_err_set(err,
+			ret = rtlab_err_set(
+				err,
 				"%s/%s: expected a migration named NNN_name.sql with NNN a positive number",
 				dir, de->d_name);
 			goto out;
@@ -258,7 +266,8 @@ static int migrations_list(const char *dir, struct migration **out,
 		}
 		m[n].version = (int)v;
 		m[n].file = strdup(de->d_name);
-		m[n].name = strndup(us + 1, len - 4 - (size_t)(us + 1 - de->d_name));
+		m[n].name = strndup(us + 1,
+				    len - 4 - (size_t)(us + 1 - de->d_name));
 		n++;
 		if (!m[n - 1].file || !m[n - 1].name) {
 			ret = -ENOMEM;
@@ -270,8 +279,9 @@ static int migrations_list(const char *dir, struct migration **out,
 	for (i = 1; i < n; i++)
 		if (m[i].version == m[i - 1].version) {
 			ret = rtlab_err_set(err,
-				"%s: %s and %s have the same version %d",
-				dir, m[i - 1].file, m[i].file, m[i].version);
+					    "%s: %s and %s have the same version %d",
+					    dir, m[i - 1].file, m[i].file,
+					    m[i].version);
 			goto out;
 		}
 out:
@@ -302,8 +312,8 @@ static char *read_text(const char *path, struct rtlab_err *err)
 			if (!bigger) {
 				free(buf);
 				fclose(f);
-				rtlab_err_seterr(err, ENOMEM, "%s: out of memory",
-						 path);
+				rtlab_err_seterr(err, ENOMEM,
+						 "%s: out of memory", path);
 				return NULL;
 			}
 			buf = bigger;
@@ -339,8 +349,8 @@ static int line_of(const char *sql, const char *pos)
 
 /* Apply one migration unless it already is, in one transaction.
  * Return: 1 applied, 0 already there, negative errno. */
-static int migrate_one(PGconn *conn, const char *dir,
-		       const struct migration *m, struct rtlab_err *err)
+static int migrate_one(PGconn *conn, const char *dir, const struct migration *m,
+		       struct rtlab_err *err)
 {
 	char path[4096], vbuf[16], msg[400];
 	const char *params[2] = { vbuf, m->name };
@@ -367,9 +377,10 @@ static int migrate_one(PGconn *conn, const char *dir,
 		      0, NULL);
 	if (ret)
 		goto fail;
-	ret = db_query_int64(conn, err,
-			     "SELECT count(*) FROM schema_version WHERE version = $1",
-			     1, params, &applied);
+	ret = db_query_int64(
+		conn, err,
+		"SELECT count(*) FROM schema_version WHERE version = $1", 1,
+		params, &applied);
 	if (ret)
 		goto fail;
 	if (applied) {
@@ -385,11 +396,12 @@ static int migrate_one(PGconn *conn, const char *dir,
 	if (!result_ok(res)) {
 		const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
 
-		ret = rtlab_err_seterr(err,
-			state && !strcmp(state, "42501") ? EACCES : EIO,
+		ret = rtlab_err_seterr(
+			err, state && !strcmp(state, "42501") ? EACCES : EIO,
 			"%s line %d: %s", path,
-			line_of(sql, PQresultErrorField(res,
-					PG_DIAG_STATEMENT_POSITION)),
+			line_of(sql,
+				PQresultErrorField(res,
+						   PG_DIAG_STATEMENT_POSITION)),
 			pg_msg(PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY),
 			       msg, sizeof(msg)));
 		PQclear(res);
@@ -431,7 +443,8 @@ int db_migrate(PGconn *conn, const char *schema_dir, struct rtlab_err *err)
 		return ret;
 	if (!n) {
 		migrations_free(m, n);
-		return rtlab_err_seterr(err, ENOENT,
+		return rtlab_err_seterr(
+			err, ENOENT,
 			"schema directory %s: no NNN_name.sql migrations",
 			schema_dir);
 	}
@@ -461,8 +474,7 @@ static int migrations_newest(const char *schema_dir, int *newest,
 	return 0;
 }
 
-int db_schema_ready(PGconn *conn, const char *schema_dir,
-		    struct rtlab_err *err)
+int db_schema_ready(PGconn *conn, const char *schema_dir, struct rtlab_err *err)
 {
 	/* The catalogs are readable by any role, so whether the schema is
 	 * there is asked of them, before anything needs a right. */
@@ -510,7 +522,8 @@ int db_schema_ready(PGconn *conn, const char *schema_dir,
 		return ret;
 	if (PQntuples(res) != 1) {
 		PQclear(res);
-		return rtlab_err_seterr(err, ESTALE,
+		return rtlab_err_seterr(
+			err, ESTALE,
 			"the database has no schema 'public' for rtlab: "
 			"run 'rtlab db migrate' as the role that owns the "
 			"database");
@@ -518,14 +531,17 @@ int db_schema_ready(PGconn *conn, const char *schema_dir,
 	snprintf(role, sizeof(role), "%s", PQgetvalue(res, 0, 0));
 	if (strcmp(PQgetvalue(res, 0, 1), "t")) {
 		PQclear(res);
-		return rtlab_err_seterr(err, EACCES,
+		return rtlab_err_seterr(
+			err, EACCES,
 			"role %s lacks USAGE on the schema: grant the server "
 			"role its rights as docs/database.md, 'An external "
-			"PostgreSQL', shows", role);
+			"PostgreSQL', shows",
+			role);
 	}
 	if (strcmp(PQgetvalue(res, 0, 2), "t")) {
 		PQclear(res);
-		return rtlab_err_seterr(err, ESTALE,
+		return rtlab_err_seterr(
+			err, ESTALE,
 			"the database has no rtlab schema yet: run 'rtlab db "
 			"migrate' as the role that owns the database");
 	}
@@ -538,9 +554,11 @@ int db_schema_ready(PGconn *conn, const char *schema_dir,
 	if (PQntuples(res) > 0) {
 		missing = atoi(PQgetvalue(res, 0, 0));
 		for (i = 0; i < PQntuples(res); i++)
-			snprintf(list + strlen(list), sizeof(list) - strlen(list),
-				 "%s%s", i ? ", " : "", PQgetvalue(res, i, 1));
-		ret = rtlab_err_seterr(err, EACCES,
+			snprintf(list + strlen(list),
+				 sizeof(list) - strlen(list), "%s%s",
+				 i ? ", " : "", PQgetvalue(res, i, 1));
+		ret = rtlab_err_seterr(
+			err, EACCES,
 			"role %s lacks %d rights it needs (%s%s): grant them "
 			"as docs/database.md, 'An external PostgreSQL', shows",
 			role, missing, list, missing > i ? ", ..." : "");
@@ -551,20 +569,24 @@ int db_schema_ready(PGconn *conn, const char *schema_dir,
 
 	ret = db_query_int64(conn, err,
 			     "SELECT coalesce(max(version), 0) "
-			     "FROM schema_version", 0, NULL, &version);
+			     "FROM schema_version",
+			     0, NULL, &version);
 	if (ret)
 		return ret;
 	if (version < newest)
-		return rtlab_err_seterr(err, ESTALE,
+		return rtlab_err_seterr(
+			err, ESTALE,
 			"the database schema is at version %" PRId64
 			", this rtlab needs %d (%s): run 'rtlab db migrate' as "
-			"the role that owns the database", version, newest,
-			schema_dir);
+			"the role that owns the database",
+			version, newest, schema_dir);
 	if (version > newest)
-		return rtlab_err_seterr(err, ESTALE,
+		return rtlab_err_seterr(
+			err, ESTALE,
 			"the database schema is at version %" PRId64
 			", newer than this rtlab knows (%d in %s): upgrade "
-			"rtlab", version, newest, schema_dir);
+			"rtlab",
+			version, newest, schema_dir);
 	return 0;
 }
 
@@ -573,9 +595,8 @@ int db_fail(PGconn *conn, PGresult *res, struct rtlab_err *err,
 {
 	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) :
 				  NULL;
-	const char *prim = res ? PQresultErrorField(res,
-						    PG_DIAG_MESSAGE_PRIMARY) :
-				 NULL;
+	const char *prim =
+		res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
 	char msg[RTLAB_ERR_LEN];
 	size_t n;
 	int e = EIO;
@@ -598,8 +619,8 @@ int db_query_rows(PGconn *conn, const char *sql, int nparams,
 		  const char *const *params, PGresult **out,
 		  struct rtlab_err *err, const char *what)
 {
-	PGresult *res = PQexecParams(conn, sql, nparams, NULL, params, NULL,
-				     NULL, 0);
+	PGresult *res =
+		PQexecParams(conn, sql, nparams, NULL, params, NULL, NULL, 0);
 	int ret;
 
 	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
@@ -645,8 +666,10 @@ int db_query_json(PGconn *conn, const char *sql, int nparams,
 	}
 	*out = json_loads(PQgetvalue(res, 0, 0), JSON_DECODE_ANY, &jerr);
 	if (!*out)
-		ret = rtlab_err_seterr(err, EIO, "%s: bad JSON from the "
-				       "database: %s", what, jerr.text);
+		ret = rtlab_err_seterr(err, EIO,
+				       "%s: bad JSON from the "
+				       "database: %s",
+				       what, jerr.text);
 out:
 	PQclear(res);
 	return ret;

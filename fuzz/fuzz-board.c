@@ -35,13 +35,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", memfd);
 	}
-	if (ftruncate(memfd, 0) || pwrite(memfd, data, size, 0) != (ssize_t)size)
+	if (ftruncate(memfd, 0) ||
+	    pwrite(memfd, data, size, 0) != (ssize_t)size)
 		abort();
 	b = board_def_load(path, &err);
 	if (b) {
 		if (!b->name || !b->qemu || !b->cpus || b->memory_mb < 256 ||
 		    (b->clock == BOARD_CLOCK_ICOUNT && b->cpus != 1))
-			abort();	/* accepted what it promises to refuse */
+			abort(); /* accepted what it promises to refuse */
 	}
 	board_def_free(b);
 	return 0;

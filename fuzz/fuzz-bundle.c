@@ -74,8 +74,7 @@ static int zlib_ready;
 
 static int zlib_init(void)
 {
-	if (!zlib_ready &&
-	    inflateInit2(&inf, 16 + MAX_WBITS) == Z_OK &&
+	if (!zlib_ready && inflateInit2(&inf, 16 + MAX_WBITS) == Z_OK &&
 	    deflateInit2(&def, 1, Z_DEFLATED, 16 + MAX_WBITS, 8,
 			 Z_DEFAULT_STRATEGY) == Z_OK)
 		zlib_ready = 1;

@@ -28,7 +28,7 @@ static void check_result(const struct ct_result *res)
 		for (i = 0; i < h->nbuckets; i++)
 			sum += h->counts[i];
 		if (sum != h->samples)
-			abort();	/* an accepted histogram that lies */
+			abort(); /* an accepted histogram that lies */
 	}
 }
 

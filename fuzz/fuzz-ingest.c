@@ -60,8 +60,7 @@ static int zlib_ready;
 
 static int zlib_init(void)
 {
-	if (!zlib_ready &&
-	    inflateInit2(&inf, 16 + MAX_WBITS) == Z_OK &&
+	if (!zlib_ready && inflateInit2(&inf, 16 + MAX_WBITS) == Z_OK &&
 	    deflateInit2(&def, 1, Z_DEFLATED, 16 + MAX_WBITS, 8,
 			 Z_DEFAULT_STRATEGY) == Z_OK)
 		zlib_ready = 1;
@@ -108,7 +107,8 @@ static size_t untar(const uint8_t *data, size_t size)
 		files[n].data = (unsigned char *)h + TAR_BLOCK;
 		files[n].size = fsize;
 		n++;
-		off += TAR_BLOCK + (fsize + TAR_BLOCK - 1) / TAR_BLOCK * TAR_BLOCK;
+		off += TAR_BLOCK +
+		       (fsize + TAR_BLOCK - 1) / TAR_BLOCK * TAR_BLOCK;
 	}
 	return n;
 }
@@ -133,7 +133,10 @@ static size_t tar_gzip(size_t n, uint8_t *out, size_t cap)
 		snprintf((char *)h + 124, 12, "%011zo", files[i].size);
 		memcpy(h + 136, "00000000000", 11);
 		h[156] = '0';
-		memcpy(h + 257, "ustar\0" "00", 8);
+		memcpy(h + 257,
+		       "ustar\0"
+		       "00",
+		       8);
 		memset(h + 148, ' ', 8);
 		for (sum = 0, j = 0; j < TAR_BLOCK; j++)
 			sum += h[j];

@@ -19,15 +19,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char **tools;
 	json_t *j;
 
-	if (!testcase_parse("fuzz.yaml", (const char *)data, size, &tc,
-			    &err)) {
+	if (!testcase_parse("fuzz.yaml", (const char *)data, size, &tc, &err)) {
 		j = testcase_to_json(&tc);
 		if (!j)
 			abort();
 		json_decref(j);
 		tools = testcase_tools(&tc);
 		if (!tools || !tools[0])
-			abort();	/* at least the measuring tool */
+			abort(); /* at least the measuring tool */
 		free(tools);
 	}
 	testcase_cleanup(&tc);

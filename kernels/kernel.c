@@ -23,8 +23,9 @@
 #include "kernel.h"
 #include "yamlmap.h"
 
-#define KERNEL_KEYS "name, kind, tree, description, package, version, " \
-		    "image, modules, config, cmdline"
+#define KERNEL_KEYS                                         \
+	"name, kind, tree, description, package, version, " \
+	"image, modules, config, cmdline"
 #define IDENT_FILE "ident.json"
 
 void kernel_def_free(struct kernel_def *k)
@@ -126,53 +127,64 @@ struct kernel_def *kernel_def_load(const char *path, struct rtlab_err *err)
 	if (!strcmp(kind, "debian")) {
 		k->kind = KERNEL_KIND_DEBIAN;
 		if (!k->package) {
-			rtlab_err_set(err, "%s: kind 'debian' needs field "
+			rtlab_err_set(err,
+				      "%s: kind 'debian' needs field "
 				      "'package' (e.g. linux-image-rt-amd64)",
 				      path);
 			goto fail;
 		}
 		e = ymap_get(&m, "package");
 		if (!valid_pkg_name(k->package)) {
-			rtlab_err_set(err, "%s: line %lu: field 'package': "
+			rtlab_err_set(err,
+				      "%s: line %lu: field 'package': "
 				      "'%s' is not a Debian package name",
 				      path, e->line, k->package);
 			goto fail;
 		}
 		e = ymap_get(&m, "version");
 		if (k->version && !valid_version(k->version)) {
-			rtlab_err_set(err, "%s: line %lu: field 'version': "
-				      "'%s' is not a Debian version", path,
-				      e->line, k->version);
+			rtlab_err_set(err,
+				      "%s: line %lu: field 'version': "
+				      "'%s' is not a Debian version",
+				      path, e->line, k->version);
 			goto fail;
 		}
 		if (k->image || k->modules || k->config) {
-			rtlab_err_set(err, "%s: fields 'image', 'modules', "
+			rtlab_err_set(err,
+				      "%s: fields 'image', 'modules', "
 				      "'config' belong to kind 'local', not "
-				      "'debian'", path);
+				      "'debian'",
+				      path);
 			goto fail;
 		}
 	} else if (!strcmp(kind, "local")) {
 		k->kind = KERNEL_KIND_LOCAL;
 		if (!k->image) {
-			rtlab_err_set(err, "%s: kind 'local' needs field "
-				      "'image' (path to a bzImage)", path);
+			rtlab_err_set(err,
+				      "%s: kind 'local' needs field "
+				      "'image' (path to a bzImage)",
+				      path);
 			goto fail;
 		}
 		if (k->package || k->version) {
-			rtlab_err_set(err, "%s: fields 'package' and "
+			rtlab_err_set(err,
+				      "%s: fields 'package' and "
 				      "'version' belong to kind 'debian', not "
-				      "'local'", path);
+				      "'local'",
+				      path);
 			goto fail;
 		}
-		ret = def_path(path, &k->image) ?: def_path(path, &k->modules)
-			?: def_path(path, &k->config);
+		ret = def_path(path, &k->image)		  ?:
+			      def_path(path, &k->modules) ?:
+			      def_path(path, &k->config);
 		if (ret)
 			goto nomem;
 	} else {
 		e = ymap_get(&m, "kind");
-		rtlab_err_set(err, "%s: line %lu: field 'kind': expected "
-			      "'debian' or 'local', got '%s'", path, e->line,
-			      kind);
+		rtlab_err_set(err,
+			      "%s: line %lu: field 'kind': expected "
+			      "'debian' or 'local', got '%s'",
+			      path, e->line, kind);
 		goto fail;
 	}
 	free(kind);
@@ -208,8 +220,10 @@ struct kernel_def *kernel_def_find(const char *name, struct rtlab_err *err)
 		return kernel_def_load(name, err);
 	dir = kernel_defs_dir();
 	if (!dir) {
-		rtlab_err_set(err, "kernel '%s': no kernels/ directory found "
-			      "(set RTLAB_DATADIR)", name);
+		rtlab_err_set(err,
+			      "kernel '%s': no kernels/ directory found "
+			      "(set RTLAB_DATADIR)",
+			      name);
 		return NULL;
 	}
 	if (asprintf(&path, "%s/%s.yaml", dir, name) < 0) {
@@ -217,8 +231,10 @@ struct kernel_def *kernel_def_find(const char *name, struct rtlab_err *err)
 		return NULL;
 	}
 	if (access(path, R_OK) < 0) {
-		rtlab_err_set(err, "kernel '%s': no definition %s ('rtlab "
-			      "kernel list' shows the known ones)", name, path);
+		rtlab_err_set(err,
+			      "kernel '%s': no definition %s ('rtlab "
+			      "kernel list' shows the known ones)",
+			      name, path);
 		k = NULL;
 	} else {
 		k = kernel_def_load(path, err);
@@ -273,16 +289,20 @@ int kernel_image_check(const char *path, char **release, char **version,
 		*version = NULL;
 	f = fopen(path, "rb");
 	if (!f)
-		return rtlab_err_seterr(err, errno, "%s: cannot open kernel "
-					"image: %s", path, strerror(errno));
+		return rtlab_err_seterr(err, errno,
+					"%s: cannot open kernel "
+					"image: %s",
+					path, strerror(errno));
 	if (fstat(fileno(f), &st) < 0 || st.st_size == 0) {
 		rtlab_err_set(err, "%s: kernel image is empty", path);
 		goto out;
 	}
 	if (fread(hdr, 1, sizeof(hdr), f) != sizeof(hdr) ||
 	    memcmp(hdr + 0x202, "HdrS", 4)) {
-		rtlab_err_set(err, "%s: not an x86 bzImage (no \"HdrS\" at "
-			      "offset 0x202)", path);
+		rtlab_err_set(err,
+			      "%s: not an x86 bzImage (no \"HdrS\" at "
+			      "offset 0x202)",
+			      path);
 		goto out;
 	}
 	setup_sects = hdr[0x1f1] ? hdr[0x1f1] : 4;
@@ -290,9 +310,10 @@ int kernel_image_check(const char *path, char **release, char **version,
 		  (uint32_t)hdr[0x1f7] << 24;
 	need = (size_t)(setup_sects + 1) * 512 + (size_t)syssize * 16;
 	if ((size_t)st.st_size < need) {
-		rtlab_err_set(err, "%s: kernel image truncated: %lld bytes, "
-			      "its header announces %zu", path,
-			      (long long)st.st_size, need);
+		rtlab_err_set(err,
+			      "%s: kernel image truncated: %lld bytes, "
+			      "its header announces %zu",
+			      path, (long long)st.st_size, need);
 		goto out;
 	}
 	kvoff = hdr[0x20e] | hdr[0x20f] << 8;
@@ -351,8 +372,7 @@ static int apt_show(const char *pkg, const char *ver, char **out,
 		    struct rtlab_err *err)
 {
 	char spec[256];
-	char *argv[] = { "apt-cache", "show", "--no-all-versions", spec,
-			 NULL };
+	char *argv[] = { "apt-cache", "show", "--no-all-versions", spec, NULL };
 	int rc;
 
 	snprintf(spec, sizeof(spec), ver ? "%s=%s" : "%s", pkg, ver);
@@ -377,7 +397,8 @@ static int apt_resolve(const struct kernel_def *k, struct apt_pkg *a,
 	memset(a, 0, sizeof(*a));
 	ret = apt_show(k->package, k->version, &text, err);
 	if (ret == -ENOENT)
-		return rtlab_err_seterr(err, ENOENT, "%s: field 'package': "
+		return rtlab_err_seterr(err, ENOENT,
+					"%s: field 'package': "
 					"apt knows no package '%s%s%s' (check "
 					"the name, or run apt-get update)",
 					k->path, k->package,
@@ -397,7 +418,8 @@ static int apt_resolve(const struct kernel_def *k, struct apt_pkg *a,
 		while (p && !isdigit((unsigned char)p[12]))
 			p = strstr(p + 12, "linux-image-");
 		if (!p) {
-			ret = rtlab_err_set(err, "%s: field 'package': '%s' "
+			ret = rtlab_err_set(err,
+					    "%s: field 'package': '%s' "
 					    "neither is a linux-image-<release>"
 					    " package nor depends on one",
 					    k->path, k->package);
@@ -412,7 +434,8 @@ static int apt_resolve(const struct kernel_def *k, struct apt_pkg *a,
 	text = NULL;
 	ret = apt_show(name, ver, &text, err);
 	if (ret == -ENOENT)
-		ret = rtlab_err_seterr(err, ENOENT, "%s: field 'package': '%s' "
+		ret = rtlab_err_seterr(err, ENOENT,
+				       "%s: field 'package': '%s' "
 				       "needs %s %s, which apt does not know",
 				       k->path, k->package, name,
 				       ver ? ver : "");
@@ -422,8 +445,10 @@ static int apt_resolve(const struct kernel_def *k, struct apt_pkg *a,
 	a->version = stanza_field(text, "Version");
 	a->sha256 = stanza_field(text, "SHA256");
 	if (!a->package || !a->version) {
-		ret = rtlab_err_set(err, "%s: apt-cache show %s: no Package/"
-				    "Version field", k->path, name);
+		ret = rtlab_err_set(err,
+				    "%s: apt-cache show %s: no Package/"
+				    "Version field",
+				    k->path, name);
 		apt_pkg_cleanup(a);
 	}
 out:
@@ -446,12 +471,15 @@ static int ident_from_json(const char *dir, struct kernel_ident *id,
 		return -ENOMEM;
 	j = json_load_file(path, 0, &jerr);
 	if (!j) {
-		ret = access(path, F_OK) ? -ENOENT :
-		      rtlab_err_set(err, "%s: %s", path, jerr.text);
+		ret = access(path, F_OK) ?
+			      -ENOENT :
+			      rtlab_err_set(err, "%s: %s", path, jerr.text);
 		goto out;
 	}
-#define JS(key) (json_string_value(json_object_get(j, key)) ? \
-		 strdup(json_string_value(json_object_get(j, key))) : NULL)
+#define JS(key)                                                       \
+	(json_string_value(json_object_get(j, key)) ?                 \
+		 strdup(json_string_value(json_object_get(j, key))) : \
+		 NULL)
 	id->release = JS("release");
 	id->version = JS("version");
 	id->image_path = JS("image");
@@ -460,8 +488,9 @@ static int ident_from_json(const char *dir, struct kernel_ident *id,
 #undef JS
 	snprintf(id->config_sha256, sizeof(id->config_sha256), "%s",
 		 json_string_value(json_object_get(j, "config_sha256")) ?: "");
-	id->realtime = json_is_true(json_object_get(j, "realtime")) ? 1 :
-		       json_is_false(json_object_get(j, "realtime")) ? 0 : -1;
+	id->realtime = json_is_true(json_object_get(j, "realtime"))  ? 1 :
+		       json_is_false(json_object_get(j, "realtime")) ? 0 :
+								       -1;
 	if (!id->release || !id->image_path)
 		ret = rtlab_err_set(err, "%s: missing 'release' or 'image'",
 				    path);
@@ -483,10 +512,11 @@ static int ident_to_json(const char *dir, const struct kernel_ident *id,
 		      id->package_version, "release", id->release, "version",
 		      id->version, "image", id->image_path, "modules",
 		      id->modules_dir, "config", id->config_path,
-		      "config_sha256", id->config_sha256[0] ?
-		      id->config_sha256 : NULL, "realtime",
+		      "config_sha256",
+		      id->config_sha256[0] ? id->config_sha256 : NULL,
+		      "realtime",
 		      id->realtime < 0 ? json_null() :
-		      json_boolean(id->realtime));
+					 json_boolean(id->realtime));
 	if (!path || !j || json_dump_file(j, path, JSON_INDENT(2)))
 		ret = rtlab_err_seterr(err, EIO, "%s: cannot write",
 				       path ? path : dir);
@@ -556,8 +586,10 @@ static int debian_unpack(const struct kernel_def *k, const struct apt_pkg *a,
 	rc = spawn_capture(dl, tmp, 1, &out, err);
 	if (rc) {
 		ret = rc < 0 ? rc :
-		      rtlab_err_seterr(err, EIO, "%s: apt-get download %s "
-				       "failed: %.300s", k->path, spec, out);
+			       rtlab_err_seterr(err, EIO,
+						"%s: apt-get download %s "
+						"failed: %.300s",
+						k->path, spec, out);
 		goto out;
 	}
 	deb[0] = '\0';
@@ -568,8 +600,10 @@ static int debian_unpack(const struct kernel_def *k, const struct apt_pkg *a,
 	if (d)
 		closedir(d);
 	if (!deb[0]) {
-		ret = rtlab_err_seterr(err, EIO, "%s: apt-get download %s left "
-				       "no .deb", k->path, spec);
+		ret = rtlab_err_seterr(err, EIO,
+				       "%s: apt-get download %s left "
+				       "no .deb",
+				       k->path, spec);
 		goto out;
 	}
 	ret = file_sha256_hex(deb, sha, err);
@@ -584,8 +618,10 @@ static int debian_unpack(const struct kernel_def *k, const struct apt_pkg *a,
 	out = NULL;
 	rc = spawn_capture(info, NULL, 1, &out, err);
 	if (rc) {
-		ret = rtlab_err_seterr(err, EIO, "%s: dpkg-deb --info failed: "
-				       "%.300s", deb, out ? out : "");
+		ret = rtlab_err_seterr(err, EIO,
+				       "%s: dpkg-deb --info failed: "
+				       "%.300s",
+				       deb, out ? out : "");
 		goto out;
 	}
 	root = path_join(tmp, "root");
@@ -599,10 +635,11 @@ static int debian_unpack(const struct kernel_def *k, const struct apt_pkg *a,
 		goto out;
 	}
 	unlink(deb);
-	if (asprintf(&p, "%s/lib/modules", root) < 0 ||
-	    only_subdir(p, &rel)) {
-		ret = rtlab_err_seterr(err, EIO, "%s: package %s has no single "
-				       "lib/modules/<release>", k->path, spec);
+	if (asprintf(&p, "%s/lib/modules", root) < 0 || only_subdir(p, &rel)) {
+		ret = rtlab_err_seterr(err, EIO,
+				       "%s: package %s has no single "
+				       "lib/modules/<release>",
+				       k->path, spec);
 		goto out;
 	}
 	/* Debian generates modules.dep at install time; so do we. */
@@ -612,8 +649,10 @@ static int debian_unpack(const struct kernel_def *k, const struct apt_pkg *a,
 	out = NULL;
 	rc = spawn_capture(depmod, NULL, 1, &out, err);
 	if (rc) {
-		ret = rtlab_err_seterr(err, EIO, "depmod -b %s %s failed: "
-				       "%.300s", root, rel, out ? out : "");
+		ret = rtlab_err_seterr(err, EIO,
+				       "depmod -b %s %s failed: "
+				       "%.300s",
+				       root, rel, out ? out : "");
 		goto out;
 	}
 	free(p);
@@ -667,8 +706,8 @@ static int debian_fetch(const struct kernel_def *k, const char *cache_root,
 		return ret;
 	id->package = strdup(a.package);
 	id->package_version = strdup(a.version);
-	if (asprintf(&final, "%s/%s_%s", cache_root, a.package, a.version)
-	    < 0) {
+	if (asprintf(&final, "%s/%s_%s", cache_root, a.package, a.version) <
+	    0) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -687,8 +726,8 @@ static int debian_fetch(const struct kernel_def *k, const char *cache_root,
 	ret = mkdir_p(cache_root, 0755, err);
 	if (ret)
 		goto out;
-	if (asprintf(&tmp, "%s/.%s_%s.tmp.%d", cache_root, a.package,
-		     a.version, (int)getpid()) < 0) {
+	if (asprintf(&tmp, "%s/.%s_%s.tmp.%d", cache_root, a.package, a.version,
+		     (int)getpid()) < 0) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -704,9 +743,10 @@ static int debian_fetch(const struct kernel_def *k, const char *cache_root,
 	if (rename(tmp, final) < 0) {
 		/* another fetch finished first: use its copy */
 		if (errno != EEXIST && errno != ENOTEMPTY) {
-			ret = rtlab_err_seterr(err, errno, "rename %s -> %s: "
-					       "%s", tmp, final,
-					       strerror(errno));
+			ret = rtlab_err_seterr(err, errno,
+					       "rename %s -> %s: "
+					       "%s",
+					       tmp, final, strerror(errno));
 			goto out;
 		}
 	}
@@ -735,15 +775,17 @@ static int local_check(const struct kernel_def *k, struct kernel_ident *id,
 		return ret;
 	}
 	if (!id->release)
-		return rtlab_err_set(err, "%s: field 'image': %s names no "
-				     "kernel release in its header", k->path,
-				     k->image);
+		return rtlab_err_set(err,
+				     "%s: field 'image': %s names no "
+				     "kernel release in its header",
+				     k->path, k->image);
 	id->image_path = strdup(k->image);
 	if (k->modules) {
 		if (stat(k->modules, &st) < 0 || !S_ISDIR(st.st_mode))
-			return rtlab_err_set(err, "%s: field 'modules': %s is "
-					     "not a directory", k->path,
-					     k->modules);
+			return rtlab_err_set(err,
+					     "%s: field 'modules': %s is "
+					     "not a directory",
+					     k->path, k->modules);
 		id->modules_dir = strdup(k->modules);
 	}
 	if (k->config) {
@@ -760,8 +802,7 @@ static int local_check(const struct kernel_def *k, struct kernel_ident *id,
 }
 
 static int fetch(const struct kernel_def *k, const char *cache_root,
-		 bool download, struct kernel_ident *id,
-		 struct rtlab_err *err)
+		 bool download, struct kernel_ident *id, struct rtlab_err *err)
 {
 	char *root = NULL;
 	int ret;
@@ -775,8 +816,9 @@ static int fetch(const struct kernel_def *k, const char *cache_root,
 	} else {
 		if (!cache_root)
 			cache_root = root = kernel_cache_root();
-		ret = cache_root ? debian_fetch(k, cache_root, download, id,
-						err) : -ENOMEM;
+		ret = cache_root ?
+			      debian_fetch(k, cache_root, download, id, err) :
+			      -ENOMEM;
 	}
 	free(root);
 	if (ret)

@@ -28,19 +28,19 @@ enum kernel_kind {
 };
 
 struct kernel_def {
-	char *path;		/* the YAML file it came from */
+	char *path; /* the YAML file it came from */
 	char *name;
-	char *tree;		/* may be NULL */
-	char *description;	/* may be NULL */
+	char *tree;	   /* may be NULL */
+	char *description; /* may be NULL */
 	enum kernel_kind kind;
 	/* debian */
-	char *package;		/* as written: may be a metapackage */
-	char *version;		/* pinned package version, NULL = candidate */
+	char *package; /* as written: may be a metapackage */
+	char *version; /* pinned package version, NULL = candidate */
 	/* local */
 	char *image;
-	char *modules;		/* lib/modules/<release> directory or NULL */
-	char *config;		/* kernel .config or NULL */
-	char *cmdline;		/* extra kernel command line, may be NULL */
+	char *modules; /* lib/modules/<release> directory or NULL */
+	char *config;  /* kernel .config or NULL */
+	char *cmdline; /* extra kernel command line, may be NULL */
 };
 
 /* What a fetched kernel is, and where its files are. */
@@ -51,7 +51,7 @@ struct kernel_ident {
 	char *package_version;	/* e.g. "6.1.192-3", NULL for local */
 	char *release;		/* uname -r, e.g. "6.1.0-57-rt-amd64" */
 	char *version;		/* uname -v, e.g. "#1 SMP PREEMPT_RT ..." */
-	char config_sha256[65];	/* "" when no config is known */
+	char config_sha256[65]; /* "" when no config is known */
 	int realtime;		/* 1 CONFIG_PREEMPT_RT=y, 0 not, -1 unknown */
 	char *image_path;	/* bzImage */
 	char *modules_dir;	/* .../lib/modules/<release>, may be NULL */

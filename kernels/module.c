@@ -20,7 +20,7 @@
 #include "manifest.h"
 #include "module.h"
 
-#define MODULE_SRC_MAX		(4u << 20)
+#define MODULE_SRC_MAX (4u << 20)
 
 static bool is_file(const char *path)
 {
@@ -62,8 +62,10 @@ static int header_deps(const char *pkg, char ***deps, size_t *n,
 		return ret;
 	if (ret) {
 		free(out);
-		return rtlab_err_seterr(err, ENOENT, "apt-cache depends %s: exit status %d (is the package known to apt?)",
-					pkg, ret);
+		return rtlab_err_seterr(
+			err, ENOENT,
+			"apt-cache depends %s: exit status %d (is the package known to apt?)",
+			pkg, ret);
 	}
 	for (line = strtok_r(out, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
@@ -124,8 +126,8 @@ static int fix_makefile(const char *root, const char *release,
 		const char *nl = strchr(p, '\n');
 		size_t l = nl ? (size_t)(nl - p + 1) : strlen(p);
 
-		if (!strncmp(p, key, strlen(key)) && strlen(out) + l +
-		    strlen(root) + 2 < cap)
+		if (!strncmp(p, key, strlen(key)) &&
+		    strlen(out) + l + strlen(root) + 2 < cap)
 			snprintf(out + strlen(out), cap - strlen(out),
 				 "include %s/usr/src/%.*s", root,
 				 (int)(l - strlen(key)), p + strlen(key));
@@ -176,17 +178,21 @@ static int fetch_headers(const struct kernel_ident *id, const char *dir,
 
 		if (asprintf(&dl[i + 2], "%s%s%s", name,
 			     id->package_version ? "=" : "",
-			     id->package_version ? id->package_version : "") < 0) {
+			     id->package_version ? id->package_version : "") <
+		    0) {
 			ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
 			goto out;
 		}
 	}
 	ret = spawn_capture(dl, tmp, 1, &out, err);
 	if (ret > 0)
-		ret = rtlab_err_seterr(err, EIO, "apt-get download %s=%s: exit status %d: %s",
-				       pkg, id->package_version ?
-				       id->package_version : "", ret,
-				       tail_of(out, 300));
+		ret = rtlab_err_seterr(err, EIO,
+				       "apt-get download %s=%s: exit status %d: %s",
+				       pkg,
+				       id->package_version ?
+					       id->package_version :
+					       "",
+				       ret, tail_of(out, 300));
 	if (ret)
 		goto out;
 	root = path_join(tmp, "root");
@@ -212,8 +218,10 @@ static int fetch_headers(const struct kernel_ident *id, const char *dir,
 		out = NULL;
 		ret = deb ? spawn_capture(xargv, NULL, 1, &out, err) : -ENOMEM;
 		if (ret > 0)
-			ret = rtlab_err_seterr(err, EIO, "dpkg -x %s: exit status %d: %s",
-					       e->d_name, ret, tail_of(out, 300));
+			ret = rtlab_err_seterr(err, EIO,
+					       "dpkg -x %s: exit status %d: %s",
+					       e->d_name, ret,
+					       tail_of(out, 300));
 		if (!ret)
 			unlink(deb);
 		free(deb);
@@ -223,8 +231,8 @@ static int fetch_headers(const struct kernel_ident *id, const char *dir,
 	if (rename(tmp, dir)) {
 		/* Someone else unpacked it meanwhile: theirs will do. */
 		if (errno != EEXIST && errno != ENOTEMPTY)
-			ret = rtlab_err_seterr(err, errno, "rename %s: %s",
-					       dir, strerror(errno));
+			ret = rtlab_err_seterr(err, errno, "rename %s: %s", dir,
+					       strerror(errno));
 		goto out;
 	}
 out:
@@ -259,10 +267,11 @@ int module_headers(const struct kernel_ident *id, const char *cache_root,
 		kdir = id->modules_dir ? path_join(id->modules_dir, "build") :
 					 NULL;
 		if (!kdir || !is_dir(kdir)) {
-			ret = rtlab_err_seterr(err, ENOENT, "kernel %s: no module build tree (%s/build); a local kernel needs its modules: directory with build/",
-					       id->name ? id->name : "?",
-					       id->modules_dir ?
-					       id->modules_dir : "modules");
+			ret = rtlab_err_seterr(
+				err, ENOENT,
+				"kernel %s: no module build tree (%s/build); a local kernel needs its modules: directory with build/",
+				id->name ? id->name : "?",
+				id->modules_dir ? id->modules_dir : "modules");
 			free(kdir);
 			return ret;
 		}
@@ -276,8 +285,8 @@ int module_headers(const struct kernel_ident *id, const char *cache_root,
 		     id->package_version ? id->package_version : "any") < 0 ||
 	    !(root = path_join(cdir, "root")) ||
 	    !(mark = path_join(cdir, "complete")) ||
-	    asprintf(&kdir, "%s/usr/src/linux-headers-%s", root,
-		     id->release) < 0) {
+	    asprintf(&kdir, "%s/usr/src/linux-headers-%s", root, id->release) <
+		    0) {
 		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
 		goto out;
 	}
@@ -327,8 +336,8 @@ static int sources_hash(const char *src, const char *copy_to, char hex[65],
 
 		if (p && e->d_name[0] != '.' && is_file(p) &&
 		    !strstr(e->d_name, ".o") && !strstr(e->d_name, ".ko") &&
-		    !strstr(e->d_name, ".mod") && strcmp(e->d_name,
-							 "Module.symvers") &&
+		    !strstr(e->d_name, ".mod") &&
+		    strcmp(e->d_name, "Module.symvers") &&
 		    strcmp(e->d_name, "modules.order") &&
 		    (names[n] = strdup(e->d_name)))
 			n++;
@@ -342,7 +351,8 @@ static int sources_hash(const char *src, const char *copy_to, char hex[65],
 
 		ret = p ? file_read_all(p, &data, &size, err) : -ENOMEM;
 		if (!ret && len + size + strlen(names[i]) + 2 > MODULE_SRC_MAX)
-			ret = rtlab_err_seterr(err, EFBIG, "%s: sources larger than %u bytes",
+			ret = rtlab_err_seterr(err, EFBIG,
+					       "%s: sources larger than %u bytes",
 					       src, MODULE_SRC_MAX);
 		if (!ret && copy_to) {
 			char *q = path_join(copy_to, names[i]);
@@ -350,7 +360,8 @@ static int sources_hash(const char *src, const char *copy_to, char hex[65],
 			ret = q ? file_write_all(q, data, size, err) : -ENOMEM;
 			free(q);
 		}
-		nb = ret ? NULL : realloc(buf, len + size + strlen(names[i]) + 2);
+		nb = ret ? NULL :
+			   realloc(buf, len + size + strlen(names[i]) + 2);
 		if (!ret && !nb)
 			ret = -ENOMEM;
 		if (!ret) {
@@ -364,7 +375,8 @@ static int sources_hash(const char *src, const char *copy_to, char hex[65],
 		free(p);
 	}
 	if (!ret && !n)
-		ret = rtlab_err_seterr(err, ENOENT, "%s: no module sources", src);
+		ret = rtlab_err_seterr(err, ENOENT, "%s: no module sources",
+				       src);
 	if (!ret)
 		sha256_hex(buf ? buf : "", len, hex);
 	for (i = 0; i < n; i++)
@@ -373,8 +385,7 @@ static int sources_hash(const char *src, const char *copy_to, char hex[65],
 	return ret;
 }
 
-int module_vermagic(const char *ko_path, char **vermagic,
-		    struct rtlab_err *err)
+int module_vermagic(const char *ko_path, char **vermagic, struct rtlab_err *err)
 {
 	char *argv[] = { "modinfo", "-F", "vermagic", (char *)ko_path, NULL };
 	char *out = NULL;
@@ -384,7 +395,8 @@ int module_vermagic(const char *ko_path, char **vermagic,
 	*vermagic = NULL;
 	ret = spawn_capture(argv, NULL, 1, &out, err);
 	if (ret > 0)
-		ret = rtlab_err_seterr(err, EINVAL, "modinfo %s: exit status %d: %s",
+		ret = rtlab_err_seterr(err, EINVAL,
+				       "modinfo %s: exit status %d: %s",
 				       ko_path, ret, tail_of(out, 200));
 	if (ret) {
 		free(out);
@@ -395,7 +407,8 @@ int module_vermagic(const char *ko_path, char **vermagic,
 		out[--n] = '\0';
 	if (!n) {
 		free(out);
-		return rtlab_err_set(err, "%s: no vermagic (not a kernel module?)",
+		return rtlab_err_set(err,
+				     "%s: no vermagic (not a kernel module?)",
 				     ko_path);
 	}
 	*vermagic = out;
@@ -444,9 +457,11 @@ int module_build(const struct kernel_ident *id, const char *src_dir,
 			goto out;
 		ret = spawn_capture(margv, NULL, 1, &out, err);
 		if (ret > 0 || (!ret && !is_file(tko))) {
-			ret = rtlab_err_seterr(err, EIO, "building %s for %s (make -C %s M=%s modules) failed: ...%s",
-					       name, id->release, kdir, src_dir,
-					       tail_of(out, 400));
+			ret = rtlab_err_seterr(
+				err, EIO,
+				"building %s for %s (make -C %s M=%s modules) failed: ...%s",
+				name, id->release, kdir, src_dir,
+				tail_of(out, 400));
 			goto out;
 		}
 		if (ret)
@@ -463,8 +478,10 @@ int module_build(const struct kernel_ident *id, const char *src_dir,
 		goto out;
 	if (strncmp(vm, id->release, strlen(id->release)) ||
 	    vm[strlen(id->release)] != ' ') {
-		ret = rtlab_err_set(err, "%s: vermagic '%s' does not match kernel release %s",
-				    ko, vm, id->release);
+		ret = rtlab_err_set(
+			err,
+			"%s: vermagic '%s' does not match kernel release %s",
+			ko, vm, id->release);
 		goto out;
 	}
 	*ko_path = ko;

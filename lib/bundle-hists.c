@@ -23,9 +23,10 @@ static int cross_check(const struct ct_result *js, const struct ct_result *hs,
 	uint32_t i;
 
 	if (js->nthreads != hs->nthreads)
-		return rtlab_err_set(err, CT_HIST " disagrees with " CT_JSON
-				     ": %u threads vs %u", hs->nthreads,
-				     js->nthreads);
+		return rtlab_err_set(err,
+				     CT_HIST " disagrees with " CT_JSON
+					     ": %u threads vs %u",
+				     hs->nthreads, js->nthreads);
 	for (t = 0; t < js->nthreads; t++) {
 		const struct hist *a = &js->threads[t], *b = &hs->threads[t];
 		uint32_t n = a->nbuckets > b->nbuckets ? a->nbuckets :
@@ -36,24 +37,29 @@ static int cross_check(const struct ct_result *js, const struct ct_result *hs,
 			uint64_t cb = i < b->nbuckets ? b->counts[i] : 0;
 
 			if (ca != cb)
-				return rtlab_err_set(
-					err, CT_HIST " disagrees with " CT_JSON
-					": thread %u, bucket %u us: %llu "
-					"samples vs %llu", t, i,
-					(unsigned long long)cb,
-					(unsigned long long)ca);
+				return rtlab_err_set(err,
+						     CT_HIST
+						     " disagrees with " CT_JSON
+						     ": thread %u, bucket %u us: %llu "
+						     "samples vs %llu",
+						     t, i,
+						     (unsigned long long)cb,
+						     (unsigned long long)ca);
 		}
 		if (a->overflows != b->overflows)
-			return rtlab_err_set(err, CT_HIST " disagrees with "
-					     CT_JSON ": thread %u: %llu "
-					     "overflows vs %llu", t,
+			return rtlab_err_set(err,
+					     CT_HIST " disagrees with " CT_JSON
+						     ": thread %u: %llu "
+						     "overflows vs %llu",
+					     t,
 					     (unsigned long long)b->overflows,
 					     (unsigned long long)a->overflows);
 		if (a->samples != b->samples)
-			return rtlab_err_set(err, CT_HIST " disagrees with "
-					     CT_JSON ": thread %u: %llu "
-					     "samples vs %llu", t,
-					     (unsigned long long)b->samples,
+			return rtlab_err_set(err,
+					     CT_HIST " disagrees with " CT_JSON
+						     ": thread %u: %llu "
+						     "samples vs %llu",
+					     t, (unsigned long long)b->samples,
 					     (unsigned long long)a->samples);
 	}
 	return 0;
@@ -73,9 +79,9 @@ static int read_both(const struct bundle *b, uint32_t range_us,
 
 	*use = NULL;
 	if (!fj && !fh)
-		return rtlab_err_set(err, "bundle: a complete run needs "
-				     CT_JSON " or " CT_HIST
-				     ", found neither");
+		return rtlab_err_set(err,
+				     "bundle: a complete run needs " CT_JSON
+				     " or " CT_HIST ", found neither");
 	if (fh) {
 		/* The readers name their file in their messages. */
 		ret = ct_hist_parse((const char *)fh->data, fh->size, hs, err);
@@ -86,7 +92,8 @@ static int read_both(const struct bundle *b, uint32_t range_us,
 	}
 	if (fj) {
 		if (!range_us)
-			return rtlab_err_set(err, "manifest.json: missing field "
+			return rtlab_err_set(err,
+					     "manifest.json: missing field "
 					     "'testcase.hist_range_us' (needed "
 					     "to read " CT_JSON ")");
 		ret = ct_json_parse((const char *)fj->data, fj->size, range_us,

@@ -184,7 +184,8 @@ static int file_slurp(const char *path, size_t max, unsigned char **data,
 		goto out;
 	}
 	if ((size_t)st.st_size > max) {
-		ret = rtlab_err_seterr(err, EFBIG,
+		ret = rtlab_err_seterr(
+			err, EFBIG,
 			"%s: %lld bytes, more than the limit of %zu bytes for one bundle file",
 			path, (long long)st.st_size, max);
 		goto out;
@@ -199,12 +200,12 @@ static int file_slurp(const char *path, size_t max, unsigned char **data,
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			ret = rtlab_err_seterr(err, errno, "%s: read: %s",
-					       path, strerror(errno));
+			ret = rtlab_err_seterr(err, errno, "%s: read: %s", path,
+					       strerror(errno));
 			goto out;
 		}
 		if (r == 0)
-			break;	/* shrank while reading: keep what is there */
+			break; /* shrank while reading: keep what is there */
 		got += r;
 	}
 	*data = buf;
@@ -234,7 +235,8 @@ int bundle_add_path(struct bundle *b, const char *name, const char *path,
 			rtlab_err_set(err, "bundle: bad file name '%s' for %s",
 				      name, path);
 		else if (ret == -EFBIG)
-			rtlab_err_seterr(err, EFBIG,
+			rtlab_err_seterr(
+				err, EFBIG,
 				"bundle: adding %s as '%s' goes beyond the limit of %d files or %lu MiB in all",
 				path, name, BUNDLE_MAX_FILES,
 				BUNDLE_MAX_BYTES >> 20);
@@ -370,8 +372,8 @@ int bundle_write(const struct bundle *b, const char *path,
 	}
 	fd = mkstemp(tmp);
 	if (fd < 0) {
-		ret = rtlab_err_seterr(err, errno, "%s: cannot create: %s",
-				       tmp, strerror(errno));
+		ret = rtlab_err_seterr(err, errno, "%s: cannot create: %s", tmp,
+				       strerror(errno));
 		goto out_nofile;
 	}
 	while (done < size) {
@@ -379,8 +381,8 @@ int bundle_write(const struct bundle *b, const char *path,
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			ret = rtlab_err_seterr(err, errno, "%s: write: %s",
-					       tmp, strerror(errno));
+			ret = rtlab_err_seterr(err, errno, "%s: write: %s", tmp,
+					       strerror(errno));
 			goto out;
 		}
 		done += r;
@@ -398,8 +400,8 @@ int bundle_write(const struct bundle *b, const char *path,
 	}
 	fd = -1;
 	if (rename(tmp, path)) {
-		ret = rtlab_err_seterr(err, errno, "%s: rename to %s: %s",
-				       tmp, path, strerror(errno));
+		ret = rtlab_err_seterr(err, errno, "%s: rename to %s: %s", tmp,
+				       path, strerror(errno));
 		goto out;
 	}
 	ret = 0;
@@ -425,9 +427,9 @@ out_nofile:
  * the limit and no memory.
  */
 struct tar_scan {
-	size_t size;			/* uncompressed bytes */
-	size_t last_nonzero;		/* offset after the last non-zero byte */
-	unsigned char head[TAR_BLOCK];	/* the first block */
+	size_t size;		       /* uncompressed bytes */
+	size_t last_nonzero;	       /* offset after the last non-zero byte */
+	unsigned char head[TAR_BLOCK]; /* the first block */
 };
 
 static int gunzip_scan(const void *data, size_t size, struct tar_scan *t,
@@ -445,8 +447,8 @@ static int gunzip_scan(const void *data, size_t size, struct tar_scan *t,
 	memset(t, 0, sizeof(*t));
 	if (size < 2 || memcmp(data, "\x1f\x8b", 2))
 		return rtlab_err_set(err,
-			"bundle: not a gzip'd tar archive (%s)",
-			size ? "no gzip header" : "empty input");
+				     "bundle: not a gzip'd tar archive (%s)",
+				     size ? "no gzip header" : "empty input");
 	memset(&zs, 0, sizeof(zs));
 	if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
 		return rtlab_err_seterr(err, ENOMEM, "bundle: out of memory");
@@ -463,22 +465,26 @@ static int gunzip_scan(const void *data, size_t size, struct tar_scan *t,
 		/* Z_BUF_ERROR: no progress possible, i.e. the input ran out
 		 * (a fresh output buffer is given every time) */
 		if (zr != Z_OK && zr != Z_STREAM_END) {
-			ret = rtlab_err_set(err,
+			ret = rtlab_err_set(
+				err,
 				"bundle: corrupt or truncated gzip data (%s)",
 				zr == Z_BUF_ERROR ? "the stream ends early" :
-				zs.msg ? zs.msg : "inflate failed");
+				zs.msg		  ? zs.msg :
+						    "inflate failed");
 			goto out;
 		}
 		n = sizeof(buf) - zs.avail_out;
 		if (t->size + n > max) {
-			ret = rtlab_err_seterr(err, EFBIG,
+			ret = rtlab_err_seterr(
+				err, EFBIG,
 				"bundle: more than the limit of %lu MiB uncompressed",
 				BUNDLE_MAX_BYTES >> 20);
 			goto out;
 		}
 		if (t->size < TAR_BLOCK)
 			memcpy(t->head + t->size, buf,
-			       n < TAR_BLOCK - t->size ? n : TAR_BLOCK - t->size);
+			       n < TAR_BLOCK - t->size ? n :
+							 TAR_BLOCK - t->size);
 		for (i = n; i > 0; i--) {
 			if (buf[i - 1]) {
 				t->last_nonzero = t->size + i;
@@ -489,7 +495,8 @@ static int gunzip_scan(const void *data, size_t size, struct tar_scan *t,
 	}
 	n = zs.avail_in + (size - used);
 	if (n)
-		ret = rtlab_err_set(err,
+		ret = rtlab_err_set(
+			err,
 			"bundle: %zu bytes of data after the end of the gzip stream (at offset %zu)",
 			n, size - n);
 out:
@@ -503,11 +510,13 @@ out:
 static int tar_ends_properly(const struct tar_scan *t, struct rtlab_err *err)
 {
 	if (t->size < TAR_BLOCK || memcmp(t->head + 257, "ustar", 5))
-		return rtlab_err_set(err,
+		return rtlab_err_set(
+			err,
 			"bundle: not a gzip'd tar archive (the gzip'd data is not a tar)");
 	if (t->size < 2 * TAR_BLOCK || t->size % TAR_BLOCK ||
 	    t->last_nonzero > t->size - 2 * TAR_BLOCK)
-		return rtlab_err_set(err,
+		return rtlab_err_set(
+			err,
 			"bundle: truncated tar archive (no end-of-archive marker)");
 	return 0;
 }
@@ -520,10 +529,12 @@ static int tar_nothing_after(struct archive *a, const struct tar_scan *t,
 	la_int64_t end = archive_filter_bytes(a, 0);
 
 	if (end < 0 || (uint64_t)end > t->size)
-		return rtlab_err_set(err,
+		return rtlab_err_set(
+			err,
 			"bundle: damaged tar archive (its end is not where the data ends)");
 	if (t->last_nonzero > (size_t)end)
-		return rtlab_err_set(err,
+		return rtlab_err_set(
+			err,
 			"bundle: %zu bytes of data after the end of the tar archive (at offset %lld)",
 			t->size - (size_t)end, (long long)end);
 	return 0;
@@ -540,7 +551,8 @@ static int read_entry(struct archive *a, struct archive_entry *e,
 	int ret;
 
 	if (!name || bundle_check_name(name))
-		return rtlab_err_set(err,
+		return rtlab_err_set(
+			err,
 			"bundle: bad file name '%s' (expected a relative path of printable characters without '..', at most %d long)",
 			name ? name : "(none)", BUNDLE_MAX_NAME);
 	if (archive_entry_filetype(e) != AE_IFREG)
@@ -556,11 +568,13 @@ static int read_entry(struct archive *a, struct archive_entry *e,
 	if (!archive_entry_size_is_set(e) || size < 0)
 		return rtlab_err_set(err, "bundle: '%s': no valid size", name);
 	if ((uint64_t)size > BUNDLE_MAX_FILE_BYTES)
-		return rtlab_err_seterr(err, EFBIG,
+		return rtlab_err_seterr(
+			err, EFBIG,
 			"bundle: '%s': %lld bytes, more than the limit of %lu MiB for one file",
 			name, (long long)size, BUNDLE_MAX_FILE_BYTES >> 20);
 	if ((uint64_t)size > BUNDLE_MAX_BYTES - *total)
-		return rtlab_err_seterr(err, EFBIG,
+		return rtlab_err_seterr(
+			err, EFBIG,
 			"bundle: '%s': %lld bytes make the files more than the limit of %lu MiB in all",
 			name, (long long)size, BUNDLE_MAX_BYTES >> 20);
 	data = malloc(size ? size : 1);
@@ -579,8 +593,8 @@ static int read_entry(struct archive *a, struct archive_entry *e,
 	}
 	if (got != (size_t)size) {
 		ret = rtlab_err_set(err,
-			"bundle: '%s' truncated (%zu of %lld bytes)", name, got,
-			(long long)size);
+				    "bundle: '%s' truncated (%zu of %lld bytes)",
+				    name, got, (long long)size);
 		goto fail;
 	}
 	ret = bundle_put(b, name, data, got);
@@ -632,7 +646,8 @@ struct bundle *bundle_read_mem(const void *data, size_t size,
 		if (r == ARCHIVE_EOF)
 			break;
 		if (r != ARCHIVE_OK) {
-			ret = rtlab_err_set(err,
+			ret = rtlab_err_set(
+				err,
 				"bundle: damaged tar archive after %zu files (%s)",
 				b->nfiles, archive_error_string(a));
 			goto out;

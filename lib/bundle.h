@@ -21,8 +21,8 @@
  * reading, before the data is allocated, so a corrupt or hostile upload
  * cannot make a reader allocate without bound. */
 #define BUNDLE_MAX_FILES ((int)RTLAB_MAX_BUNDLE_FILES)
-#define BUNDLE_MAX_BYTES RTLAB_MAX_BUNDLE_BYTES	/* all files, uncompressed */
-#define BUNDLE_MAX_FILE_BYTES RTLAB_MAX_ARTIFACT_BYTES	/* one file */
+#define BUNDLE_MAX_BYTES RTLAB_MAX_BUNDLE_BYTES /* all files, uncompressed */
+#define BUNDLE_MAX_FILE_BYTES RTLAB_MAX_ARTIFACT_BYTES /* one file */
 #define BUNDLE_MAX_NAME ((int)RTLAB_MAX_FILE_NAME_LEN)
 
 struct bundle_file {

@@ -88,7 +88,7 @@ static char *source_tree(void)
 			return NULL;
 		*slash = '\0';
 		if (up == 0)
-			continue;	/* the executable's own directory */
+			continue; /* the executable's own directory */
 		snprintf(probe, sizeof(probe), "%s/schema", exe);
 		if (is_dir(probe))
 			return strdup(exe);
@@ -250,14 +250,16 @@ static int parse_line(struct rtlab_config *cfg, char *line, const char *name,
 	} else if (!strcmp(key, "listen")) {
 		slot = &cfg->listen;
 		if (!*val || !strchr(val, ':'))
-			return rtlab_err_set(err,
+			return rtlab_err_set(
+				err,
 				"%s line %u: listen: expected host:port, got '%s'",
 				name, lineno, val);
 	} else if (!strcmp(key, "max_upload_mb")) {
 		errno = 0;
 		mb = strtol(val, &end, 10);
 		if (errno || end == val || *end || mb < 1 || mb > 65536)
-			return rtlab_err_set(err,
+			return rtlab_err_set(
+				err,
 				"%s line %u: max_upload_mb: expected a whole number of MB from 1 to 65536, got '%s'",
 				name, lineno, val);
 		cfg->max_upload_mb = (unsigned int)mb;
@@ -266,7 +268,8 @@ static int parse_line(struct rtlab_config *cfg, char *line, const char *name,
 		slot = &cfg->bugzilla_url;
 		if (*val && strncmp(val, "http://", 7) &&
 		    strncmp(val, "https://", 8))
-			return rtlab_err_set(err,
+			return rtlab_err_set(
+				err,
 				"%s line %u: bugzilla_url: expected an http:// or https:// URL, got '%s'",
 				name, lineno, val);
 	} else if (!strcmp(key, "bugzilla_product")) {
@@ -278,7 +281,8 @@ static int parse_line(struct rtlab_config *cfg, char *line, const char *name,
 	} else if (!strcmp(key, "bugzilla_api_key")) {
 		slot = &cfg->bugzilla_api_key;
 	} else {
-		return rtlab_err_set(err,
+		return rtlab_err_set(
+			err,
 			"%s line %u: unknown key '%s' (expected db, listen, max_upload_mb or bugzilla_url, bugzilla_product, bugzilla_component, bugzilla_version, bugzilla_api_key)",
 			name, lineno, key);
 	}
@@ -333,9 +337,9 @@ int rtlab_config_load(struct rtlab_config *cfg, struct rtlab_err *err)
 			ret = 0;
 		else
 			rtlab_err_seterr(err, -ret,
-				"configuration file %s%s: %s", path,
-				explicit ? " (from RTLAB_CONFIG)" : "",
-				strerror(-ret));
+					 "configuration file %s%s: %s", path,
+					 explicit ? " (from RTLAB_CONFIG)" : "",
+					 strerror(-ret));
 		goto out;
 	}
 	for (;;) {
@@ -355,7 +359,8 @@ int rtlab_config_load(struct rtlab_config *cfg, struct rtlab_err *err)
 			break;
 	}
 	if (ferror(f)) {
-		ret = rtlab_err_seterr(err, EIO, "configuration file %s: read error",
+		ret = rtlab_err_seterr(err, EIO,
+				       "configuration file %s: read error",
 				       path);
 		goto out;
 	}

@@ -70,15 +70,15 @@ char *rtlab_data_dir(void);
 char *rtlab_data_path(const char *rel);
 
 struct rtlab_config {
-	char *path;			/* file read, NULL when none */
-	char *db;			/* libpq conninfo, NULL: embedded */
-	char *listen;			/* host:port the server binds */
-	unsigned int max_upload_mb;	/* largest accepted upload */
-	char *bugzilla_url;		/* base URL, NULL: none configured */
-	char *bugzilla_product;		/* bug fields of filed reports */
+	char *path;		    /* file read, NULL when none */
+	char *db;		    /* libpq conninfo, NULL: embedded */
+	char *listen;		    /* host:port the server binds */
+	unsigned int max_upload_mb; /* largest accepted upload */
+	char *bugzilla_url;	    /* base URL, NULL: none configured */
+	char *bugzilla_product;	    /* bug fields of filed reports */
 	char *bugzilla_component;
 	char *bugzilla_version;
-	char *bugzilla_api_key;		/* NULL: none in the file */
+	char *bugzilla_api_key; /* NULL: none in the file */
 };
 
 /**

@@ -75,13 +75,15 @@ static int json_uint(json_t *obj, const char *key, const char *path,
 	if (!j) {
 		if (!required)
 			return 1;
-		return rtlab_err_set(err, CT_JSON ": missing key '%s%s'",
-				     path, key);
+		return rtlab_err_set(err, CT_JSON ": missing key '%s%s'", path,
+				     key);
 	}
 	if (!json_is_integer(j) || json_integer_value(j) < 0 ||
 	    (uint64_t)json_integer_value(j) > max)
-		return rtlab_err_set(err,
-			CT_JSON ": key '%s%s': expected an integer from 0 to %" PRIu64,
+		return rtlab_err_set(
+			err,
+			CT_JSON
+			": key '%s%s': expected an integer from 0 to %" PRIu64,
 			path, key, max);
 	*v = (uint64_t)json_integer_value(j);
 	return 0;
@@ -107,7 +109,8 @@ static int json_strdup(json_t *root, const char *key, char **out,
 	if (!j || json_is_null(j))
 		return 0;
 	if (!json_is_string(j))
-		return rtlab_err_set(err, CT_JSON ": key '%s': expected a string",
+		return rtlab_err_set(err,
+				     CT_JSON ": key '%s': expected a string",
 				     key);
 	*out = strdup(json_string_value(j));
 	return *out ? 0 : -ENOMEM;
@@ -124,15 +127,19 @@ static int json_thread(json_t *t, const char *key, uint32_t range_us,
 
 	snprintf(path, sizeof(path), "thread.%s.", key);
 	if (!json_is_object(t))
-		return rtlab_err_set(err, CT_JSON ": key 'thread.%s': expected an object",
+		return rtlab_err_set(err,
+				     CT_JSON
+				     ": key 'thread.%s': expected an object",
 				     key);
 	ret = json_uint(t, "cycles", path, INT64_MAX, true, &cycles, err);
 	if (ret)
 		return ret;
 	if (cycles > RTLAB_MAX_RUN_SAMPLES)
 		return rtlab_err_set(err,
-			CT_JSON ": key '%scycles': %" PRIu64 " samples, more than the limit of %llu per run",
-			path, cycles, RTLAB_MAX_RUN_SAMPLES);
+				     CT_JSON
+				     ": key '%scycles': %" PRIu64
+				     " samples, more than the limit of %llu per run",
+				     path, cycles, RTLAB_MAX_RUN_SAMPLES);
 	ret = json_uint(t, "min", path, UINT32_MAX, true, &min_us, err);
 	if (ret)
 		return ret;
@@ -145,7 +152,8 @@ static int json_thread(json_t *t, const char *key, uint32_t range_us,
 		return ret;
 	avg = json_object_get(t, "avg");
 	if (avg && !json_is_number(avg))
-		return rtlab_err_set(err, CT_JSON ": key '%savg': expected a number",
+		return rtlab_err_set(err,
+				     CT_JSON ": key '%savg': expected a number",
 				     path);
 
 	ret = hist_init(h, range_us);
@@ -157,26 +165,37 @@ static int json_thread(json_t *t, const char *key, uint32_t range_us,
 	histo = json_object_get(t, "histogram");
 	if (histo && !json_is_object(histo))
 		return rtlab_err_set(err,
-			CT_JSON ": key '%shistogram': expected an object", path);
+				     CT_JSON
+				     ": key '%shistogram': expected an object",
+				     path);
 	json_object_foreach(histo, bkey, v) {
 		if (!parse_u64(bkey, &bucket))
-			return rtlab_err_set(err,
-				CT_JSON ": key '%shistogram.%s': expected a latency in us as the key",
+			return rtlab_err_set(
+				err,
+				CT_JSON
+				": key '%shistogram.%s': expected a latency in us as the key",
 				path, bkey);
 		if (bucket >= range_us)
-			return rtlab_err_set(err,
-				CT_JSON ": key '%shistogram.%s': beyond the histogram range of %u us",
+			return rtlab_err_set(
+				err,
+				CT_JSON
+				": key '%shistogram.%s': beyond the histogram range of %u us",
 				path, bkey, range_us);
 		if (!json_is_integer(v) || json_integer_value(v) < 0)
-			return rtlab_err_set(err,
-				CT_JSON ": key '%shistogram.%s': expected a non-negative integer count",
+			return rtlab_err_set(
+				err,
+				CT_JSON
+				": key '%shistogram.%s': expected a non-negative integer count",
 				path, bkey);
 		n = (uint64_t)json_integer_value(v);
 		h->counts[bucket] += n;
 		sum += n;
 		if (sum > cycles)
-			return rtlab_err_set(err,
-				CT_JSON ": key '%shistogram': counts add up to more than %scycles (%" PRIu64 ")",
+			return rtlab_err_set(
+				err,
+				CT_JSON
+				": key '%shistogram': counts add up to more than %scycles (%" PRIu64
+				")",
 				path, path, cycles);
 	}
 	h->samples = cycles;
@@ -206,14 +225,16 @@ int ct_json_parse(const char *text, size_t len, uint32_t hist_range_us,
 	ct_result_reset(res);
 	if (len > RTLAB_MAX_CT_JSON_BYTES)
 		return rtlab_err_set(err,
-			CT_JSON ": %zu bytes, more than the limit of %lu",
-			len, RTLAB_MAX_CT_JSON_BYTES);
+				     CT_JSON
+				     ": %zu bytes, more than the limit of %lu",
+				     len, RTLAB_MAX_CT_JSON_BYTES);
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root)
 		return rtlab_err_set(err, CT_JSON ": line %d column %d: %s",
 				     jerr.line, jerr.column, jerr.text);
 	if (!json_is_object(root)) {
-		ret = rtlab_err_set(err, CT_JSON ": expected an object at the top");
+		ret = rtlab_err_set(err,
+				    CT_JSON ": expected an object at the top");
 		goto out;
 	}
 	ret = json_strdup(root, "cmdline", &res->cmdline, err);
@@ -229,14 +250,15 @@ int ct_json_parse(const char *text, size_t len, uint32_t hist_range_us,
 	sysinfo = json_object_get(root, "sysinfo");
 	j = sysinfo ? json_object_get(sysinfo, "realtime") : NULL;
 	if (j) {
-		if (json_is_integer(j) && (json_integer_value(j) == 0 ||
-					   json_integer_value(j) == 1))
+		if (json_is_integer(j) &&
+		    (json_integer_value(j) == 0 || json_integer_value(j) == 1))
 			res->realtime = (int)json_integer_value(j);
 		else if (json_is_boolean(j))
 			res->realtime = json_is_true(j);
 		else {
-			ret = rtlab_err_set(err,
-				CT_JSON ": key 'sysinfo.realtime': expected 0 or 1");
+			ret = rtlab_err_set(
+				err, CT_JSON
+				": key 'sysinfo.realtime': expected 0 or 1");
 			goto out;
 		}
 	}
@@ -244,7 +266,8 @@ int ct_json_parse(const char *text, size_t len, uint32_t hist_range_us,
 	threads = json_object_get(root, "thread");
 	if (!json_is_object(threads)) {
 		ret = rtlab_err_set(err, CT_JSON ": %s key 'thread'",
-				    threads ? "expected an object as" : "missing");
+				    threads ? "expected an object as" :
+					      "missing");
 		goto out;
 	}
 	n = json_object_size(threads);
@@ -254,27 +277,35 @@ int ct_json_parse(const char *text, size_t len, uint32_t hist_range_us,
 		goto out;
 	if (ret == 0 && num != n) {
 		ret = rtlab_err_set(err,
-			CT_JSON ": key 'num_threads' says %" PRIu64 " but 'thread' has %zu",
-			num, n);
+				    CT_JSON ": key 'num_threads' says %" PRIu64
+					    " but 'thread' has %zu",
+				    num, n);
 		goto out;
 	}
 	if (n == 0 || n > CT_MAX_THREADS) {
-		ret = rtlab_err_set(err,
-			CT_JSON ": key 'thread': expected 1 to %d threads, got %zu",
+		ret = rtlab_err_set(
+			err,
+			CT_JSON
+			": key 'thread': expected 1 to %d threads, got %zu",
 			CT_MAX_THREADS, n);
 		goto out;
 	}
 	if (hist_range_us > RTLAB_MAX_HIST_RANGE_US) {
-		ret = rtlab_err_set(err,
-			CT_JSON ": histogram range %u us is more than the limit of %u us",
+		ret = rtlab_err_set(
+			err,
+			CT_JSON
+			": histogram range %u us is more than the limit of %u us",
 			hist_range_us, RTLAB_MAX_HIST_RANGE_US);
 		goto out;
 	}
 	if ((uint64_t)n * hist_range_us > RTLAB_MAX_HIST_CELLS) {
 		ret = rtlab_err_set(err,
-			CT_JSON ": %zu threads of %u us histograms are %" PRIu64 " histogram cells, more than the limit of %u",
-			n, hist_range_us, (uint64_t)n * hist_range_us,
-			RTLAB_MAX_HIST_CELLS);
+				    CT_JSON
+				    ": %zu threads of %u us histograms are %" PRIu64
+				    " histogram cells, more than the limit of %u",
+				    n, hist_range_us,
+				    (uint64_t)n * hist_range_us,
+				    RTLAB_MAX_HIST_CELLS);
 		goto out;
 	}
 	res->threads = calloc(n, sizeof(*res->threads));
@@ -287,8 +318,10 @@ int ct_json_parse(const char *text, size_t len, uint32_t hist_range_us,
 		snprintf(key, sizeof(key), "%u", i);
 		j = json_object_get(threads, key);
 		if (!j) {
-			ret = rtlab_err_set(err,
-				CT_JSON ": missing key 'thread.%s' (threads must be numbered 0 to %zu)",
+			ret = rtlab_err_set(
+				err,
+				CT_JSON
+				": missing key 'thread.%s' (threads must be numbered 0 to %zu)",
 				key, n - 1);
 			goto out;
 		}
@@ -298,8 +331,10 @@ int ct_json_parse(const char *text, size_t len, uint32_t hist_range_us,
 		if (__builtin_add_overflow(total, res->threads[i].samples,
 					   &total) ||
 		    total > RTLAB_MAX_RUN_SAMPLES) {
-			ret = rtlab_err_set(err,
-				CT_JSON ": threads 0 to %u have more samples than the limit of %llu per run",
+			ret = rtlab_err_set(
+				err,
+				CT_JSON
+				": threads 0 to %u have more samples than the limit of %llu per run",
 				i, RTLAB_MAX_RUN_SAMPLES);
 			goto out;
 		}
@@ -334,18 +369,16 @@ static int split_u64(char *s, uint64_t *vals, int max, char **bad)
 	return n;
 }
 
-enum ct_line {
-	CT_TOTAL, CT_MIN, CT_AVG, CT_MAX, CT_OVERFLOWS, CT_NLINES
-};
+enum ct_line { CT_TOTAL, CT_MIN, CT_AVG, CT_MAX, CT_OVERFLOWS, CT_NLINES };
 
 static const char *const ct_line_name[CT_NLINES] = {
-	"# Total:", "# Min Latencies:", "# Avg Latencies:",
+	"# Total:",	    "# Min Latencies:",	      "# Avg Latencies:",
 	"# Max Latencies:", "# Histogram Overflows:",
 };
 
 struct ct_text {
-	uint64_t *rows;		/* nrows * ncols bucket counts */
-	uint64_t *bucket;	/* nrows bucket latencies */
+	uint64_t *rows;	  /* nrows * ncols bucket counts */
+	uint64_t *bucket; /* nrows bucket latencies */
 	size_t nrows, cap;
 	int ncols;
 	uint64_t *sum[CT_NLINES];
@@ -368,26 +401,37 @@ static int ct_text_row(struct ct_text *t, uint64_t *vals, int n,
 	void *p;
 
 	if (n < 2)
-		return rtlab_err_set(err,
-			CT_HIST " line %u: expected a latency and at least one count",
+		return rtlab_err_set(
+			err,
+			CT_HIST
+			" line %u: expected a latency and at least one count",
 			lineno);
 	if (t->nrows && n - 1 != t->ncols)
-		return rtlab_err_set(err,
-			CT_HIST " line %u: expected %d counts like the lines before, got %d",
+		return rtlab_err_set(
+			err,
+			CT_HIST
+			" line %u: expected %d counts like the lines before, got %d",
 			lineno, t->ncols, n - 1);
 	if (t->nrows && vals[0] <= t->bucket[t->nrows - 1])
 		return rtlab_err_set(err,
-			CT_HIST " line %u: latency %" PRIu64 " us does not follow %" PRIu64 " us",
-			lineno, vals[0], t->bucket[t->nrows - 1]);
+				     CT_HIST " line %u: latency %" PRIu64
+					     " us does not follow %" PRIu64
+					     " us",
+				     lineno, vals[0], t->bucket[t->nrows - 1]);
 	if (vals[0] >= RTLAB_MAX_HIST_RANGE_US)
-		return rtlab_err_set(err,
-			CT_HIST " line %u: latency %" PRIu64 " us is beyond the histogram range limit of %u us",
+		return rtlab_err_set(
+			err,
+			CT_HIST
+			" line %u: latency %" PRIu64
+			" us is beyond the histogram range limit of %u us",
 			lineno, vals[0], RTLAB_MAX_HIST_RANGE_US);
 	/* the -H column comes on top of one cell per thread and bucket */
 	if ((uint64_t)(t->nrows + 1) * (uint64_t)(n - 1) >
 	    RTLAB_MAX_HIST_CELLS + RTLAB_MAX_HIST_RANGE_US)
-		return rtlab_err_set(err,
-			CT_HIST " line %u: more histogram cells than the limit of %u",
+		return rtlab_err_set(
+			err,
+			CT_HIST
+			" line %u: more histogram cells than the limit of %u",
 			lineno, RTLAB_MAX_HIST_CELLS);
 	if (t->nrows == t->cap) {
 		t->cap = t->cap ? 2 * t->cap : 256;
@@ -420,11 +464,14 @@ static int ct_text_summary(struct ct_text *t, enum ct_line which, char *rest,
 				     lineno, ct_line_name[which]);
 	n = split_u64(rest, vals, CT_MAX_COLS, &bad);
 	if (n < 0)
-		return rtlab_err_set(err,
-			CT_HIST " line %u: '%s': expected non-negative numbers, got '%s'",
+		return rtlab_err_set(
+			err,
+			CT_HIST
+			" line %u: '%s': expected non-negative numbers, got '%s'",
 			lineno, ct_line_name[which], bad);
 	if (n == 0)
-		return rtlab_err_set(err, CT_HIST " line %u: '%s' has no values",
+		return rtlab_err_set(err,
+				     CT_HIST " line %u: '%s' has no values",
 				     lineno, ct_line_name[which]);
 	t->sum[which] = malloc(n * sizeof(*vals));
 	if (!t->sum[which])
@@ -458,8 +505,10 @@ static int ct_text_lines(struct ct_text *t, char *buf, struct rtlab_err *err)
 		if (line[0] != '#') {
 			n = split_u64(line, vals, CT_MAX_COLS, &bad);
 			if (n < 0)
-				ret = rtlab_err_set(err,
-					CT_HIST " line %u: expected numbers, got '%s'",
+				ret = rtlab_err_set(
+					err,
+					CT_HIST
+					" line %u: expected numbers, got '%s'",
 					lineno, bad);
 			else
 				ret = ct_text_row(t, vals, n, lineno, err);
@@ -494,8 +543,12 @@ int ct_hist_parse(const char *text, size_t len, struct ct_result *res,
 
 	ct_result_reset(res);
 	if (memchr(text, '\0', len))
-		return rtlab_err_set(err, CT_HIST ": binary data (a NUL byte at offset %zu)",
-				     (size_t)((const char *)memchr(text, '\0', len) - text));
+		return rtlab_err_set(err,
+				     CT_HIST
+				     ": binary data (a NUL byte at offset %zu)",
+				     (size_t)((const char *)memchr(text, '\0',
+								   len) -
+					      text));
 	buf = strndup(text, len);
 	if (!buf)
 		return -ENOMEM;
@@ -504,13 +557,17 @@ int ct_hist_parse(const char *text, size_t len, struct ct_result *res,
 		goto out;
 
 	if (!t.nrows) {
-		ret = rtlab_err_set(err, CT_HIST ": no bucket lines (expected 'LATENCY COUNT...' lines; was cyclictest run with -h?)");
+		ret = rtlab_err_set(
+			err, CT_HIST
+			": no bucket lines (expected 'LATENCY COUNT...' lines; was cyclictest run with -h?)");
 		goto out;
 	}
 	for (i = 0; i < CT_NLINES; i++) {
 		if (!t.sum[i]) {
-			ret = rtlab_err_set(err,
-				CT_HIST ": missing line '%s' (truncated output?)",
+			ret = rtlab_err_set(
+				err,
+				CT_HIST
+				": missing line '%s' (truncated output?)",
 				ct_line_name[i]);
 			goto out;
 		}
@@ -520,15 +577,19 @@ int ct_hist_parse(const char *text, size_t len, struct ct_result *res,
 	nthreads = (unsigned int)t.nsum[CT_MIN];
 	if (t.ncols != (int)nthreads &&
 	    !(nthreads > 1 && t.ncols == (int)nthreads + 1)) {
-		ret = rtlab_err_set(err,
-			CT_HIST ": bucket lines have %d counts but '%s' has %u threads",
+		ret = rtlab_err_set(
+			err,
+			CT_HIST
+			": bucket lines have %d counts but '%s' has %u threads",
 			t.ncols, ct_line_name[CT_MIN], nthreads);
 		goto out;
 	}
 	for (i = 0; i < CT_NLINES; i++) {
 		if (t.nsum[i] != (int)nthreads && t.nsum[i] != t.ncols) {
-			ret = rtlab_err_set(err,
-				CT_HIST ": '%s' has %d values, expected one per thread (%u)",
+			ret = rtlab_err_set(
+				err,
+				CT_HIST
+				": '%s' has %d values, expected one per thread (%u)",
 				ct_line_name[i], t.nsum[i], nthreads);
 			goto out;
 		}
@@ -537,9 +598,12 @@ int ct_hist_parse(const char *text, size_t len, struct ct_result *res,
 	nbuckets = (uint32_t)t.bucket[t.nrows - 1] + 1;
 	if ((uint64_t)nthreads * nbuckets > RTLAB_MAX_HIST_CELLS) {
 		ret = rtlab_err_set(err,
-			CT_HIST ": %u threads of %u us histograms are %" PRIu64 " histogram cells, more than the limit of %u",
-			nthreads, nbuckets, (uint64_t)nthreads * nbuckets,
-			RTLAB_MAX_HIST_CELLS);
+				    CT_HIST
+				    ": %u threads of %u us histograms are %" PRIu64
+				    " histogram cells, more than the limit of %u",
+				    nthreads, nbuckets,
+				    (uint64_t)nthreads * nbuckets,
+				    RTLAB_MAX_HIST_CELLS);
 		goto out;
 	}
 	res->threads = calloc(nthreads, sizeof(*res->threads));
@@ -559,8 +623,10 @@ int ct_hist_parse(const char *text, size_t len, struct ct_result *res,
 			h->counts[t.bucket[r]] = t.rows[r * t.ncols + k];
 			if (__builtin_add_overflow(sum, t.rows[r * t.ncols + k],
 						   &sum)) {
-				ret = rtlab_err_set(err,
-					CT_HIST ": thread %u: the buckets add up to more than 64 bits hold",
+				ret = rtlab_err_set(
+					err,
+					CT_HIST
+					": thread %u: the buckets add up to more than 64 bits hold",
 					k);
 				goto out;
 			}
@@ -569,22 +635,28 @@ int ct_hist_parse(const char *text, size_t len, struct ct_result *res,
 		ovf = t.sum[CT_OVERFLOWS][k];
 		if (sum != total) {
 			ret = rtlab_err_set(err,
-				CT_HIST ": thread %u: '# Total:' says %" PRIu64 " but the buckets add up to %" PRIu64,
-				k, total, sum);
+					    CT_HIST
+					    ": thread %u: '# Total:' says %" PRIu64
+					    " but the buckets add up to %" PRIu64,
+					    k, total, sum);
 			goto out;
 		}
 		if (t.sum[CT_MIN][k] > UINT32_MAX ||
 		    t.sum[CT_MAX][k] > UINT32_MAX) {
-			ret = rtlab_err_set(err,
-				CT_HIST ": thread %u: min or max latency out of range",
+			ret = rtlab_err_set(
+				err,
+				CT_HIST
+				": thread %u: min or max latency out of range",
 				k);
 			goto out;
 		}
 		if (__builtin_add_overflow(total, ovf, &h->samples) ||
 		    __builtin_add_overflow(run, h->samples, &run) ||
 		    run > RTLAB_MAX_RUN_SAMPLES) {
-			ret = rtlab_err_set(err,
-				CT_HIST ": threads 0 to %u have more samples than the limit of %llu per run",
+			ret = rtlab_err_set(
+				err,
+				CT_HIST
+				": threads 0 to %u have more samples than the limit of %llu per run",
 				k, RTLAB_MAX_RUN_SAMPLES);
 			goto out;
 		}

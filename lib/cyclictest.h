@@ -13,12 +13,12 @@
 #include "hist.h"
 
 struct ct_result {
-	char *cmdline;		/* as cyclictest recorded it, may be NULL */
-	char *version;		/* rt-tests version, may be NULL */
-	int realtime;		/* sysinfo.realtime: 1, 0, -1 unknown */
+	char *cmdline; /* as cyclictest recorded it, may be NULL */
+	char *version; /* rt-tests version, may be NULL */
+	int realtime;  /* sysinfo.realtime: 1, 0, -1 unknown */
 	int return_code;
 	unsigned int nthreads;
-	struct hist *threads;	/* nthreads histograms, thread order */
+	struct hist *threads; /* nthreads histograms, thread order */
 };
 
 /**

@@ -57,8 +57,8 @@ const struct envvar *envvars_get(size_t *n)
 	return envvars;
 }
 
-#define ENVVARS_WIDTH	79
-#define ENVVARS_INDENT	25
+#define ENVVARS_WIDTH 79
+#define ENVVARS_INDENT 25
 
 /* Print @text word by word from column @col, wrapping to ENVVARS_INDENT. */
 static void print_wrapped(FILE *out, const char *text, int col)
@@ -72,8 +72,7 @@ static void print_wrapped(FILE *out, const char *text, int col)
 		n = strcspn(p, " ");
 		if (!n)
 			break;
-		if (col > ENVVARS_INDENT &&
-		    col + 1 + (int)n > ENVVARS_WIDTH) {
+		if (col > ENVVARS_INDENT && col + 1 + (int)n > ENVVARS_WIDTH) {
 			fprintf(out, "\n%*s", ENVVARS_INDENT, "");
 			col = ENVVARS_INDENT;
 		} else if (col > ENVVARS_INDENT) {

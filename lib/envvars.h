@@ -12,8 +12,8 @@
 #include <stdio.h>
 
 /* Which program reads a variable (a bit mask). */
-#define ENVVAR_RTLAB	0x1u
-#define ENVVAR_AGENT	0x2u
+#define ENVVAR_RTLAB 0x1u
+#define ENVVAR_AGENT 0x2u
 
 struct envvar {
 	const char *name;

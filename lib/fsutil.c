@@ -94,8 +94,8 @@ int file_sha256_hex(const char *path, char out[65], struct rtlab_err *err)
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return rtlab_err_seterr(err, errno, "%s: cannot open: %s",
-					path, strerror(errno));
+		return rtlab_err_seterr(err, errno, "%s: cannot open: %s", path,
+					strerror(errno));
 	ctx = EVP_MD_CTX_new();
 	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) {
 		ret = -ENOMEM;
@@ -105,8 +105,8 @@ int file_sha256_hex(const char *path, char out[65], struct rtlab_err *err)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			ret = rtlab_err_seterr(err, errno, "%s: read: %s",
-					       path, strerror(errno));
+			ret = rtlab_err_seterr(err, errno, "%s: read: %s", path,
+					       strerror(errno));
 			goto out;
 		}
 		EVP_DigestUpdate(ctx, buf, n);
@@ -133,8 +133,8 @@ int file_read_all(const char *path, char **data, size_t *size,
 	*data = NULL;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return rtlab_err_seterr(err, errno, "%s: cannot open: %s",
-					path, strerror(errno));
+		return rtlab_err_seterr(err, errno, "%s: cannot open: %s", path,
+					strerror(errno));
 	if (fstat(fd, &st) < 0) {
 		ret = rtlab_err_seterr(err, errno, "%s: stat: %s", path,
 				       strerror(errno));
@@ -150,8 +150,8 @@ int file_read_all(const char *path, char **data, size_t *size,
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			ret = rtlab_err_seterr(err, errno, "%s: read: %s",
-					       path, strerror(errno));
+			ret = rtlab_err_seterr(err, errno, "%s: read: %s", path,
+					       strerror(errno));
 			free(buf);
 			goto out;
 		}
@@ -212,9 +212,10 @@ int mkdir_p(const char *path, mode_t mode, struct rtlab_err *err)
 
 		*p = '\0';
 		if (mkdir(s, mode) < 0 && errno != EEXIST) {
-			ret = rtlab_err_seterr(err, errno, "%s: cannot create "
-					       "directory: %s", s,
-					       strerror(errno));
+			ret = rtlab_err_seterr(err, errno,
+					       "%s: cannot create "
+					       "directory: %s",
+					       s, strerror(errno));
 			break;
 		}
 		*p = c;
@@ -258,8 +259,9 @@ char *path_which(const char *tool)
 		return NULL;
 	if (strchr(tool, '/'))
 		return access(tool, X_OK) ? NULL : strdup(tool);
-	dirs = strdup(path && *path ? path : "/usr/local/sbin:/usr/local/bin:"
-		      "/usr/sbin:/usr/bin:/sbin:/bin");
+	dirs = strdup(path && *path ? path :
+				      "/usr/local/sbin:/usr/local/bin:"
+				      "/usr/sbin:/usr/bin:/sbin:/bin");
 	if (!dirs)
 		return NULL;
 	for (dir = strtok_r(dirs, ":", &save); dir;

@@ -27,8 +27,8 @@ int spawn_capture(char *const argv[], const char *cwd, int with_stderr,
  * file_sha256_hex() - sha256 of a file's contents as 64 hex digits.
  * Return: 0 or a negative errno with @err naming @path.
  */
-int file_sha256_hex(const char *path, char out[65], struct rtlab_err *err)
-	__must_check;
+int file_sha256_hex(const char *path, char out[65],
+		    struct rtlab_err *err) __must_check;
 
 /**
  * file_read_all() - the whole file, NUL-terminated, in *@data (caller
@@ -42,8 +42,7 @@ int file_write_all(const char *path, const void *data, size_t size,
 		   struct rtlab_err *err) __must_check;
 
 /** mkdir_p() - like mkdir -p.  Return: 0 or -errno with @err naming it. */
-int mkdir_p(const char *path, mode_t mode, struct rtlab_err *err)
-	__must_check;
+int mkdir_p(const char *path, mode_t mode, struct rtlab_err *err) __must_check;
 
 /** rmtree() - like rm -rf; a missing @path is fine.  Return: 0/-errno. */
 int rmtree(const char *path);

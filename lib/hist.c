@@ -182,7 +182,8 @@ int hist_check(const struct hist *h, struct rtlab_err *err)
 		if (!h->counts[i])
 			continue;
 		if (sum + h->counts[i] < sum)
-			return rtlab_err_set(err,
+			return rtlab_err_set(
+				err,
 				"histogram of thread %d: counts overflow 64 bits",
 				h->thread);
 		sum += h->counts[i];
@@ -191,7 +192,8 @@ int hist_check(const struct hist *h, struct rtlab_err *err)
 		hi = i;
 	}
 	if (sum != h->samples)
-		return rtlab_err_set(err,
+		return rtlab_err_set(
+			err,
 			"histogram of thread %d: buckets + overflows = %llu but samples = %llu",
 			h->thread, (unsigned long long)sum,
 			(unsigned long long)h->samples);
@@ -199,28 +201,33 @@ int hist_check(const struct hist *h, struct rtlab_err *err)
 		return 0;
 	if (h->min_us > h->max_us)
 		return rtlab_err_set(err,
-			"histogram of thread %d: min %u us > max %u us",
-			h->thread, h->min_us, h->max_us);
+				     "histogram of thread %d: min %u us > max %u us",
+				     h->thread, h->min_us, h->max_us);
 	if (hi >= 0 && (uint32_t)hi > h->max_us)
-		return rtlab_err_set(err,
+		return rtlab_err_set(
+			err,
 			"histogram of thread %d: bucket %lld us counted but max is %u us",
 			h->thread, (long long)hi, h->max_us);
 	if (lo >= 0 && (uint32_t)lo < h->min_us)
-		return rtlab_err_set(err,
+		return rtlab_err_set(
+			err,
 			"histogram of thread %d: bucket %lld us counted but min is %u us",
 			h->thread, (long long)lo, h->min_us);
 	if (h->overflows && h->max_us < h->nbuckets)
-		return rtlab_err_set(err,
+		return rtlab_err_set(
+			err,
 			"histogram of thread %d: %llu overflows but max %u us is within the %u us range",
-			h->thread, (unsigned long long)h->overflows,
-			h->max_us, h->nbuckets);
+			h->thread, (unsigned long long)h->overflows, h->max_us,
+			h->nbuckets);
 	if (!h->overflows && h->max_us >= h->nbuckets)
-		return rtlab_err_set(err,
+		return rtlab_err_set(
+			err,
 			"histogram of thread %d: max %u us is beyond the %u us range but there are no overflows",
 			h->thread, h->max_us, h->nbuckets);
 	if (!isnan(h->avg_us) && (h->avg_us < (double)h->min_us - 1.0 ||
 				  h->avg_us > (double)h->max_us + 1.0))
-		return rtlab_err_set(err,
+		return rtlab_err_set(
+			err,
 			"histogram of thread %d: avg %.2f us outside min %u .. max %u us",
 			h->thread, h->avg_us, h->min_us, h->max_us);
 	return 0;

@@ -14,15 +14,15 @@
 #include "error.h"
 
 struct hist {
-	int cpu;		/* CPU the measuring thread ran on, -1 unknown */
-	int thread;		/* cyclictest thread number */
-	uint32_t nbuckets;	/* tracked range: 0 .. nbuckets-1 µs */
-	uint64_t *counts;	/* nbuckets counters */
-	uint64_t overflows;	/* samples >= nbuckets µs */
-	uint64_t samples;	/* every sample, overflows included */
-	uint32_t min_us;	/* true minimum (UINT32_MAX when empty) */
-	uint32_t max_us;	/* true maximum, may be beyond the range */
-	double avg_us;		/* true mean, NAN when unknown */
+	int cpu;	    /* CPU the measuring thread ran on, -1 unknown */
+	int thread;	    /* cyclictest thread number */
+	uint32_t nbuckets;  /* tracked range: 0 .. nbuckets-1 µs */
+	uint64_t *counts;   /* nbuckets counters */
+	uint64_t overflows; /* samples >= nbuckets µs */
+	uint64_t samples;   /* every sample, overflows included */
+	uint32_t min_us;    /* true minimum (UINT32_MAX when empty) */
+	uint32_t max_us;    /* true maximum, may be beyond the range */
+	double avg_us;	    /* true mean, NAN when unknown */
 };
 
 /* Summary figures derived from a histogram; never the only record. */
@@ -82,7 +82,7 @@ struct run_hists {
 	char uuid[37];
 	char *board, *kernel, *kernel_version, *testcase, *status, *clock;
 	size_t nhists;
-	struct hist *hists;	/* thread order */
+	struct hist *hists; /* thread order */
 };
 
 /** run_hists_cleanup() - free what db_run_hists_load() filled; safe twice. */

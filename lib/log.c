@@ -66,9 +66,9 @@ void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 			strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ ",
 				 &tm);
 	}
-	r = snprintf(line, sizeof(line), "%s%s%s: %s: ",
-		     log_progress_shown ? "\r\033[K" : "", stamp, log_prog,
-		     level_names[level]);
+	r = snprintf(line, sizeof(line),
+		     "%s%s%s: %s: ", log_progress_shown ? "\r\033[K" : "",
+		     stamp, log_prog, level_names[level]);
 	if (r > 0)
 		n = (size_t)r < sizeof(line) ? (size_t)r : sizeof(line) - 1;
 	r = vsnprintf(line + n, sizeof(line) - n, fmt, ap);
@@ -86,13 +86,13 @@ void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 	log_progress_shown = false;
 }
 
-#define LOG_FN(name, level)                         \
-	void name(const char *fmt, ...)             \
-	{                                           \
-		va_list ap;                         \
-		va_start(ap, fmt);                  \
-		log_vmsg(level, fmt, ap);           \
-		va_end(ap);                         \
+#define LOG_FN(name, level)               \
+	void name(const char *fmt, ...)   \
+	{                                 \
+		va_list ap;               \
+		va_start(ap, fmt);        \
+		log_vmsg(level, fmt, ap); \
+		va_end(ap);               \
 	}
 
 LOG_FN(log_error, LOG_LEVEL_ERROR)

@@ -39,8 +39,7 @@ void log_error(const char *fmt, ...) __printf(1, 2);
 void log_warn(const char *fmt, ...) __printf(1, 2);
 void log_info(const char *fmt, ...) __printf(1, 2);
 void log_debug(const char *fmt, ...) __printf(1, 2);
-void log_vmsg(enum log_level level, const char *fmt, va_list ap)
-	__printf(2, 0);
+void log_vmsg(enum log_level level, const char *fmt, va_list ap) __printf(2, 0);
 
 /* For progress.c: a partial progress line is on the terminal now. */
 void log_progress_line(bool shown);

@@ -59,7 +59,7 @@ void sha256_hex(const void *data, size_t size, char out[65])
 
 	if (!EVP_Digest(data, size, md, &len, EVP_sha256(), NULL) ||
 	    len != 32) {
-		out[0] = '\0';	/* cannot happen with a working libcrypto */
+		out[0] = '\0'; /* cannot happen with a working libcrypto */
 		return;
 	}
 	for (i = 0; i < 32; i++) {
@@ -161,8 +161,10 @@ static int check_len(json_t *j, const char *path, size_t max,
 		     struct rtlab_err *err)
 {
 	if (json_string_length(j) > max)
-		return rtlab_err_set(err,
-			MAN ": field '%s': %zu bytes, more than the limit of %zu",
+		return rtlab_err_set(
+			err,
+			MAN
+			": field '%s': %zu bytes, more than the limit of %zu",
 			path, json_string_length(j), max);
 	return 0;
 }
@@ -188,8 +190,11 @@ static int get_str(json_t *obj, const char *key, const char *path,
 				     path);
 	if (required && !json_string_length(j))
 		return rtlab_err_set(err,
-			MAN ": field '%s': expected a non-empty string", path);
-	if (strcmp(path, "error") && check_len(j, path, RTLAB_MAX_TEXT_LEN, err))
+				     MAN
+				     ": field '%s': expected a non-empty string",
+				     path);
+	if (strcmp(path, "error") &&
+	    check_len(j, path, RTLAB_MAX_TEXT_LEN, err))
 		return -EINVAL;
 	*out = strdup(json_string_value(j));
 	return *out ? 0 : -ENOMEM;
@@ -216,7 +221,8 @@ static int get_uint(json_t *obj, const char *key, const char *path,
 		return 0;
 	if (!json_is_integer(j) || json_integer_value(j) < 0 ||
 	    (unsigned long long)json_integer_value(j) > max)
-		return rtlab_err_set(err,
+		return rtlab_err_set(
+			err,
 			MAN ": field '%s': expected an integer from 0 to %llu",
 			path, max);
 	*out = (unsigned long long)json_integer_value(j);
@@ -236,7 +242,8 @@ static int get_object(json_t *root, const char *key, bool required,
 		return 0;
 	}
 	if (!json_is_object(j))
-		return rtlab_err_set(err, MAN ": field '%s': expected an object",
+		return rtlab_err_set(err,
+				     MAN ": field '%s': expected an object",
 				     key);
 	*out = j;
 	return 0;
@@ -253,15 +260,17 @@ static int parse_identity(json_t *root, struct manifest *m,
 	j = json_object_get(root, "format");
 	if (j && (!json_is_string(j) ||
 		  strcmp(json_string_value(j), MANIFEST_FORMAT)))
-		return rtlab_err_set(err,
-			MAN ": field 'format': expected \"" MANIFEST_FORMAT "\"");
-	ret = get_uint(root, "format_version", "format_version", 1000, &v,
-		       err);
+		return rtlab_err_set(err, MAN
+				     ": field 'format': expected \"" MANIFEST_FORMAT
+				     "\"");
+	ret = get_uint(root, "format_version", "format_version", 1000, &v, err);
 	if (ret)
 		return ret;
 	if (v != MANIFEST_FORMAT_VERSION)
-		return rtlab_err_set(err,
-			MAN ": field 'format_version': expected %d, got %llu (a newer agent?)",
+		return rtlab_err_set(
+			err,
+			MAN
+			": field 'format_version': expected %d, got %llu (a newer agent?)",
 			MANIFEST_FORMAT_VERSION, v);
 
 	ret = get_str(root, "run_id", "run_id", true, &s, err);
@@ -270,8 +279,9 @@ static int parse_identity(json_t *root, struct manifest *m,
 	ret = uuid_normalize(s, m->run_id);
 	free(s);
 	if (ret)
-		return rtlab_err_set(err,
-			MAN ": field 'run_id': expected a UUID (8-4-4-4-12 hex digits)");
+		return rtlab_err_set(
+			err, MAN
+			": field 'run_id': expected a UUID (8-4-4-4-12 hex digits)");
 	/* keep the stored document in agreement with the normalized id */
 	if (json_object_set_new(root, "run_id", json_string(m->run_id)))
 		return -ENOMEM;
@@ -285,8 +295,9 @@ static int parse_identity(json_t *root, struct manifest *m,
 	ret = run_status_parse(s, &m->status);
 	free(s);
 	if (ret)
-		return rtlab_err_set(err,
-			MAN ": field 'status': expected one of complete, agent_error, boot_failed, panic, hang");
+		return rtlab_err_set(
+			err, MAN
+			": field 'status': expected one of complete, agent_error, boot_failed, panic, hang");
 	j = json_object_get(root, "error");
 	if (json_is_string(j) &&
 	    check_len(j, "error", RTLAB_MAX_ERROR_LEN, err))
@@ -312,8 +323,8 @@ static int parse_testcase_kernel(json_t *root, struct manifest *m,
 	if (ret)
 		return ret;
 	v = 0;
-	ret = get_uint(obj, "duration_s", "testcase.duration_s", UINT32_MAX,
-		       &v, err);
+	ret = get_uint(obj, "duration_s", "testcase.duration_s", UINT32_MAX, &v,
+		       err);
 	if (ret)
 		return ret;
 	m->duration_s = (unsigned int)v;
@@ -328,7 +339,7 @@ static int parse_testcase_kernel(json_t *root, struct manifest *m,
 	if (ret)
 		return ret;
 	ret = get_name(obj, "release", "kernel.release", true,
-		      &m->kernel_release, err);
+		       &m->kernel_release, err);
 	if (ret)
 		return ret;
 	ret = get_str(obj, "version", "kernel.version", false,
@@ -338,7 +349,8 @@ static int parse_testcase_kernel(json_t *root, struct manifest *m,
 	for (i = 0; i < 2; i++) {
 		j = json_object_get(obj, kfields[i]);
 		if (j && !json_is_null(j) && !json_is_string(j))
-			return rtlab_err_set(err,
+			return rtlab_err_set(
+				err,
 				MAN ": field 'kernel.%s': expected a string",
 				kfields[i]);
 		if (j && json_is_string(j) &&
@@ -349,8 +361,9 @@ static int parse_testcase_kernel(json_t *root, struct manifest *m,
 	j = json_object_get(obj, "realtime");
 	if (j && !json_is_null(j)) {
 		if (!json_is_boolean(j))
-			return rtlab_err_set(err,
-				MAN ": field 'kernel.realtime': expected true or false");
+			return rtlab_err_set(
+				err, MAN
+				": field 'kernel.realtime': expected true or false");
 		m->kernel_realtime = json_is_true(j);
 	}
 	ret = get_str(obj, "config_sha256", "kernel.config_sha256", false, &s,
@@ -360,14 +373,14 @@ static int parse_testcase_kernel(json_t *root, struct manifest *m,
 	ret = hex64_normalize(s, hex);
 	free(s);
 	if (ret)
-		return rtlab_err_set(err,
-			MAN ": field 'kernel.config_sha256': expected 64 hex digits");
+		return rtlab_err_set(
+			err, MAN
+			": field 'kernel.config_sha256': expected 64 hex digits");
 	m->kernel_config_sha256 = strdup(hex);
 	return m->kernel_config_sha256 ? 0 : -ENOMEM;
 }
 
-static int parse_rest(json_t *root, struct manifest *m,
-		      struct rtlab_err *err)
+static int parse_rest(json_t *root, struct manifest *m, struct rtlab_err *err)
 {
 	static const char *const times[] = { "started_at", "finished_at" };
 	char **out[] = { &m->started_at, &m->finished_at };
@@ -379,7 +392,7 @@ static int parse_rest(json_t *root, struct manifest *m,
 	if (ret)
 		return ret;
 	ret = get_name(obj, "clock", "environment.clock", false, &m->clock,
-		      err);
+		       err);
 	if (ret)
 		return ret;
 	if (!m->clock) {
@@ -391,12 +404,15 @@ static int parse_rest(json_t *root, struct manifest *m,
 	j = json_object_get(root, "commands");
 	if (j && !json_is_null(j)) {
 		if (!json_is_array(j))
-			return rtlab_err_set(err,
-				MAN ": field 'commands': expected an array of strings");
+			return rtlab_err_set(
+				err, MAN
+				": field 'commands': expected an array of strings");
 		for (i = 0; i < json_array_size(j); i++)
 			if (!json_is_string(json_array_get(j, i)))
-				return rtlab_err_set(err,
-					MAN ": field 'commands[%zu]': expected a string",
+				return rtlab_err_set(
+					err,
+					MAN
+					": field 'commands[%zu]': expected a string",
 					i);
 	}
 
@@ -405,15 +421,16 @@ static int parse_rest(json_t *root, struct manifest *m,
 		if (ret)
 			return ret;
 		if (*out[i] && iso8601_check(*out[i]))
-			return rtlab_err_set(err,
-				MAN ": field '%s': expected an ISO 8601 time like 2026-12-03T03:14:08Z",
+			return rtlab_err_set(
+				err,
+				MAN
+				": field '%s': expected an ISO 8601 time like 2026-12-03T03:14:08Z",
 				times[i]);
 	}
 	return 0;
 }
 
-static int parse_files(json_t *root, struct manifest *m,
-		       struct rtlab_err *err)
+static int parse_files(json_t *root, struct manifest *m, struct rtlab_err *err)
 {
 	unsigned long long size;
 	struct manifest_file *f;
@@ -426,19 +443,23 @@ static int parse_files(json_t *root, struct manifest *m,
 		return ret;
 	if (json_object_size(obj) > BUNDLE_MAX_FILES)
 		return rtlab_err_set(err,
-			MAN ": field 'files': more than %d files",
-			BUNDLE_MAX_FILES);
+				     MAN ": field 'files': more than %d files",
+				     BUNDLE_MAX_FILES);
 	m->files = calloc(json_object_size(obj) + 1, sizeof(*m->files));
 	if (!m->files)
 		return -ENOMEM;
 	json_object_foreach(obj, name, v) {
 		if (bundle_check_name(name))
-			return rtlab_err_set(err,
-				MAN ": field 'files': '%s' is not a valid file name",
+			return rtlab_err_set(
+				err,
+				MAN
+				": field 'files': '%s' is not a valid file name",
 				name);
 		if (!json_is_object(v))
-			return rtlab_err_set(err,
-				MAN ": field 'files.%s': expected an object with size and sha256",
+			return rtlab_err_set(
+				err,
+				MAN
+				": field 'files.%s': expected an object with size and sha256",
 				name);
 		f = &m->files[m->nfiles];
 		f->name = strdup(name);
@@ -447,21 +468,27 @@ static int parse_files(json_t *root, struct manifest *m,
 		m->nfiles++;
 		if (!json_object_get(v, "size"))
 			return rtlab_err_set(err,
-				MAN ": missing field 'files.%s.size'", name);
+					     MAN
+					     ": missing field 'files.%s.size'",
+					     name);
 		size = 0;
 		ret = get_uint(v, "size", "files.<name>.size",
 			       BUNDLE_MAX_FILE_BYTES, &size, err);
 		if (ret)
-			return rtlab_err_set(err,
-				MAN ": field 'files.%s.size': expected an integer from 0 to %lu",
+			return rtlab_err_set(
+				err,
+				MAN
+				": field 'files.%s.size': expected an integer from 0 to %lu",
 				name, BUNDLE_MAX_FILE_BYTES);
 		f->size = size;
 		sha = json_object_get(v, "sha256");
 		if (sha && !json_is_null(sha) &&
 		    (!json_is_string(sha) ||
 		     hex64_normalize(json_string_value(sha), f->sha256)))
-			return rtlab_err_set(err,
-				MAN ": field 'files.%s.sha256': expected 64 hex digits",
+			return rtlab_err_set(
+				err,
+				MAN
+				": field 'files.%s.sha256': expected 64 hex digits",
 				name);
 	}
 	return 0;
@@ -478,8 +505,9 @@ int manifest_parse(const char *text, size_t len, struct manifest *m,
 	m->kernel_realtime = -1;
 	if (len > RTLAB_MAX_MANIFEST_BYTES)
 		return rtlab_err_set(err,
-			MAN ": %zu bytes, more than the limit of %lu",
-			len, RTLAB_MAX_MANIFEST_BYTES);
+				     MAN
+				     ": %zu bytes, more than the limit of %lu",
+				     len, RTLAB_MAX_MANIFEST_BYTES);
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root)
 		return rtlab_err_set(err, MAN ": line %d column %d: %s",
@@ -519,19 +547,25 @@ int manifest_verify_files(const struct manifest *m, const struct bundle *b,
 	for (i = 0; i < m->nfiles; i++) {
 		f = bundle_get(b, m->files[i].name);
 		if (!f)
-			return rtlab_err_set(err,
-				MAN ": file '%s' is listed but not in the bundle",
+			return rtlab_err_set(
+				err,
+				MAN
+				": file '%s' is listed but not in the bundle",
 				m->files[i].name);
 		if (f->size != m->files[i].size)
-			return rtlab_err_set(err,
-				MAN ": file '%s': size %zu listed but %zu in the bundle",
+			return rtlab_err_set(
+				err,
+				MAN
+				": file '%s': size %zu listed but %zu in the bundle",
 				m->files[i].name, m->files[i].size, f->size);
 		if (!m->files[i].sha256[0])
 			continue;
 		sha256_hex(f->data, f->size, hex);
 		if (strcmp(hex, m->files[i].sha256))
-			return rtlab_err_set(err,
-				MAN ": file '%s': sha256 %s listed but %s in the bundle",
+			return rtlab_err_set(
+				err,
+				MAN
+				": file '%s': sha256 %s listed but %s in the bundle",
 				m->files[i].name, m->files[i].sha256, hex);
 	}
 	return 0;
@@ -550,8 +584,8 @@ char *manifest_files_json(const struct bundle *b)
 		if (!strcmp(b->files[i].name, BUNDLE_MANIFEST))
 			continue;
 		sha256_hex(b->files[i].data, b->files[i].size, hex);
-		v = json_pack("{s:I,s:s}", "size",
-			      (json_int_t)b->files[i].size, "sha256", hex);
+		v = json_pack("{s:I,s:s}", "size", (json_int_t)b->files[i].size,
+			      "sha256", hex);
 		if (!v || json_object_set_new(files, b->files[i].name, v))
 			goto out;
 	}

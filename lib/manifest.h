@@ -52,26 +52,26 @@ int run_status_parse(const char *name, enum run_status *s) __must_check;
 struct manifest_file {
 	char *name;
 	size_t size;
-	char sha256[65];	/* lower-case hex, "" when not given */
+	char sha256[65]; /* lower-case hex, "" when not given */
 };
 
 struct manifest {
-	char run_id[37];	/* canonical lower-case uuid */
+	char run_id[37]; /* canonical lower-case uuid */
 	char *board;
 	enum run_status status;
-	char *error;		/* NULL when none */
+	char *error; /* NULL when none */
 	char *testcase;
 	unsigned int duration_s;
 	unsigned int hist_range_us;
 	char *kernel_release;
-	char *kernel_version;	/* NULL when not given */
-	int kernel_realtime;	/* 1, 0, -1 unknown */
+	char *kernel_version; /* NULL when not given */
+	int kernel_realtime;  /* 1, 0, -1 unknown */
 	char *kernel_config_sha256;
-	char *clock;		/* environment.clock, "host" when not given */
-	char *started_at, *finished_at;	/* ISO 8601, may be NULL */
+	char *clock; /* environment.clock, "host" when not given */
+	char *started_at, *finished_at; /* ISO 8601, may be NULL */
 	size_t nfiles;
 	struct manifest_file *files;
-	char *json;		/* the whole document, re-serialized compactly */
+	char *json; /* the whole document, re-serialized compactly */
 };
 
 /**

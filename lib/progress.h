@@ -20,14 +20,14 @@
 #include <time.h>
 
 struct progress {
-	const char *what;	/* not copied: must outlive the progress */
+	const char *what; /* not copied: must outlive the progress */
 	char phase[32];
-	double total_s;		/* expected duration, <= 0 when unknown */
-	struct timespec start;	/* CLOCK_MONOTONIC */
-	bool tty;		/* draw at all (set from isatty(stderr)) */
-	FILE *out;		/* stderr; tests may point it elsewhere */
-	bool shown;		/* a line is on the terminal now */
-	long last_s;		/* elapsed second last drawn */
+	double total_s;	       /* expected duration, <= 0 when unknown */
+	struct timespec start; /* CLOCK_MONOTONIC */
+	bool tty;	       /* draw at all (set from isatty(stderr)) */
+	FILE *out;	       /* stderr; tests may point it elsewhere */
+	bool shown;	       /* a line is on the terminal now */
+	long last_s;	       /* elapsed second last drawn */
 };
 
 /** progress_init() - start the clock; draws nothing yet.  @what may be

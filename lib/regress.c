@@ -19,7 +19,7 @@
 
 #include "regress.h"
 
-#define POWER_Z 0.8416212335729143	/* 80 % power */
+#define POWER_Z 0.8416212335729143 /* 80 % power */
 #define MORE_RUNS_CAP 10000
 
 static const char *const verdict_names[] = {
@@ -30,10 +30,8 @@ static const char *const verdict_names[] = {
 };
 
 static const char *const metric_names[REGRESS_NMETRICS] = {
-	[REGRESS_M_P99] = "p99",
-	[REGRESS_M_P999] = "p99.9",
-	[REGRESS_M_MAX] = "max",
-	[REGRESS_M_TAIL] = "tail_rate",
+	[REGRESS_M_P99] = "p99", [REGRESS_M_P999] = "p99.9",
+	[REGRESS_M_MAX] = "max", [REGRESS_M_TAIL] = "tail_rate",
 	[REGRESS_M_W1] = "w1",
 };
 
@@ -141,15 +139,18 @@ static int check_run(const struct regress_run *ref, const struct regress_run *r,
 	else
 		snprintf(label, sizeof(label), "%s run #%u", side, idx + 1);
 	if (!same_str(ref->board, r->board))
-		return rtlab_err_set(err,
+		return rtlab_err_set(
+			err,
 			"%s: board '%s' differs from '%s'; runs of different boards are never compared",
 			label, str_or(r->board), str_or(ref->board));
 	if (!same_str(ref->testcase, r->testcase))
-		return rtlab_err_set(err,
+		return rtlab_err_set(
+			err,
 			"%s: testcase '%s' differs from '%s'; runs of different testcases are never compared",
 			label, str_or(r->testcase), str_or(ref->testcase));
 	if (!same_str(ref->clock, r->clock))
-		return rtlab_err_set(err,
+		return rtlab_err_set(
+			err,
 			"%s: clock '%s' differs from '%s'; figures from different clocks are never compared",
 			label, str_or(r->clock), str_or(ref->clock));
 	if (r->ncpus && !r->cpus)
@@ -166,19 +167,23 @@ static int check_run(const struct regress_run *ref, const struct regress_run *r,
 static int check_params(const struct regress_params *p, struct rtlab_err *err)
 {
 	if (!isfinite(p->floor_abs_us) || p->floor_abs_us < 0)
-		return rtlab_err_set(err,
+		return rtlab_err_set(
+			err,
 			"regress: floor_abs_us is %g; expected a finite number >= 0",
 			p->floor_abs_us);
 	if (!isfinite(p->floor_rel) || p->floor_rel < 0)
-		return rtlab_err_set(err,
+		return rtlab_err_set(
+			err,
 			"regress: floor_rel is %g; expected a finite fraction >= 0 (0.10 = 10%%)",
 			p->floor_rel);
 	if (!(p->tail_q > 0.5 && p->tail_q < 1.0))
-		return rtlab_err_set(err,
+		return rtlab_err_set(
+			err,
 			"regress: tail_q is %g; expected a quantile in (0.5, 1), e.g. 0.999",
 			p->tail_q);
 	if (!(p->alpha > 0.0 && p->alpha <= 0.5))
-		return rtlab_err_set(err,
+		return rtlab_err_set(
+			err,
 			"regress: alpha is %g; expected a level in (0, 0.5], e.g. 0.05",
 			p->alpha);
 	return 0;
@@ -322,11 +327,11 @@ static int enough_runs(struct regress_metric *mt, unsigned int m,
 /* Location metrics: p99, p99.9, per-run maxima                        */
 
 struct loc {
-	const double *xb, *xc;	/* per-run figures */
+	const double *xb, *xc; /* per-run figures */
 	unsigned int m, n;
-	int b_cens, c_cens;	/* figures are lower bounds (overflows) */
-	double sample_lo, sample_hi;	/* pooled-sample interval of d, or NAN */
-	const char *what;	/* "per-run p99.9" */
+	int b_cens, c_cens;	     /* figures are lower bounds (overflows) */
+	double sample_lo, sample_hi; /* pooled-sample interval of d, or NAN */
+	const char *what;	     /* "per-run p99.9" */
 };
 
 static int decide_location(struct regress_metric *mt, const struct loc *in,
@@ -340,7 +345,8 @@ static int decide_location(struct regress_metric *mt, const struct loc *in,
 	mt->censored = in->b_cens || in->c_cens;
 	minmax(in->xb, in->m, &mt->run_base_lo, &mt->run_base_hi);
 	minmax(in->xc, in->n, &mt->run_cand_lo, &mt->run_cand_hi);
-	mt->interval = "Hodges-Lehmann shift of per-run figures, one-sided bounds at alpha_metric";
+	mt->interval =
+		"Hodges-Lehmann shift of per-run figures, one-sided bounds at alpha_metric";
 	mt->test = "Mann-Whitney U on per-run figures, one-sided";
 	if (!enough_runs(mt, in->m, in->n, min_runs))
 		return 0;
@@ -367,7 +373,8 @@ static int decide_location(struct regress_metric *mt, const struct loc *in,
 	} else if (!mt->censored && fabs(d) <= fl && rk.shift_lo >= -fl &&
 		   rk.shift_hi <= fl) {
 		mt->verdict = REGRESS_NO_CHANGE;
-		mt->test = "equivalence: Hodges-Lehmann bounds of the per-run shift within the floor";
+		mt->test =
+			"equivalence: Hodges-Lehmann bounds of the per-run shift within the floor";
 		snprintf(mt->reason, sizeof(mt->reason),
 			 "%+.1f us; per-run shift in [%.1f, %.1f] us, inside +-%.1f us",
 			 d, rk.shift_lo, rk.shift_hi, fl);
@@ -382,9 +389,8 @@ static int decide_location(struct regress_metric *mt, const struct loc *in,
 				 "%+.1f us (runs %+.1f us, bounds [%.1f, %.1f]) against a %.1f us floor, p=%.3g: neither shown beyond nor inside the floor",
 				 d, rk.shift, rk.shift_lo, rk.shift_hi, fl,
 				 mt->p_value);
-		mt->more_runs = more_runs_estimate(in->xb, in->m, in->xc,
-						   in->n, d, fl, alpha,
-						   min_runs);
+		mt->more_runs = more_runs_estimate(in->xb, in->m, in->xc, in->n,
+						   d, fl, alpha, min_runs);
 	}
 	return 0;
 }
@@ -507,8 +513,10 @@ static int metric_tail(struct regress_result *res, struct side *b,
 	int ret, can_down;
 
 	mt->unit = "ratio";
-	mt->interval = "exact conditional (Clopper-Pearson) bounds of the rate ratio at the threshold, one-sided at alpha_metric";
-	mt->test = "exact Poisson rate-ratio test beyond threshold+floor, and Mann-Whitney U on per-run rates";
+	mt->interval =
+		"exact conditional (Clopper-Pearson) bounds of the rate ratio at the threshold, one-sided at alpha_metric";
+	mt->test =
+		"exact Poisson rate-ratio test beyond threshold+floor, and Mann-Whitney U on per-run rates";
 	mt->floor = up;
 	t = hist_quantile(&b->pool, p->tail_q);
 	res->threshold_us = t;
@@ -553,8 +561,8 @@ static int metric_tail(struct regress_result *res, struct side *b,
 	ret = stats_rate_test(k1, b->pool.samples, k2, c->pool.samples, alpha,
 			      &res->tail);
 	if (!ret)
-		ret = stats_rate_test(k1, b->pool.samples, k2u,
-				      c->pool.samples, alpha, &tu);
+		ret = stats_rate_test(k1, b->pool.samples, k2u, c->pool.samples,
+				      alpha, &tu);
 	if (!ret)
 		ret = stats_rate_test(k1, b->pool.samples,
 				      can_down ? k2d : c->pool.samples,
@@ -567,7 +575,7 @@ static int metric_tail(struct regress_result *res, struct side *b,
 	mt->effect_lo = res->tail.ratio_lo;
 	mt->effect_hi = res->tail.ratio_hi;
 	minmax(xb, b->nruns, &mt->run_base_lo, &mt->run_base_hi);
-	ret = rates(c, t, xc2);	/* plain per-run rates for the report */
+	ret = rates(c, t, xc2); /* plain per-run rates for the report */
 	if (ret)
 		return ret;
 	minmax(xc2, c->nruns, &mt->run_cand_lo, &mt->run_cand_hi);
@@ -602,13 +610,14 @@ static int metric_tail(struct regress_result *res, struct side *b,
 			 "%.3g%% of candidate samples beyond %lld us (threshold %lld - %lld us floor) vs %.3g%% of baseline beyond %lld us: ratio %.3g < %.3g (p=%.3g), per-run rates fall (p=%.3g)",
 			 100.0 * (double)k2d / (double)c->pool.samples,
 			 (long long)thr_dn, (long long)t, (long long)shift,
-			 100.0 * mt->baseline, (long long)t, td.ratio,
-			 1.0 / up, td.p_less, rd.p_less);
+			 100.0 * mt->baseline, (long long)t, td.ratio, 1.0 / up,
+			 td.p_less, rd.p_less);
 	} else if (tu.ratio_hi <= up && ru.p_greater > alpha &&
-		   (!can_down || (td.ratio_lo >= 1.0 / up &&
-				  rd.p_less > alpha))) {
+		   (!can_down ||
+		    (td.ratio_lo >= 1.0 / up && rd.p_less > alpha))) {
 		mt->verdict = REGRESS_NO_CHANGE;
-		mt->test = "equivalence: exact rate-ratio bounds beyond threshold -/+ floor within the ratio floor, no per-run trend";
+		mt->test =
+			"equivalence: exact rate-ratio bounds beyond threshold -/+ floor within the ratio floor, no per-run trend";
 		mt->p_value = fmin(ru.p_greater, can_down ? rd.p_less : 1.0);
 		snprintf(mt->reason, sizeof(mt->reason),
 			 "beyond %lld+%lld us the rate ratio is <= %.3g, beyond %lld-%lld us >= %.3g: the tail moved less than the floor",
@@ -625,9 +634,9 @@ static int metric_tail(struct regress_result *res, struct side *b,
 			 tu.ratio, tu.ratio_lo, tu.ratio_hi, tu.p_greater,
 			 ru.p_greater);
 		mt->more_runs = more_runs_estimate(xb, b->nruns, xc, c->nruns,
-						   d, p->floor_rel *
-						   mt->baseline, alpha,
-						   p->min_runs);
+						   d,
+						   p->floor_rel * mt->baseline,
+						   alpha, p->min_runs);
 	}
 	return 0;
 }
@@ -635,8 +644,8 @@ static int metric_tail(struct regress_result *res, struct side *b,
 /* ------------------------------------------------------------------ */
 /* Body: Wasserstein-1 over the tracked range                          */
 
-static int metric_w1(struct regress_result *res, struct side *b,
-		     struct side *c, double *xb, double *xc)
+static int metric_w1(struct regress_result *res, struct side *b, struct side *c,
+		     double *xb, double *xc)
 {
 	struct regress_metric *mt = &res->metrics[REGRESS_M_W1];
 	double alpha = res->alpha_metric, fl, up, down;
@@ -660,8 +669,10 @@ static int metric_w1(struct regress_result *res, struct side *b,
 	mt->floor = mt->floor_us = fl;
 	minmax(xb, b->nruns, &mt->run_base_lo, &mt->run_base_hi);
 	minmax(xc, c->nruns, &mt->run_cand_lo, &mt->run_cand_hi);
-	mt->interval = "Hodges-Lehmann shift of per-run means, one-sided bounds at alpha_metric";
-	mt->test = "Wasserstein-1 against the floor, and Mann-Whitney U on per-run means";
+	mt->interval =
+		"Hodges-Lehmann shift of per-run means, one-sided bounds at alpha_metric";
+	mt->test =
+		"Wasserstein-1 against the floor, and Mann-Whitney U on per-run means";
 	if (!enough_runs(mt, b->nruns, c->nruns, res->params.min_runs))
 		return 0;
 	ret = stats_rank_test(xb, b->nruns, xc, c->nruns, alpha, &rk);
@@ -683,7 +694,8 @@ static int metric_w1(struct regress_result *res, struct side *b,
 	} else if (res->body.w1_us <= fl && rk.shift_lo >= -fl &&
 		   rk.shift_hi <= fl) {
 		mt->verdict = REGRESS_NO_CHANGE;
-		mt->test = "equivalence: W1 and the Hodges-Lehmann bounds of the per-run mean shift within the floor";
+		mt->test =
+			"equivalence: W1 and the Hodges-Lehmann bounds of the per-run mean shift within the floor";
 		snprintf(mt->reason, sizeof(mt->reason),
 			 "W1 %.2f us; per-run mean shift in [%.2f, %.2f] us, inside +-%.1f us",
 			 res->body.w1_us, rk.shift_lo, rk.shift_hi, fl);
@@ -710,7 +722,7 @@ static void overall(struct regress_result *res)
 	int more = -1, any = 0;
 
 	if (res->verdict == REGRESS_INCONCLUSIVE && res->reason[0])
-		return;	/* set by an input check */
+		return; /* set by an input check */
 	want = REGRESS_NO_CHANGE;
 	for (i = 0; i < REGRESS_NMETRICS; i++)
 		if (res->metrics[i].verdict == REGRESS_REGRESSION)
@@ -733,12 +745,13 @@ static void overall(struct regress_result *res)
 		if (want == REGRESS_INCONCLUSIVE && mt->more_runs > more)
 			more = mt->more_runs;
 		if (p < end)
-			p += snprintf(p, (size_t)(end - p), "%s%s", any ? ", " : "",
-				      mt->name);
+			p += snprintf(p, (size_t)(end - p), "%s%s",
+				      any ? ", " : "", mt->name);
 		any = 1;
 	}
 	if (p < end)
-		snprintf(p, (size_t)(end - p), ": %s", regress_verdict_name(want));
+		snprintf(p, (size_t)(end - p), ": %s",
+			 regress_verdict_name(want));
 	res->more_runs = want == REGRESS_INCONCLUSIVE ? more : 0;
 }
 
@@ -812,7 +825,8 @@ int regress_compare(const struct regress_run *base, unsigned int nbase,
 		snprintf(why, sizeof(why),
 			 "no %s run with samples (%u given, %u empty)",
 			 !b.nruns ? "baseline" : "candidate",
-			 !b.nruns ? nbase : ncand, !b.nruns ? b.empty : c.empty);
+			 !b.nruns ? nbase : ncand,
+			 !b.nruns ? b.empty : c.empty);
 		set_inconclusive_all(res, why, (int)res->params.min_runs);
 		goto out;
 	}
@@ -891,40 +905,32 @@ static json_t *jnum(double v)
 static json_t *jqci(const struct stats_qci *q)
 {
 	/* -1 (HIST_Q_OVERFLOW): among the overflows; null: unbounded */
-	return json_pack("{s:f, s:f, s:I, s:I, s:o, s:f, s:b}",
-			 "q", q->q, "level", q->level,
-			 "est_us", (json_int_t)q->est_us,
-			 "lo_us", (json_int_t)q->lo_us,
-			 "hi_us", q->hi_us == STATS_UNBOUNDED_US ?
-				  json_null() : json_integer(q->hi_us),
+	return json_pack("{s:f, s:f, s:I, s:I, s:o, s:f, s:b}", "q", q->q,
+			 "level", q->level, "est_us", (json_int_t)q->est_us,
+			 "lo_us", (json_int_t)q->lo_us, "hi_us",
+			 q->hi_us == STATS_UNBOUNDED_US ?
+				 json_null() :
+				 json_integer(q->hi_us),
 			 "coverage", q->coverage, "exact", q->exact);
 }
 
 static json_t *jmetric(const struct regress_metric *m)
 {
-	return json_pack("{s:s, s:s?, s:o, s:o, s:o, s:o, s:o, s:s?, s:o, s:o, s:o, s:s?, s:[o,o], s:[o,o], s:b, s:o, s:s}",
-			 "verdict", regress_verdict_name(m->verdict),
-			 "unit", m->unit,
-			 "baseline", jnum(m->baseline),
-			 "candidate", jnum(m->candidate),
-			 "effect", jnum(m->effect),
-			 "effect_lo", jnum(m->effect_lo),
-			 "effect_hi", jnum(m->effect_hi),
-			 "interval", m->interval,
-			 "floor", jnum(m->floor),
-			 "floor_us", jnum(m->floor_us),
-			 "p_value", jnum(m->p_value),
-			 "test", m->test,
-			 "runs_baseline", jnum(m->run_base_lo),
-			 jnum(m->run_base_hi),
-			 "runs_candidate", jnum(m->run_cand_lo),
-			 jnum(m->run_cand_hi),
-			 "censored", m->censored,
-			 "more_runs", m->verdict == REGRESS_INCONCLUSIVE &&
-					      m->more_runs > 0 ?
-					      json_integer(m->more_runs) :
-					      json_null(),
-			 "reason", m->reason);
+	return json_pack(
+		"{s:s, s:s?, s:o, s:o, s:o, s:o, s:o, s:s?, s:o, s:o, s:o, s:s?, s:[o,o], s:[o,o], s:b, s:o, s:s}",
+		"verdict", regress_verdict_name(m->verdict), "unit", m->unit,
+		"baseline", jnum(m->baseline), "candidate", jnum(m->candidate),
+		"effect", jnum(m->effect), "effect_lo", jnum(m->effect_lo),
+		"effect_hi", jnum(m->effect_hi), "interval", m->interval,
+		"floor", jnum(m->floor), "floor_us", jnum(m->floor_us),
+		"p_value", jnum(m->p_value), "test", m->test, "runs_baseline",
+		jnum(m->run_base_lo), jnum(m->run_base_hi), "runs_candidate",
+		jnum(m->run_cand_lo), jnum(m->run_cand_hi), "censored",
+		m->censored, "more_runs",
+		m->verdict == REGRESS_INCONCLUSIVE && m->more_runs > 0 ?
+			json_integer(m->more_runs) :
+			json_null(),
+		"reason", m->reason);
 }
 
 char *regress_result_json(const struct regress_result *r)
@@ -937,62 +943,49 @@ char *regress_result_json(const struct regress_result *r)
 	if (!metrics)
 		return NULL;
 	for (i = 0; i < REGRESS_NMETRICS; i++) {
-		if (json_object_set_new(metrics, r->metrics[i].name ?
-					r->metrics[i].name : metric_names[i],
+		if (json_object_set_new(metrics,
+					r->metrics[i].name ?
+						r->metrics[i].name :
+						metric_names[i],
 					jmetric(&r->metrics[i])))
 			goto out;
 	}
-	root = json_pack("{s:s, s:s, s:o, s:{s:f, s:f, s:f, s:f, s:i}, s:f, s:{s:i, s:i, s:I, s:o, s:o}, s:{s:i, s:i, s:I, s:o, s:o}, s:{s:o, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o}, s:{s:o, s:o, s:o, s:o, s:b}, s:o}",
-			 "verdict", regress_verdict_name(r->verdict),
-			 "reason", r->reason,
-			 "more_runs", r->verdict == REGRESS_INCONCLUSIVE &&
-					      r->more_runs > 0 ?
-					      json_integer(r->more_runs) :
-					      json_null(),
-			 "params",
-			 "floor_abs_us", r->params.floor_abs_us,
-			 "floor_rel", r->params.floor_rel,
-			 "tail_q", r->params.tail_q,
-			 "alpha", r->params.alpha,
-			 "min_runs", (int)r->params.min_runs,
-			 "alpha_metric", r->alpha_metric,
-			 "baseline",
-			 "runs", (int)r->baseline_runs,
-			 "empty_runs", (int)r->baseline_empty,
-			 "samples", (json_int_t)r->baseline_samples,
-			 "p99", r->baseline_q[0].n ? jqci(&r->baseline_q[0]) :
-						     json_null(),
-			 "p99.9", r->baseline_q[1].n ? jqci(&r->baseline_q[1]) :
-						       json_null(),
-			 "candidate",
-			 "runs", (int)r->candidate_runs,
-			 "empty_runs", (int)r->candidate_empty,
-			 "samples", (json_int_t)r->candidate_samples,
-			 "p99", r->candidate_q[0].n ?
-					jqci(&r->candidate_q[0]) : json_null(),
-			 "p99.9", r->candidate_q[1].n ?
-					  jqci(&r->candidate_q[1]) : json_null(),
-			 "tail",
-			 "threshold_us", r->threshold_us >= HIST_Q_OVERFLOW ?
-					 json_integer(r->threshold_us) :
-					 json_null(),
-			 "k1", (json_int_t)r->tail.k1,
-			 "n1", (json_int_t)r->tail.n1,
-			 "k2", (json_int_t)r->tail.k2,
-			 "n2", (json_int_t)r->tail.n2,
-			 "ratio", jnum(r->tail.ratio),
-			 "ratio_lo", jnum(r->tail.ratio_lo),
-			 "ratio_hi", jnum(r->tail.ratio_hi),
-			 "p_greater", jnum(r->tail.p_greater),
-			 "p_less", jnum(r->tail.p_less),
-			 "body",
-			 "w1_us", jnum(r->body.w1_us),
-			 "w1_up_us", jnum(r->body.w1_up_us),
-			 "w1_down_us", jnum(r->body.w1_down_us),
-			 "ks", jnum(r->body.ks),
-			 "partial", r->body.partial,
-			 "metrics", metrics);
-	metrics = NULL;	/* "o" stole it, even on failure */
+	root = json_pack(
+		"{s:s, s:s, s:o, s:{s:f, s:f, s:f, s:f, s:i}, s:f, s:{s:i, s:i, s:I, s:o, s:o}, s:{s:i, s:i, s:I, s:o, s:o}, s:{s:o, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o}, s:{s:o, s:o, s:o, s:o, s:b}, s:o}",
+		"verdict", regress_verdict_name(r->verdict), "reason",
+		r->reason, "more_runs",
+		r->verdict == REGRESS_INCONCLUSIVE && r->more_runs > 0 ?
+			json_integer(r->more_runs) :
+			json_null(),
+		"params", "floor_abs_us", r->params.floor_abs_us, "floor_rel",
+		r->params.floor_rel, "tail_q", r->params.tail_q, "alpha",
+		r->params.alpha, "min_runs", (int)r->params.min_runs,
+		"alpha_metric", r->alpha_metric, "baseline", "runs",
+		(int)r->baseline_runs, "empty_runs", (int)r->baseline_empty,
+		"samples", (json_int_t)r->baseline_samples, "p99",
+		r->baseline_q[0].n ? jqci(&r->baseline_q[0]) : json_null(),
+		"p99.9",
+		r->baseline_q[1].n ? jqci(&r->baseline_q[1]) : json_null(),
+		"candidate", "runs", (int)r->candidate_runs, "empty_runs",
+		(int)r->candidate_empty, "samples",
+		(json_int_t)r->candidate_samples, "p99",
+		r->candidate_q[0].n ? jqci(&r->candidate_q[0]) : json_null(),
+		"p99.9",
+		r->candidate_q[1].n ? jqci(&r->candidate_q[1]) : json_null(),
+		"tail", "threshold_us",
+		r->threshold_us >= HIST_Q_OVERFLOW ?
+			json_integer(r->threshold_us) :
+			json_null(),
+		"k1", (json_int_t)r->tail.k1, "n1", (json_int_t)r->tail.n1,
+		"k2", (json_int_t)r->tail.k2, "n2", (json_int_t)r->tail.n2,
+		"ratio", jnum(r->tail.ratio), "ratio_lo",
+		jnum(r->tail.ratio_lo), "ratio_hi", jnum(r->tail.ratio_hi),
+		"p_greater", jnum(r->tail.p_greater), "p_less",
+		jnum(r->tail.p_less), "body", "w1_us", jnum(r->body.w1_us),
+		"w1_up_us", jnum(r->body.w1_up_us), "w1_down_us",
+		jnum(r->body.w1_down_us), "ks", jnum(r->body.ks), "partial",
+		r->body.partial, "metrics", metrics);
+	metrics = NULL; /* "o" stole it, even on failure */
 	if (!root)
 		goto out;
 	out = json_dumps(root, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));

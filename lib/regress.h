@@ -32,59 +32,59 @@ enum regress_metric_id {
 
 /* One run: one boot, one measurement; a histogram per CPU. */
 struct regress_run {
-	const char *id;		/* label for messages (run id), may be NULL */
-	const char *board;	/* all three must agree over every run; */
-	const char *testcase;	/* NULL only matches NULL */
+	const char *id;	      /* label for messages (run id), may be NULL */
+	const char *board;    /* all three must agree over every run; */
+	const char *testcase; /* NULL only matches NULL */
 	const char *clock;
 	const struct hist *cpus;
 	unsigned int ncpus;
 };
 
 struct regress_params {
-	double floor_abs_us;	/* practical floor, µs (default 5) */
-	double floor_rel;	/* practical floor, fraction (default 0.10) */
-	double tail_q;		/* baseline quantile = exceedance threshold
+	double floor_abs_us;   /* practical floor, µs (default 5) */
+	double floor_rel;      /* practical floor, fraction (default 0.10) */
+	double tail_q;	       /* baseline quantile = exceedance threshold
 				 * (default 0.999) */
-	double alpha;		/* family-wise over the metrics (default 0.05) */
-	unsigned int min_runs;	/* runs per side (default 5; raised to what
+	double alpha;	       /* family-wise over the metrics (default 0.05) */
+	unsigned int min_runs; /* runs per side (default 5; raised to what
 				 * the rank test needs to reach alpha) */
 };
 
 struct regress_metric {
 	enum regress_verdict verdict;
-	const char *name;	/* "p99", "p99.9", "max", "tail_rate", "w1" */
-	const char *unit;	/* "us" or "ratio" (effect of tail_rate) */
-	double baseline;	/* figure of each side (µs; tail: rate) */
+	const char *name; /* "p99", "p99.9", "max", "tail_rate", "w1" */
+	const char *unit; /* "us" or "ratio" (effect of tail_rate) */
+	double baseline;  /* figure of each side (µs; tail: rate) */
 	double candidate;
-	double effect;		/* candidate - baseline (µs), tail: ratio */
-	double effect_lo;	/* interval of the effect (see interval) */
+	double effect;	  /* candidate - baseline (µs), tail: ratio */
+	double effect_lo; /* interval of the effect (see interval) */
 	double effect_hi;
-	const char *interval;	/* what the interval is */
-	double floor;		/* practical floor applied (µs; tail: ratio) */
-	double floor_us;	/* the µs floor (tail: threshold shift) */
-	double p_value;		/* of the deciding test; NAN if none ran */
-	const char *test;	/* the test that decided or would decide */
-	double run_base_lo, run_base_hi;	/* range of per-run figures */
+	const char *interval; /* what the interval is */
+	double floor;	      /* practical floor applied (µs; tail: ratio) */
+	double floor_us;      /* the µs floor (tail: threshold shift) */
+	double p_value;	      /* of the deciding test; NAN if none ran */
+	const char *test;     /* the test that decided or would decide */
+	double run_base_lo, run_base_hi; /* range of per-run figures */
 	double run_cand_lo, run_cand_hi;
-	int censored;		/* a figure was beyond the histogram range */
-	int more_runs;		/* INCONCLUSIVE: more runs per side (est.) */
+	int censored;  /* a figure was beyond the histogram range */
+	int more_runs; /* INCONCLUSIVE: more runs per side (est.) */
 	char reason[400];
 };
 
 struct regress_result {
 	enum regress_verdict verdict;
-	struct regress_params params;	/* as applied (min_runs raised) */
-	double alpha_metric;		/* alpha / REGRESS_NMETRICS */
-	unsigned int baseline_runs, candidate_runs;	/* with samples */
-	unsigned int baseline_empty, candidate_empty;	/* without */
+	struct regress_params params; /* as applied (min_runs raised) */
+	double alpha_metric;	      /* alpha / REGRESS_NMETRICS */
+	unsigned int baseline_runs, candidate_runs;   /* with samples */
+	unsigned int baseline_empty, candidate_empty; /* without */
 	uint64_t baseline_samples, candidate_samples;
-	struct stats_qci baseline_q[2], candidate_q[2];	/* p99, p99.9 */
-	int64_t threshold_us;		/* tail exceedance threshold;
+	struct stats_qci baseline_q[2], candidate_q[2]; /* p99, p99.9 */
+	int64_t threshold_us;	/* tail exceedance threshold;
 					 * HIST_Q_OVERFLOW, -ENODATA unset */
-	struct stats_rate tail;		/* at the threshold, both sides */
-	struct stats_dist body;		/* baseline -> candidate */
+	struct stats_rate tail; /* at the threshold, both sides */
+	struct stats_dist body; /* baseline -> candidate */
 	struct regress_metric metrics[REGRESS_NMETRICS];
-	int more_runs;			/* INCONCLUSIVE: max over metrics */
+	int more_runs; /* INCONCLUSIVE: max over metrics */
 	char reason[256];
 };
 
@@ -104,8 +104,8 @@ void regress_params_init(struct regress_params *p);
 int regress_compare(const struct regress_run *base, unsigned int nbase,
 		    const struct regress_run *cand, unsigned int ncand,
 		    const struct regress_params *params,
-		    struct regress_result *res, struct rtlab_err *err)
-	__must_check;
+		    struct regress_result *res,
+		    struct rtlab_err *err) __must_check;
 
 /** regress_verdict_name() - "REGRESSION", "IMPROVEMENT", "NO_CHANGE",
  *  "INCONCLUSIVE" (the strings the verdicts table of the schema allows). */

@@ -27,7 +27,7 @@
 /* Samples of one run, every thread and overflow included: a year at a
  * 100 µs interval on 1024 CPUs is 3.2·10^14.  Sums over thousands of runs
  * then still fit a signed 64-bit integer. */
-#define RTLAB_MAX_RUN_SAMPLES 1000000000000000ULL	/* 10^15 */
+#define RTLAB_MAX_RUN_SAMPLES 1000000000000000ULL /* 10^15 */
 
 /* Names that identify things and are indexed by the database: board,
  * testcase, kernel release, kernel name and tree, clock (bytes). */

@@ -114,20 +114,25 @@ static double norm_cdf(double z)
 /* Acklam's rational approximation, polished by one Halley step. */
 double stats_norm_quantile(double p)
 {
-	static const double a[] = { -3.969683028665376e+01,
-		2.209460984245205e+02, -2.759285104469687e+02,
-		1.383577518672690e+02, -3.066479806614716e+01,
-		2.506628277459239e+00 };
+	static const double a[] = {
+		-3.969683028665376e+01, 2.209460984245205e+02,
+		-2.759285104469687e+02, 1.383577518672690e+02,
+		-3.066479806614716e+01, 2.506628277459239e+00
+	};
 	static const double b[] = { -5.447609879822406e+01,
-		1.615858368580409e+02, -1.556989798598866e+02,
-		6.680131188771972e+01, -1.328068155288572e+01 };
-	static const double c[] = { -7.784894002430293e-03,
-		-3.223964580411365e-01, -2.400758277161838e+00,
-		-2.549732539343734e+00, 4.374664141464968e+00,
-		2.938163982698783e+00 };
+				    1.615858368580409e+02,
+				    -1.556989798598866e+02,
+				    6.680131188771972e+01,
+				    -1.328068155288572e+01 };
+	static const double c[] = {
+		-7.784894002430293e-03, -3.223964580411365e-01,
+		-2.400758277161838e+00, -2.549732539343734e+00,
+		4.374664141464968e+00,	2.938163982698783e+00
+	};
 	static const double d[] = { 7.784695709041462e-03,
-		3.224671290700398e-01, 2.445134137142996e+00,
-		3.754408661907416e+00 };
+				    3.224671290700398e-01,
+				    2.445134137142996e+00,
+				    3.754408661907416e+00 };
 	double q, r, x, e, u;
 
 	if (!(p > 0.0 && p < 1.0))
@@ -135,20 +140,25 @@ double stats_norm_quantile(double p)
 	if (p < 0.02425) {
 		q = sqrt(-2.0 * log(p));
 		x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) *
-			     q + c[5]) /
+			     q +
+		     c[5]) /
 		    ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1.0);
 	} else if (p > 1.0 - 0.02425) {
 		q = sqrt(-2.0 * log1p(-p));
 		x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) *
-			      q + c[5]) /
+			      q +
+		      c[5]) /
 		    ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1.0);
 	} else {
 		q = p - 0.5;
 		r = q * q;
 		x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) *
-			     r + a[5]) * q /
+			     r +
+		     a[5]) *
+		    q /
 		    (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) *
-			     r + 1.0);
+			     r +
+		     1.0);
 	}
 	e = norm_cdf(x) - p;
 	u = e * sqrt(2.0 * M_PI) * exp(x * x / 2.0);
@@ -156,8 +166,8 @@ double stats_norm_quantile(double p)
 }
 
 /* P(B <= k) and P(B > k) for B ~ Bin(n, p), q = 1 - p given separately. */
-static void binom_tails(int64_t k, uint64_t n, double p, double q,
-			double *le, double *gt)
+static void binom_tails(int64_t k, uint64_t n, double p, double q, double *le,
+			double *gt)
 {
 	double mu, sd;
 
@@ -228,8 +238,7 @@ uint64_t stats_binom_quantile(double t, uint64_t n, double p)
 		return n;
 	/* Narrow the search to the binomial's bulk before bisecting. */
 	g = floor(mu - 40.0 * sd - 10.0);
-	if (g > 0.0 && g < (double)n &&
-	    stats_binom_cdf((int64_t)g, n, p) < t)
+	if (g > 0.0 && g < (double)n && stats_binom_cdf((int64_t)g, n, p) < t)
 		lo = (uint64_t)g + 1;
 	g = ceil(mu + 40.0 * sd + 10.0);
 	if (g >= (double)lo && g < (double)n &&
@@ -292,7 +301,8 @@ int stats_figures(const struct hist *h, unsigned int nh,
 	if (ret)
 		return ret;
 	for (i = 0; i < nh; i++) {
-		if (h[i].samples && (f->max_cpu < 0 || h[i].max_us > f->max_us)) {
+		if (h[i].samples &&
+		    (f->max_cpu < 0 || h[i].max_us > f->max_us)) {
 			f->max_us = h[i].max_us;
 			f->max_cpu = h[i].cpu;
 		}
@@ -374,9 +384,9 @@ int stats_quantile_ci(const struct hist *h, double q, double level,
 	ci->lo_us = klo ? stats_rank_us(h, klo) : 0;
 	ci->hi_us = ci->rank_hi <= n ? stats_rank_us(h, ci->rank_hi) :
 				       STATS_UNBOUNDED_US;
-	ci->coverage = (ci->rank_hi <= n ?
-				stats_binom_cdf((int64_t)khi, n, q) : 1.0) -
-		       (klo ? stats_binom_cdf((int64_t)klo - 1, n, q) : 0.0);
+	ci->coverage =
+		(ci->rank_hi <= n ? stats_binom_cdf((int64_t)khi, n, q) : 1.0) -
+		(klo ? stats_binom_cdf((int64_t)klo - 1, n, q) : 0.0);
 	return 0;
 }
 
@@ -491,7 +501,7 @@ int stats_rate_test(uint64_t k1, uint64_t n1, uint64_t k2, uint64_t n2,
 
 struct ranked {
 	double v;
-	unsigned int second;	/* 1 for y */
+	unsigned int second; /* 1 for y */
 };
 
 static int ranked_cmp(const void *a, const void *b)
@@ -525,7 +535,7 @@ static double *subset_sums(const unsigned int *r, unsigned int N,
 	if (!sorted)
 		return NULL;
 	memcpy(sorted, r, N * sizeof(*sorted));
-	for (i = 0; i < N; i++)	/* the n largest bound the sum */
+	for (i = 0; i < N; i++) /* the n largest bound the sum */
 		for (j = i + 1; j < N; j++)
 			if (sorted[j] > sorted[i]) {
 				s = sorted[i];

@@ -31,60 +31,60 @@
 struct stats_figures {
 	uint64_t samples;
 	uint64_t overflows;
-	uint32_t range_us;	/* tracked range of the pooled histogram */
+	uint32_t range_us; /* tracked range of the pooled histogram */
 	/* HIST_Q_OVERFLOW when among the overflows, -ENODATA when empty */
 	int64_t p50_us, p99_us, p999_us, p9999_us;
-	uint32_t max_us;	/* true maximum over all CPUs */
-	int max_cpu;		/* CPU that had it, -1 unknown */
-	double mean_us;		/* from the buckets, overflows at range_us;
+	uint32_t max_us; /* true maximum over all CPUs */
+	int max_cpu;	 /* CPU that had it, -1 unknown */
+	double mean_us;	 /* from the buckets, overflows at range_us;
 				 * NAN when empty */
 };
 
 /* A quantile with its binomial order-statistic confidence interval. */
 struct stats_qci {
-	double q;		/* the quantile, e.g. 0.999 */
-	double level;		/* e.g. 0.95 */
-	uint64_t n;		/* samples */
-	int64_t est_us;		/* hist_quantile() */
+	double q;	/* the quantile, e.g. 0.999 */
+	double level;	/* e.g. 0.95 */
+	uint64_t n;	/* samples */
+	int64_t est_us; /* hist_quantile() */
 	/* [lo_us, hi_us] = [X(rank_lo), X(rank_hi)]; lo_us 0 when rank_lo is
 	 * 0 (no lower order statistic needed), hi_us STATS_UNBOUNDED_US when
 	 * rank_hi > n; HIST_Q_OVERFLOW when the order statistic is among the
 	 * overflows */
 	int64_t lo_us, hi_us;
-	uint64_t rank_lo, rank_hi;	/* 1-based order statistics */
-	double coverage;	/* exact P(rank_lo <= B < rank_hi), B~Bin(n,q) */
-	int exact;		/* 1 exact binomial, 0 normal approximation */
+	uint64_t rank_lo, rank_hi; /* 1-based order statistics */
+	double coverage; /* exact P(rank_lo <= B < rank_hi), B~Bin(n,q) */
+	int exact;	 /* 1 exact binomial, 0 normal approximation */
 };
 
 /* Distances between two distributions, over the tracked range. */
 struct stats_dist {
-	double w1_us;		/* Wasserstein-1: sum |Fa - Fb| * 1 µs */
-	double w1_up_us;	/* part where b lies to the right of a */
-	double w1_down_us;	/* part where b lies to the left of a */
-	double ks;		/* Kolmogorov-Smirnov: max |Fa - Fb| */
-	int partial;		/* 1: overflows exist, figures are lower bounds */
+	double w1_us;	   /* Wasserstein-1: sum |Fa - Fb| * 1 µs */
+	double w1_up_us;   /* part where b lies to the right of a */
+	double w1_down_us; /* part where b lies to the left of a */
+	double ks;	   /* Kolmogorov-Smirnov: max |Fa - Fb| */
+	int partial;	   /* 1: overflows exist, figures are lower bounds */
 };
 
 /* Exact conditional (Poisson rate-ratio) test of k2/n2 against k1/n1. */
 struct stats_rate {
 	uint64_t k1, n1, k2, n2;
-	double ratio;		/* (k2/n2) / (k1/n1); INFINITY if k1 = 0 < k2,
+	double ratio;	  /* (k2/n2) / (k1/n1); INFINITY if k1 = 0 < k2,
 				 * NAN if k1 = k2 = 0 */
-	double ratio_lo;	/* one-sided 1-alpha lower bound (0 if none) */
-	double ratio_hi;	/* one-sided 1-alpha upper bound (INFINITY) */
-	double p_greater;	/* H1: rate 2 > rate 1: P(K2 >= k2 | k1+k2) */
-	double p_less;		/* H1: rate 2 < rate 1: P(K2 <= k2 | k1+k2) */
+	double ratio_lo;  /* one-sided 1-alpha lower bound (0 if none) */
+	double ratio_hi;  /* one-sided 1-alpha upper bound (INFINITY) */
+	double p_greater; /* H1: rate 2 > rate 1: P(K2 >= k2 | k1+k2) */
+	double p_less;	  /* H1: rate 2 < rate 1: P(K2 <= k2 | k1+k2) */
 	int exact;
 };
 
 /* Mann-Whitney rank test of y (second sample) against x (first sample). */
 struct stats_rank {
-	unsigned int m, n;	/* sizes of x and y */
-	double u;		/* #(y > x) + #(y == x) / 2 over all pairs */
-	double p_greater;	/* H1: y tends to be larger than x */
-	double p_less;		/* H1: y tends to be smaller */
-	int exact;		/* 1 exact permutation distribution (ties kept) */
-	double shift;		/* Hodges-Lehmann: median of y_j - x_i */
+	unsigned int m, n; /* sizes of x and y */
+	double u;	   /* #(y > x) + #(y == x) / 2 over all pairs */
+	double p_greater;  /* H1: y tends to be larger than x */
+	double p_less;	   /* H1: y tends to be smaller */
+	int exact;	   /* 1 exact permutation distribution (ties kept) */
+	double shift;	   /* Hodges-Lehmann: median of y_j - x_i */
 	/* one-sided 1-alpha bounds for the shift from the pairwise
 	 * differences; -INFINITY / INFINITY when the sizes cannot reach
 	 * alpha */
@@ -119,8 +119,8 @@ double stats_norm_quantile(double p);
  * runs) into @out.  Return: 0 or -ENOMEM; on success the caller releases
  * @out with hist_cleanup().  @nh may be 0 (an empty histogram).
  */
-int stats_pool(const struct hist *h, unsigned int nh, struct hist *out)
-	__must_check;
+int stats_pool(const struct hist *h, unsigned int nh,
+	       struct hist *out) __must_check;
 
 /**
  * stats_figures() - per-run figures of @nh per-CPU histograms pooled.
@@ -134,8 +134,8 @@ int stats_figures(const struct hist *h, unsigned int nh,
  * Return: 0 with *@count set; -ERANGE when @h has overflows and @thr_us is
  * at or beyond its range, so the count is unknown.
  */
-int stats_exceed(const struct hist *h, int64_t thr_us, uint64_t *count)
-	__must_check;
+int stats_exceed(const struct hist *h, int64_t thr_us,
+		 uint64_t *count) __must_check;
 
 /** stats_mean_us() - mean from the buckets, overflows counted at the range
  *  (a lower bound then); NAN when @h is empty. */
@@ -184,8 +184,8 @@ int stats_rate_test(uint64_t k1, uint64_t n1, uint64_t k2, uint64_t n2,
  * -ENOMEM.
  */
 int stats_rank_test(const double *x, unsigned int m, const double *y,
-		    unsigned int n, double alpha, struct stats_rank *t)
-	__must_check;
+		    unsigned int n, double alpha,
+		    struct stats_rank *t) __must_check;
 
 /**
  * stats_rank_min_runs() - the smallest n such that an exact one-sided

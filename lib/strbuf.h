@@ -17,9 +17,9 @@
 #include "error.h"
 
 struct strbuf {
-	char *buf;		/* owned; NULL until the first append */
+	char *buf; /* owned; NULL until the first append */
 	size_t len, cap;
-	bool failed;		/* an append failed: text incomplete */
+	bool failed; /* an append failed: text incomplete */
 };
 
 /** strbuf_add() - append @n bytes of @data. */

@@ -16,17 +16,17 @@
 #include "testcase.h"
 #include "yamlmap.h"
 
-#define TC_DEFAULT_DURATION_S	60
-#define TC_DEFAULT_PRIORITY	95
-#define TC_DEFAULT_INTERVAL_US	1000
-#define TC_DEFAULT_HISTOGRAM_US	1000
-#define TC_DEFAULT_BUFFER_KB	4096
-#define TC_DEFAULT_IPERF3_PORT	5201
-#define TC_DEFAULT_CHURN_LOOPS	200
-#define TC_DEFAULT_SPIN_US	200
-#define TC_DEFAULT_PERIOD_MS	100
-#define TC_DEFAULT_JITTER_PCT	50
-#define TC_MAX_DURATION_S	(7 * 24 * 3600)
+#define TC_DEFAULT_DURATION_S 60
+#define TC_DEFAULT_PRIORITY 95
+#define TC_DEFAULT_INTERVAL_US 1000
+#define TC_DEFAULT_HISTOGRAM_US 1000
+#define TC_DEFAULT_BUFFER_KB 4096
+#define TC_DEFAULT_IPERF3_PORT 5201
+#define TC_DEFAULT_CHURN_LOOPS 200
+#define TC_DEFAULT_SPIN_US 200
+#define TC_DEFAULT_PERIOD_MS 100
+#define TC_DEFAULT_JITTER_PCT 50
+#define TC_MAX_DURATION_S (7 * 24 * 3600)
 
 static const char *const load_kind_names[] = {
 	[TC_LOAD_HACKBENCH] = "hackbench",
@@ -44,8 +44,8 @@ static const char *const inject_mode_names[] = {
 
 const char *tc_inject_mode_name(enum tc_inject_mode m)
 {
-	if ((size_t)m >= sizeof(inject_mode_names) /
-			 sizeof(inject_mode_names[0]))
+	if ((size_t)m >=
+	    sizeof(inject_mode_names) / sizeof(inject_mode_names[0]))
 		return "?";
 	return inject_mode_names[m];
 }
@@ -76,8 +76,9 @@ static int tc_fail(struct tcp *p, const yaml_node_t *n, const char *key,
 	else if (n && n->type == YAML_MAPPING_NODE)
 		got = "a mapping";
 	return rtlab_err_set(p->err, "%s:%lu: %s: expected %s, got '%s'",
-			     p->path, n ? (unsigned long)n->start_mark.line + 1 : 0,
-			     key, what, got);
+			     p->path,
+			     n ? (unsigned long)n->start_mark.line + 1 : 0, key,
+			     what, got);
 }
 
 static const char *scalar(const yaml_node_t *n)
@@ -158,8 +159,8 @@ static int get_strv(struct tcp *p, const yaml_node_t *n, const char *key,
 	v = calloc(len + 1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	for (it = n->data.sequence.items.start;
-	     it < n->data.sequence.items.top; it++) {
+	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+	     it++) {
 		const yaml_node_t *e = yaml_document_get_node(p->doc, *it);
 		const char *s = scalar(e);
 
@@ -235,13 +236,12 @@ static bool cpuset_valid(const char *s)
 }
 
 /* Walks a mapping: key string and value node for each pair, in order. */
-#define for_each_pair(p, map, pair)                                          \
-	for ((pair) = (map)->data.mapping.pairs.start;                       \
+#define for_each_pair(p, map, pair)                    \
+	for ((pair) = (map)->data.mapping.pairs.start; \
 	     (pair) < (map)->data.mapping.pairs.top; (pair)++)
 
 static int key_of(struct tcp *p, const yaml_node_pair_t *pair,
-		  const char *where, const char **key,
-		  const yaml_node_t **val)
+		  const char *where, const char **key, const yaml_node_t **val)
 {
 	const yaml_node_t *k = yaml_document_get_node(p->doc, pair->key);
 
@@ -252,26 +252,28 @@ static int key_of(struct tcp *p, const yaml_node_pair_t *pair,
 	return 0;
 }
 
-static int unknown_key(struct tcp *p, const yaml_node_t *val,
-		       const char *where, const char *key, const char *known)
+static int unknown_key(struct tcp *p, const yaml_node_t *val, const char *where,
+		       const char *key, const char *known)
 {
-	return rtlab_err_set(p->err, "%s:%lu: %s%s%s: unknown key (expected one of %s)",
-			     p->path,
-			     (unsigned long)val->start_mark.line + 1, where,
-			     *where ? "." : "", key, known);
+	return rtlab_err_set(p->err,
+			     "%s:%lu: %s%s%s: unknown key (expected one of %s)",
+			     p->path, (unsigned long)val->start_mark.line + 1,
+			     where, *where ? "." : "", key, known);
 }
 
 static int parse_measurement(struct tcp *p, const yaml_node_t *map,
 			     struct tc_measurement *m)
 {
-	static const char known[] = "tool, priority, interval_us, "
+	static const char known[] =
+		"tool, priority, interval_us, "
 		"histogram_us, threads, affinity, mlockall, extra_args";
 	yaml_node_pair_t *pair;
 	int ret;
 
 	if (map->type != YAML_MAPPING_NODE)
 		return tc_fail(p, map, "measurement", "a mapping");
-	for_each_pair(p, map, pair) {
+	for_each_pair(p, map, pair)
+	{
 		const yaml_node_t *v;
 		const char *k;
 
@@ -334,9 +336,10 @@ static int parse_injector_key(struct tcp *p, const char *k,
 
 	if (!strcmp(k, "mode")) {
 		for (i = 0; i < sizeof(inject_mode_names) /
-		     sizeof(inject_mode_names[0]); i++)
-			if (scalar(v) && !strcmp(scalar(v),
-						 inject_mode_names[i])) {
+					sizeof(inject_mode_names[0]);
+		     i++)
+			if (scalar(v) &&
+			    !strcmp(scalar(v), inject_mode_names[i])) {
 				l->inject_mode = i;
 				return 0;
 			}
@@ -367,10 +370,10 @@ static int parse_injector_key(struct tcp *p, const char *k,
 static int parse_load(struct tcp *p, const yaml_node_t *map, size_t idx,
 		      struct tc_load *l)
 {
-	static const char *const def_hackbench[] = {
-		"-g", "4", "-l", "100000", NULL };
-	static const char *const def_stress[] = {
-		"--cpu", "0", "--cpu-method", "all", NULL };
+	static const char *const def_hackbench[] = { "-g", "4", "-l", "100000",
+						     NULL };
+	static const char *const def_stress[] = { "--cpu", "0", "--cpu-method",
+						  "all", NULL };
 	static const char *const def_none[] = { NULL };
 	const yaml_node_t *name = NULL;
 	yaml_node_pair_t *pair;
@@ -383,7 +386,8 @@ static int parse_load(struct tcp *p, const yaml_node_t *map, size_t idx,
 	if (map->type != YAML_MAPPING_NODE)
 		return tc_fail(p, map, where, "a mapping with a 'name'");
 	/* The name decides which other keys are allowed: find it first. */
-	for_each_pair(p, map, pair) {
+	for_each_pair(p, map, pair)
+	{
 		const yaml_node_t *v;
 		const char *k;
 
@@ -398,13 +402,13 @@ static int parse_load(struct tcp *p, const yaml_node_t *map, size_t idx,
 				     p->path,
 				     (unsigned long)map->start_mark.line + 1,
 				     where);
-	for (i = 0; i < sizeof(load_kind_names) / sizeof(*load_kind_names);
-	     i++)
+	for (i = 0; i < sizeof(load_kind_names) / sizeof(*load_kind_names); i++)
 		if (scalar(name) && !strcmp(scalar(name), load_kind_names[i]))
 			break;
 	if (i == sizeof(load_kind_names) / sizeof(*load_kind_names)) {
 		snprintf(key, sizeof(key), "%s.name", where);
-		return tc_fail(p, name, key, "one of hackbench, "
+		return tc_fail(p, name, key,
+			       "one of hackbench, "
 			       "hackbench-churn, stress-ng, network, injector");
 	}
 	l->kind = i;
@@ -416,7 +420,8 @@ static int parse_load(struct tcp *p, const yaml_node_t *map, size_t idx,
 	l->period_ms = TC_DEFAULT_PERIOD_MS;
 	l->jitter_pct = TC_DEFAULT_JITTER_PCT;
 
-	for_each_pair(p, map, pair) {
+	for_each_pair(p, map, pair)
+	{
 		const yaml_node_t *v;
 		const char *k;
 
@@ -426,8 +431,7 @@ static int parse_load(struct tcp *p, const yaml_node_t *map, size_t idx,
 		snprintf(key, sizeof(key), "%s.%s", where, k);
 		if (!strcmp(k, "name")) {
 			ret = 0;
-		} else if (l->kind == TC_LOAD_INJECTOR &&
-			   strcmp(k, "args")) {
+		} else if (l->kind == TC_LOAD_INJECTOR && strcmp(k, "args")) {
 			ret = parse_injector_key(p, k, v, key, l);
 			if (ret == -ENOENT)
 				goto unknown;
@@ -450,13 +454,17 @@ static int parse_load(struct tcp *p, const yaml_node_t *map, size_t idx,
 		} else {
 unknown:;
 			const char *known =
-				l->kind == TC_LOAD_NETWORK ? "name, mode, port, args" :
-				l->kind == TC_LOAD_HACKBENCH_CHURN ? "name, loops, args" :
-				l->kind == TC_LOAD_INJECTOR ? "name, mode, spin_us, "
-				"period_ms, jitter_pct, seed, cpus, module" :
-				"name, args";
+				l->kind == TC_LOAD_NETWORK ?
+					"name, mode, port, args" :
+				l->kind == TC_LOAD_HACKBENCH_CHURN ?
+					"name, loops, args" :
+				l->kind == TC_LOAD_INJECTOR ?
+					"name, mode, spin_us, "
+					"period_ms, jitter_pct, seed, cpus, module" :
+					"name, args";
 
-			return rtlab_err_set(p->err,
+			return rtlab_err_set(
+				p->err,
 				"%s:%lu: %s: unknown key for load '%s' (expected one of %s)",
 				p->path, (unsigned long)v->start_mark.line + 1,
 				key, load_kind_names[l->kind], known);
@@ -466,8 +474,9 @@ unknown:;
 	}
 	if (l->kind == TC_LOAD_INJECTOR &&
 	    (unsigned long long)l->spin_us * 2 >
-	    (unsigned long long)l->period_ms * 1000)
-		return rtlab_err_set(p->err,
+		    (unsigned long long)l->period_ms * 1000)
+		return rtlab_err_set(
+			p->err,
 			"%s:%lu: %s.spin_us: expected at most half of period_ms (%u ms), got %u us",
 			p->path, (unsigned long)map->start_mark.line + 1, where,
 			l->period_ms, l->spin_us);
@@ -539,7 +548,8 @@ static int parse_trace(struct tcp *p, const yaml_node_t *map,
 	if (map->type != YAML_MAPPING_NODE)
 		return tc_fail(p, map, "trace", "a mapping");
 	t->enabled = true;
-	for_each_pair(p, map, pair) {
+	for_each_pair(p, map, pair)
+	{
 		const yaml_node_t *v;
 		const char *k;
 
@@ -551,14 +561,19 @@ static int parse_trace(struct tcp *p, const yaml_node_t *map,
 			char ***ev = opt ? &t->optional_events : &t->events;
 			size_t *nev = opt ? &t->noptional_events : &t->nevents;
 
-			ret = get_strv(p, v, opt ? "trace.optional_events" :
-				       "trace.events", ev, nev);
+			ret = get_strv(p, v,
+				       opt ? "trace.optional_events" :
+					     "trace.events",
+				       ev, nev);
 			for (i = 0; !ret && i < *nev; i++)
 				if (!event_valid((*ev)[i]))
-					return rtlab_err_set(p->err,
+					return rtlab_err_set(
+						p->err,
 						"%s:%lu: trace.%s: expected 'subsystem:event' (e.g. irq:softirq_entry, sched:*), got '%s'",
 						p->path,
-						(unsigned long)v->start_mark.line + 1,
+						(unsigned long)v->start_mark
+								.line +
+							1,
 						k, (*ev)[i]);
 		} else if (!strcmp(k, "buffer_kb")) {
 			ret = get_uint(p, v, "trace.buffer_kb", 64, 1048576,
@@ -579,13 +594,14 @@ static int parse_root(struct tcp *p, const yaml_node_t *root,
 		      struct testcase *tc)
 {
 	static const char known[] = "name, description, duration_s, "
-		"measurement, loads, trace";
+				    "measurement, loads, trace";
 	yaml_node_pair_t *pair;
 	int ret;
 
 	if (!root || root->type != YAML_MAPPING_NODE)
 		return tc_fail(p, root, "(top level)", "a mapping");
-	for_each_pair(p, root, pair) {
+	for_each_pair(p, root, pair)
+	{
 		const yaml_node_t *v;
 		const char *k;
 
@@ -603,8 +619,8 @@ static int parse_root(struct tcp *p, const yaml_node_t *root,
 		} else if (!strcmp(k, "description")) {
 			ret = get_str(p, v, "description", &tc->description);
 		} else if (!strcmp(k, "duration_s")) {
-			ret = get_uint(p, v, "duration_s", 1,
-				       TC_MAX_DURATION_S, &tc->duration_s);
+			ret = get_uint(p, v, "duration_s", 1, TC_MAX_DURATION_S,
+				       &tc->duration_s);
 		} else if (!strcmp(k, "measurement")) {
 			ret = parse_measurement(p, v, &tc->measurement);
 		} else if (!strcmp(k, "loads")) {
@@ -633,19 +649,26 @@ static int check_duplicate_keys(struct tcp *p)
 	for (n = p->doc->nodes.start; n < p->doc->nodes.top; n++) {
 		if (n->type != YAML_MAPPING_NODE)
 			continue;
-		for_each_pair(p, n, a) {
+		for_each_pair(p, n, a)
+		{
 			ka = yaml_document_get_node(p->doc, a->key);
 			if (!scalar(ka))
 				continue;
 			for (b = n->data.mapping.pairs.start; b < a; b++) {
 				kb = yaml_document_get_node(p->doc, b->key);
-				if (scalar(kb) && !strcmp(scalar(ka), scalar(kb)))
-					return rtlab_err_set(p->err,
+				if (scalar(kb) &&
+				    !strcmp(scalar(ka), scalar(kb)))
+					return rtlab_err_set(
+						p->err,
 						"%s:%lu: duplicate key '%s' (first at line %lu)",
 						p->path,
-						(unsigned long)ka->start_mark.line + 1,
+						(unsigned long)ka->start_mark
+								.line +
+							1,
 						scalar(ka),
-						(unsigned long)kb->start_mark.line + 1);
+						(unsigned long)kb->start_mark
+								.line +
+							1);
 			}
 		}
 	}
@@ -692,8 +715,7 @@ int testcase_parse(const char *path, const char *text, size_t len,
 	return ret;
 }
 
-int testcase_load(const char *path, struct testcase *tc,
-		  struct rtlab_err *err)
+int testcase_load(const char *path, struct testcase *tc, struct rtlab_err *err)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -703,8 +725,8 @@ int testcase_load(const char *path, struct testcase *tc,
 	memset(tc, 0, sizeof(*tc));
 	f = fopen(path, "r");
 	if (!f)
-		return rtlab_err_seterr(err, errno, "%s: cannot open: %s",
-					path, strerror(errno));
+		return rtlab_err_seterr(err, errno, "%s: cannot open: %s", path,
+					strerror(errno));
 	text = malloc(1 << 20);
 	if (!text) {
 		fclose(f);
@@ -712,7 +734,8 @@ int testcase_load(const char *path, struct testcase *tc,
 	}
 	len = fread(text, 1, (1 << 20) - 1, f);
 	if (ferror(f) || !feof(f)) {
-		ret = rtlab_err_set(err, "%s: cannot read (or larger than 1 MiB)",
+		ret = rtlab_err_set(err,
+				    "%s: cannot read (or larger than 1 MiB)",
 				    path);
 		goto out;
 	}
@@ -768,13 +791,16 @@ json_t *testcase_to_json(const struct testcase *tc)
 	loads = json_array();
 	for (i = 0; loads && i < tc->nloads; i++) {
 		const struct tc_load *l = &tc->loads[i];
-		json_t *o = json_pack("{s:s, s:o}",
-				      "name", tc_load_kind_name(l->kind),
-				      "args", strv_json(l->args));
+		json_t *o = json_pack("{s:s, s:o}", "name",
+				      tc_load_kind_name(l->kind), "args",
+				      strv_json(l->args));
 
 		if (o && l->kind == TC_LOAD_NETWORK) {
-			bad |= json_object_set_new(o, "mode", json_string(
-				l->net_mode == TC_NET_PING ? "ping" : "iperf3"));
+			bad |= json_object_set_new(
+				o, "mode",
+				json_string(l->net_mode == TC_NET_PING ?
+						    "ping" :
+						    "iperf3"));
 			bad |= json_object_set_new(o, "port",
 						   json_integer(l->port));
 		}
@@ -782,14 +808,17 @@ json_t *testcase_to_json(const struct testcase *tc)
 			bad |= json_object_set_new(o, "loops",
 						   json_integer(l->loops));
 		if (o && l->kind == TC_LOAD_INJECTOR)
-			bad |= json_object_update_new(o, json_pack(
-				"{s:s, s:I, s:I, s:I, s:I, s:s?, s:s?}",
-				"mode", tc_inject_mode_name(l->inject_mode),
-				"spin_us", (json_int_t)l->spin_us,
-				"period_ms", (json_int_t)l->period_ms,
-				"jitter_pct", (json_int_t)l->jitter_pct,
-				"seed", (json_int_t)l->seed,
-				"cpus", l->cpus, "module", l->module));
+			bad |= json_object_update_new(
+				o,
+				json_pack("{s:s, s:I, s:I, s:I, s:I, s:s?, s:s?}",
+					  "mode",
+					  tc_inject_mode_name(l->inject_mode),
+					  "spin_us", (json_int_t)l->spin_us,
+					  "period_ms", (json_int_t)l->period_ms,
+					  "jitter_pct",
+					  (json_int_t)l->jitter_pct, "seed",
+					  (json_int_t)l->seed, "cpus", l->cpus,
+					  "module", l->module));
 		if (!o || json_array_append_new(loads, o))
 			bad = 1;
 	}
@@ -797,23 +826,24 @@ json_t *testcase_to_json(const struct testcase *tc)
 			 "s:b, s:o}, s:o}",
 			 "name", tc->name, "description", tc->description,
 			 "duration_s", (json_int_t)tc->duration_s,
-			 "measurement", "tool", m->tool,
-			 "priority", (json_int_t)m->priority,
-			 "interval_us", (json_int_t)m->interval_us,
-			 "histogram_us", (json_int_t)m->histogram_us,
-			 "threads", m->threads ? json_integer(m->threads) :
-						 json_string("all"),
-			 "affinity", m->affinity,
-			 "mlockall", m->mlockall,
-			 "extra_args", strv_json(m->extra_args),
-			 "loads", loads);
+			 "measurement", "tool", m->tool, "priority",
+			 (json_int_t)m->priority, "interval_us",
+			 (json_int_t)m->interval_us, "histogram_us",
+			 (json_int_t)m->histogram_us, "threads",
+			 m->threads ? json_integer(m->threads) :
+				      json_string("all"),
+			 "affinity", m->affinity, "mlockall", m->mlockall,
+			 "extra_args", strv_json(m->extra_args), "loads",
+			 loads);
 	if (root && tc->trace.enabled)
-		bad |= json_object_set_new(root, "trace", json_pack(
-			"{s:o, s:o, s:I, s:I}",
-			"events", strv_json(tc->trace.events),
-			"optional_events", strv_json(tc->trace.optional_events),
-			"buffer_kb", (json_int_t)tc->trace.buffer_kb,
-			"break_us", (json_int_t)tc->trace.break_us));
+		bad |= json_object_set_new(
+			root, "trace",
+			json_pack("{s:o, s:o, s:I, s:I}", "events",
+				  strv_json(tc->trace.events),
+				  "optional_events",
+				  strv_json(tc->trace.optional_events),
+				  "buffer_kb", (json_int_t)tc->trace.buffer_kb,
+				  "break_us", (json_int_t)tc->trace.break_us));
 	if (bad) {
 		json_decref(root);
 		return NULL;
@@ -851,8 +881,9 @@ const char **testcase_tools(const struct testcase *tc)
 			tools_add(v, &n, "stress-ng");
 			break;
 		case TC_LOAD_NETWORK:
-			tools_add(v, &n, l->net_mode == TC_NET_PING ?
-					 "ping" : "iperf3");
+			tools_add(v, &n,
+				  l->net_mode == TC_NET_PING ? "ping" :
+							       "iperf3");
 			break;
 		case TC_LOAD_INJECTOR:
 			/* rtlab-agent itself: nothing to look for. */

@@ -15,67 +15,67 @@
 #include "error.h"
 
 enum tc_load_kind {
-	TC_LOAD_HACKBENCH,	/* steady hackbench, restarted when it ends */
-	TC_LOAD_HACKBENCH_CHURN,	/* repeated short hackbench start-ups */
+	TC_LOAD_HACKBENCH,	 /* steady hackbench, restarted when it ends */
+	TC_LOAD_HACKBENCH_CHURN, /* repeated short hackbench start-ups */
 	TC_LOAD_STRESS_NG,
-	TC_LOAD_NETWORK,	/* loopback traffic: NET_RX/NET_TX softirqs */
-	TC_LOAD_INJECTOR,	/* a known latency: `rtlab-agent inject` */
+	TC_LOAD_NETWORK,  /* loopback traffic: NET_RX/NET_TX softirqs */
+	TC_LOAD_INJECTOR, /* a known latency: `rtlab-agent inject` */
 };
 
 enum tc_inject_mode {
-	TC_INJECT_USER,		/* SCHED_FIFO 99 spinner (any board) */
-	TC_INJECT_PREEMPT,	/* rtlab_inject.ko, preemption off */
-	TC_INJECT_IRQ,		/* rtlab_inject.ko, interrupts off */
+	TC_INJECT_USER,	   /* SCHED_FIFO 99 spinner (any board) */
+	TC_INJECT_PREEMPT, /* rtlab_inject.ko, preemption off */
+	TC_INJECT_IRQ,	   /* rtlab_inject.ko, interrupts off */
 };
 
 enum tc_net_mode {
-	TC_NET_IPERF3,		/* iperf3 server + client on 127.0.0.1 */
-	TC_NET_PING,		/* ping -f -q 127.0.0.1 */
+	TC_NET_IPERF3, /* iperf3 server + client on 127.0.0.1 */
+	TC_NET_PING,   /* ping -f -q 127.0.0.1 */
 };
 
 struct tc_load {
 	enum tc_load_kind kind;
-	char **args;		/* NULL-terminated; defaults filled in */
+	char **args; /* NULL-terminated; defaults filled in */
 	size_t nargs;
-	enum tc_net_mode net_mode;	/* TC_LOAD_NETWORK only */
-	unsigned int port;		/* iperf3 port, TC_LOAD_NETWORK */
-	unsigned int loops;		/* hackbench -l, TC_LOAD_HACKBENCH_CHURN */
+	enum tc_net_mode net_mode; /* TC_LOAD_NETWORK only */
+	unsigned int port;	   /* iperf3 port, TC_LOAD_NETWORK */
+	unsigned int loops;	   /* hackbench -l, TC_LOAD_HACKBENCH_CHURN */
 	/* TC_LOAD_INJECTOR (docs/calibration.md) */
 	enum tc_inject_mode inject_mode;
-	unsigned int spin_us;		/* each spin (default 200) */
-	unsigned int period_ms;		/* mean sleep between spins (100) */
-	unsigned int jitter_pct;	/* sleep +/- this % (default 50) */
-	unsigned long long seed;	/* 0: a fresh seed each run */
-	char *cpus;			/* cpuset; NULL: every CPU */
-	char *module;			/* .ko path; NULL: the default */
+	unsigned int spin_us;	 /* each spin (default 200) */
+	unsigned int period_ms;	 /* mean sleep between spins (100) */
+	unsigned int jitter_pct; /* sleep +/- this % (default 50) */
+	unsigned long long seed; /* 0: a fresh seed each run */
+	char *cpus;		 /* cpuset; NULL: every CPU */
+	char *module;		 /* .ko path; NULL: the default */
 };
 
 struct tc_measurement {
-	char *tool;			/* "cyclictest" */
-	unsigned int priority;		/* -p, 1..99 */
-	unsigned int interval_us;	/* -i */
-	unsigned int histogram_us;	/* -h range */
-	unsigned int threads;		/* 0: one per CPU (-t) */
-	char *affinity;			/* -a cpuset, NULL: none */
-	bool mlockall;			/* -m */
-	char **extra_args;		/* NULL-terminated */
+	char *tool;		   /* "cyclictest" */
+	unsigned int priority;	   /* -p, 1..99 */
+	unsigned int interval_us;  /* -i */
+	unsigned int histogram_us; /* -h range */
+	unsigned int threads;	   /* 0: one per CPU (-t) */
+	char *affinity;		   /* -a cpuset, NULL: none */
+	bool mlockall;		   /* -m */
+	char **extra_args;	   /* NULL-terminated */
 	size_t nextra_args;
 };
 
 struct tc_trace {
-	bool enabled;			/* a trace: section was given */
-	char **events;			/* "subsystem:event" or "subsystem:*" */
+	bool enabled;  /* a trace: section was given */
+	char **events; /* "subsystem:event" or "subsystem:*" */
 	size_t nevents;
-	char **optional_events;		/* may be missing: a warning */
+	char **optional_events; /* may be missing: a warning */
 	size_t noptional_events;
-	unsigned int buffer_kb;		/* per-CPU ring buffer size */
-	unsigned int break_us;		/* cyclictest -b threshold, 0: none */
+	unsigned int buffer_kb; /* per-CPU ring buffer size */
+	unsigned int break_us;	/* cyclictest -b threshold, 0: none */
 };
 
 struct testcase {
-	char *path;			/* the file it came from */
+	char *path; /* the file it came from */
 	char *name;
-	char *description;		/* may be NULL */
+	char *description; /* may be NULL */
 	unsigned int duration_s;
 	struct tc_measurement measurement;
 	size_t nloads;

@@ -38,11 +38,15 @@ static int ymap_fill(struct ymap *m, yaml_document_t *doc,
 	size_t i, cap;
 
 	if (!root)
-		return rtlab_err_set(err, "%s: empty file, expected a mapping "
-				     "of keys to values", m->path);
+		return rtlab_err_set(err,
+				     "%s: empty file, expected a mapping "
+				     "of keys to values",
+				     m->path);
 	if (root->type != YAML_MAPPING_NODE)
-		return rtlab_err_set(err, "%s: line %lu: expected a mapping of "
-				     "keys to values", m->path,
+		return rtlab_err_set(err,
+				     "%s: line %lu: expected a mapping of "
+				     "keys to values",
+				     m->path,
 				     (unsigned long)root->start_mark.line + 1);
 	cap = root->data.mapping.pairs.top - root->data.mapping.pairs.start;
 	m->e = calloc(cap ? cap : 1, sizeof(*m->e));
@@ -56,19 +60,23 @@ static int ymap_fill(struct ymap *m, yaml_document_t *doc,
 		struct ymap_entry *e;
 
 		if (!k || k->type != YAML_SCALAR_NODE)
-			return rtlab_err_set(err, "%s: line %lu: expected a "
-					     "plain key", m->path, line);
+			return rtlab_err_set(err,
+					     "%s: line %lu: expected a "
+					     "plain key",
+					     m->path, line);
 		for (i = 0; i < m->n; i++)
 			if (!strcmp(m->e[i].key,
 				    (const char *)k->data.scalar.value))
-				return rtlab_err_set(err, "%s: line %lu: key "
+				return rtlab_err_set(err,
+						     "%s: line %lu: key "
 						     "'%s' given twice",
 						     m->path, line,
 						     m->e[i].key);
 		if (!v || v->type != YAML_SCALAR_NODE)
-			return rtlab_err_set(err, "%s: line %lu: field '%s': "
-					     "expected a single value", m->path,
-					     line,
+			return rtlab_err_set(err,
+					     "%s: line %lu: field '%s': "
+					     "expected a single value",
+					     m->path, line,
 					     (char *)k->data.scalar.value);
 		e = &m->e[m->n];
 		e->key = strdup((const char *)k->data.scalar.value);
@@ -91,8 +99,7 @@ int yaml_doc_load(const char *path, FILE *f, const char *text, size_t len,
 	int ret = 0;
 
 	if (!yaml_parser_initialize(&parser))
-		return rtlab_err_seterr(err, ENOMEM, "%s: out of memory",
-					path);
+		return rtlab_err_seterr(err, ENOMEM, "%s: out of memory", path);
 	if (f)
 		yaml_parser_set_input_file(&parser, f);
 	else
@@ -158,8 +165,10 @@ int ymap_str(struct ymap *m, const char *key, bool required, char **out,
 		if (!required)
 			return 0;
 		if (e)
-			return rtlab_err_set(err, "%s: line %lu: field '%s' "
-					     "is empty", m->path, e->line, key);
+			return rtlab_err_set(err,
+					     "%s: line %lu: field '%s' "
+					     "is empty",
+					     m->path, e->line, key);
 		return rtlab_err_set(err, "%s: missing field '%s'", m->path,
 				     key);
 	}
@@ -179,26 +188,29 @@ int ymap_uint(struct ymap *m, const char *key, unsigned long min,
 	errno = 0;
 	v = strtoul(e->value, &end, 10);
 	if (errno || end == e->value || *end || e->value[0] == '-')
-		return rtlab_err_set(err, "%s: line %lu: field '%s': expected "
-				     "a whole number, got '%s'", m->path,
-				     e->line, key, e->value);
+		return rtlab_err_set(err,
+				     "%s: line %lu: field '%s': expected "
+				     "a whole number, got '%s'",
+				     m->path, e->line, key, e->value);
 	if (v < min || v > max)
-		return rtlab_err_set(err, "%s: line %lu: field '%s': %lu is "
+		return rtlab_err_set(err,
+				     "%s: line %lu: field '%s': %lu is "
 				     "out of range (expected %lu..%lu)",
 				     m->path, e->line, key, v, min, max);
 	*out = v;
 	return 0;
 }
 
-int ymap_unused(const struct ymap *m, const char *known,
-		struct rtlab_err *err)
+int ymap_unused(const struct ymap *m, const char *known, struct rtlab_err *err)
 {
 	size_t i;
 
 	for (i = 0; i < m->n; i++)
 		if (!m->e[i].used)
-			return rtlab_err_set(err, "%s: line %lu: unknown field "
-					     "'%s' (known: %s)", m->path,
-					     m->e[i].line, m->e[i].key, known);
+			return rtlab_err_set(err,
+					     "%s: line %lu: unknown field "
+					     "'%s' (known: %s)",
+					     m->path, m->e[i].line, m->e[i].key,
+					     known);
 	return 0;
 }

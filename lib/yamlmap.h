@@ -30,7 +30,7 @@ int yaml_doc_load(const char *path, FILE *f, const char *text, size_t len,
 struct ymap_entry {
 	char *key;
 	char *value;
-	unsigned long line;	/* 1-based */
+	unsigned long line; /* 1-based */
 	bool used;
 };
 
@@ -45,8 +45,8 @@ struct ymap {
  * are all scalars.  Return: 0 or a negative errno with @err naming the file
  * and line.  Release with ymap_cleanup().
  */
-int ymap_load(const char *path, struct ymap *m, struct rtlab_err *err)
-	__must_check;
+int ymap_load(const char *path, struct ymap *m,
+	      struct rtlab_err *err) __must_check;
 
 /** ymap_cleanup() - free what ymap_load() filled; safe twice. */
 void ymap_cleanup(struct ymap *m);
@@ -66,8 +66,8 @@ int ymap_str(struct ymap *m, const char *key, bool required, char **out,
  * is left alone when the key is absent.  Return: 0 or -EINVAL.
  */
 int ymap_uint(struct ymap *m, const char *key, unsigned long min,
-	      unsigned long max, unsigned long *out, struct rtlab_err *err)
-	__must_check;
+	      unsigned long max, unsigned long *out,
+	      struct rtlab_err *err) __must_check;
 
 /**
  * ymap_unused() - -EINVAL naming the first key no ymap_get() asked for,

@@ -51,7 +51,8 @@ int bz_client_init(struct bz_client *c, const char *url, const char *api_key,
 
 	memset(c, 0, sizeof(*c));
 	if (!url || (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)))
-		return rtlab_err_set(err, "Bugzilla URL '%s': expected "
+		return rtlab_err_set(err,
+				     "Bugzilla URL '%s': expected "
 				     "http://HOST[/PATH] or https://...",
 				     url ? url : "");
 	c->url = strdup(url);
@@ -86,8 +87,8 @@ static bool ends_with(const char *s, const char *tail)
 }
 
 /* BASE + "/rest" + @path (+ "?api_key=..." when @key_in_query). */
-static char *make_url(const struct bz_client *c, CURL *curl,
-		      const char *path, bool key_in_query)
+static char *make_url(const struct bz_client *c, CURL *curl, const char *path,
+		      bool key_in_query)
 {
 	char *url = NULL, *key = NULL;
 	int n;
@@ -109,9 +110,9 @@ static char *make_url(const struct bz_client *c, CURL *curl,
  * JSON answer of a 2xx; an error answer becomes -EREMOTEIO with Bugzilla's
  * code and message (*@code set to it, 0 when there is none).
  */
-static int call(const struct bz_client *c, const char *method,
-		const char *path, const json_t *body, json_t **reply,
-		long *code, struct rtlab_err *err)
+static int call(const struct bz_client *c, const char *method, const char *path,
+		const json_t *body, json_t **reply, long *code,
+		struct rtlab_err *err)
 {
 	struct curl_slist *hdr = NULL;
 	char ebuf[CURL_ERROR_SIZE] = "", *url = NULL, *text = NULL;
@@ -173,13 +174,16 @@ static int call(const struct bz_client *c, const char *method,
 	rc = curl_easy_perform(curl);
 	if (rc != CURLE_OK) {
 		if (b.too_big)
-			ret = rtlab_err_seterr(err, EREMOTEIO, "Bugzilla %s: "
-				"%s %s: answer larger than %u MB", c->url,
-				method, path, BZ_MAX_REPLY >> 20);
+			ret = rtlab_err_seterr(err, EREMOTEIO,
+					       "Bugzilla %s: "
+					       "%s %s: answer larger than %u MB",
+					       c->url, method, path,
+					       BZ_MAX_REPLY >> 20);
 		else if (rc == CURLE_OUT_OF_MEMORY)
 			ret = -ENOMEM;
 		else
-			ret = rtlab_err_seterr(err, EHOSTUNREACH,
+			ret = rtlab_err_seterr(
+				err, EHOSTUNREACH,
 				"Bugzilla at %s is unreachable (%s %s): %s",
 				c->url, method, path,
 				*ebuf ? ebuf : curl_easy_strerror(rc));
@@ -190,21 +194,25 @@ static int call(const struct bz_client *c, const char *method,
 	if (json_is_true(json_object_get(j, "error")) ||
 	    (json_is_object(j) && (http < 200 || http > 299))) {
 		*code = json_integer_value(json_object_get(j, "code"));
-		ret = rtlab_err_seterr(err, EREMOTEIO,
+		ret = rtlab_err_seterr(
+			err, EREMOTEIO,
 			"Bugzilla %s: %s %s: error %ld: %s (HTTP %ld)", c->url,
 			method, path, *code,
 			json_string_value(json_object_get(j, "message")) ?
-			json_string_value(json_object_get(j, "message")) :
-			"no message", http);
+				json_string_value(json_object_get(j,
+								  "message")) :
+				"no message",
+			http);
 		goto out;
 	}
 	if (http < 200 || http > 299 || !json_is_object(j)) {
 		ret = rtlab_err_seterr(err, EREMOTEIO,
-			"Bugzilla %s: %s %s: HTTP %ld, %s: %.160s", c->url,
-			method, path, http,
-			json_is_object(j) ? "unexpected answer" :
-			"expected a JSON object",
-			b.data ? b.data : "(empty body)");
+				       "Bugzilla %s: %s %s: HTTP %ld, %s: %.160s",
+				       c->url, method, path, http,
+				       json_is_object(j) ?
+					       "unexpected answer" :
+					       "expected a JSON object",
+				       b.data ? b.data : "(empty body)");
 		goto out;
 	}
 	*reply = j;
@@ -219,8 +227,7 @@ out:
 	return ret;
 }
 
-int bz_version(const struct bz_client *c, char **version,
-	       struct rtlab_err *err)
+int bz_version(const struct bz_client *c, char **version, struct rtlab_err *err)
 {
 	json_t *r;
 	long code;
@@ -231,12 +238,14 @@ int bz_version(const struct bz_client *c, char **version,
 	if (ret)
 		return ret;
 	if (!json_is_string(json_object_get(r, "version")))
-		ret = rtlab_err_seterr(err, EREMOTEIO, "Bugzilla %s: GET "
+		ret = rtlab_err_seterr(err, EREMOTEIO,
+				       "Bugzilla %s: GET "
 				       "/rest/version: no \"version\" in the "
 				       "answer (is this a Bugzilla 5?)",
 				       c->url);
-	else if (!(*version = strdup(json_string_value(
-			   json_object_get(r, "version")))))
+	else if (!(*version =
+			   strdup(json_string_value(json_object_get(r,
+								    "version")))))
 		ret = -ENOMEM;
 	json_decref(r);
 	return ret;
@@ -270,8 +279,8 @@ int bz_field_get(const struct bz_client *c, const char *name, json_t **field,
 	return ret;
 }
 
-int bz_bug_adapt(json_t *bug, const char *name, const json_t *field,
-		 char *note, size_t note_size)
+int bz_bug_adapt(json_t *bug, const char *name, const json_t *field, char *note,
+		 size_t note_size)
 {
 	json_t *v = json_object_get(bug, name), *values, *e;
 	const char *val = json_string_value(v);
@@ -282,13 +291,17 @@ int bz_bug_adapt(json_t *bug, const char *name, const json_t *field,
 	if (!v)
 		return 0;
 	if (!field) {
-		snprintf(note, note_size, "the server has no field %s: "
-			 "sent without it", name);
+		snprintf(note, note_size,
+			 "the server has no field %s: "
+			 "sent without it",
+			 name);
 		goto drop;
 	}
 	if (json_is_false(json_object_get(field, "is_on_bug_entry"))) {
-		snprintf(note, note_size, "field %s is not set at bug entry "
-			 "on this server: sent without it", name);
+		snprintf(note, note_size,
+			 "field %s is not set at bug entry "
+			 "on this server: sent without it",
+			 name);
 		goto drop;
 	}
 	values = json_object_get(field, "values");
@@ -297,15 +310,19 @@ int bz_bug_adapt(json_t *bug, const char *name, const json_t *field,
 	json_array_foreach(values, i, e) {
 		if (!json_is_object(e) ||
 		    strcmp(json_string_value(json_object_get(e, "name")) ?
-			   json_string_value(json_object_get(e, "name")) : "",
+				   json_string_value(json_object_get(e,
+								     "name")) :
+				   "",
 			   val))
 			continue;
 		if (json_is_false(json_object_get(e, "is_active")))
 			break;
 		return 0;
 	}
-	snprintf(note, note_size, "the server offers no value '%s' for %s: "
-		 "sent without it", val, name);
+	snprintf(note, note_size,
+		 "the server offers no value '%s' for %s: "
+		 "sent without it",
+		 val, name);
 drop:
 	json_object_del(bug, name);
 	return 1;
@@ -323,8 +340,8 @@ static int id_of(const json_t *r, const char *key, int64_t *id)
 	return 0;
 }
 
-int bz_bug_create(const struct bz_client *c, const json_t *bug,
-		  int64_t *bug_id, struct rtlab_err *err)
+int bz_bug_create(const struct bz_client *c, const json_t *bug, int64_t *bug_id,
+		  struct rtlab_err *err)
 {
 	json_t *r;
 	long code;
@@ -334,7 +351,8 @@ int bz_bug_create(const struct bz_client *c, const json_t *bug,
 	if (ret)
 		return ret;
 	if (id_of(r, "id", bug_id))
-		ret = rtlab_err_seterr(err, EREMOTEIO, "Bugzilla %s: POST "
+		ret = rtlab_err_seterr(err, EREMOTEIO,
+				       "Bugzilla %s: POST "
 				       "/rest/bug: no bug \"id\" in the answer",
 				       c->url);
 	json_decref(r);
@@ -350,8 +368,9 @@ int bz_attachment_add(const struct bz_client *c, int64_t bug_id,
 	long code;
 	int ret;
 
-	if (!body || json_object_set_new(body, "ids",
-					 json_pack("[I]", (json_int_t)bug_id))) {
+	if (!body ||
+	    json_object_set_new(body, "ids",
+				json_pack("[I]", (json_int_t)bug_id))) {
 		json_decref(body);
 		return -ENOMEM;
 	}
@@ -361,7 +380,8 @@ int bz_attachment_add(const struct bz_client *c, int64_t bug_id,
 	if (ret)
 		return ret;
 	if (id_of(r, "ids", attachment_id))
-		ret = rtlab_err_seterr(err, EREMOTEIO, "Bugzilla %s: POST %s: "
+		ret = rtlab_err_seterr(err, EREMOTEIO,
+				       "Bugzilla %s: POST %s: "
 				       "no attachment \"ids\" in the answer",
 				       c->url, path);
 	json_decref(r);

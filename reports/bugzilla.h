@@ -22,11 +22,11 @@
 
 #include "error.h"
 
-#define BZ_TIMEOUT_S 60		/* per call; real servers take ~0.5 s */
+#define BZ_TIMEOUT_S 60 /* per call; real servers take ~0.5 s */
 
 struct bz_client {
-	char *url;		/* base URL without trailing slash */
-	char *api_key;		/* NULL: anonymous (reads only) */
+	char *url;     /* base URL without trailing slash */
+	char *api_key; /* NULL: anonymous (reads only) */
 	long timeout_s;
 };
 
@@ -68,15 +68,15 @@ int bz_field_get(const struct bz_client *c, const char *name, json_t **field,
  * @note: gets a sentence saying what was dropped and why ("" when kept).
  * Return: 1 when dropped, 0 when kept.
  */
-int bz_bug_adapt(json_t *bug, const char *name, const json_t *field,
-		 char *note, size_t note_size);
+int bz_bug_adapt(json_t *bug, const char *name, const json_t *field, char *note,
+		 size_t note_size);
 
 /**
  * bz_bug_create() - POST /rest/bug with @bug (the api_key is added).
  * Return: 0 with *@bug_id, or a negative errno.
  */
-int bz_bug_create(const struct bz_client *c, const json_t *bug,
-		  int64_t *bug_id, struct rtlab_err *err) __must_check;
+int bz_bug_create(const struct bz_client *c, const json_t *bug, int64_t *bug_id,
+		  struct rtlab_err *err) __must_check;
 
 /**
  * bz_attachment_add() - POST /rest/bug/@bug_id/attachment with @att (its

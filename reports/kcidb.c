@@ -29,8 +29,8 @@ static bool origin_ok(const char *o)
 	if (!o || !*o)
 		return false;
 	for (; *o; o++)
-		if (!islower((unsigned char)*o) && !isdigit((unsigned char)*o) &&
-		    *o != '_')
+		if (!islower((unsigned char)*o) &&
+		    !isdigit((unsigned char)*o) && *o != '_')
 			return false;
 	return true;
 }
@@ -141,7 +141,8 @@ static const char *kernel_arch(const json_t *data, json_int_t kid)
 	size_t i;
 
 	json_array_foreach(json_object_get(data, "runs"), i, r)
-		if (json_integer_value(json_object_get(r, "kernel_id")) == kid &&
+		if (json_integer_value(json_object_get(r, "kernel_id")) ==
+			    kid &&
 		    jstr(r, "machine"))
 			return jstr(r, "machine");
 	return "x86_64";
@@ -178,17 +179,16 @@ static int add_kernel(json_t *doc, const json_t *data, const json_t *k,
 	for (size_t i = 0; hex && commit[i]; i++)
 		hex = isxdigit((unsigned char)commit[i]) &&
 		      !isupper((unsigned char)commit[i]);
-	misc = json_pack("{s:s?, s:s?, s:s?, s:s?}",
-			 "release", jstr(k, "release"),
-			 "version", jstr(k, "version"),
-			 "config_sha256", jstr(k, "config_sha256"),
-			 "name", jstr(k, "name"));
+	misc = json_pack("{s:s?, s:s?, s:s?, s:s?}", "release",
+			 jstr(k, "release"), "version", jstr(k, "version"),
+			 "config_sha256", jstr(k, "config_sha256"), "name",
+			 jstr(k, "name"));
 	if (misc && json_is_boolean(json_object_get(k, "realtime")))
 		bad |= json_object_set(misc, "realtime",
 				       json_object_get(k, "realtime"));
-	co = json_pack("{s:s, s:s, s:s, s:b, s:o}", "id", cid,
-		       "origin", origin, "comment", comment, "valid", 1,
-		       "misc", drop_nulls(misc));
+	co = json_pack("{s:s, s:s, s:s, s:b, s:o}", "id", cid, "origin", origin,
+		       "comment", comment, "valid", 1, "misc",
+		       drop_nulls(misc));
 	if (!co)
 		return -ENOMEM;
 	bad |= set_str(co, "tree_name", jstr(k, "tree"));
@@ -199,18 +199,19 @@ static int add_kernel(json_t *doc, const json_t *data, const json_t *k,
 
 	arch = kernel_arch(data, id);
 	b = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "id", bid,
-		      "checkout_id", cid, "origin", origin,
-		      "architecture", !strcmp(arch, "amd64") ? "x86_64" : arch,
-		      "config_name",
+		      "checkout_id", cid, "origin", origin, "architecture",
+		      !strcmp(arch, "amd64") ? "x86_64" : arch, "config_name",
 		      json_is_true(json_object_get(k, "realtime")) ?
-		      "preempt_rt" : "default",
+			      "preempt_rt" :
+			      "default",
 		      "status", "PASS", "comment",
 		      "prebuilt kernel image, booted by the lab");
 	if (!b)
 		return -ENOMEM;
 	if (jstr(k, "config_sha256"))
-		bad |= json_object_set_new(b, "misc", json_pack("{s:s}",
-				"config_sha256", jstr(k, "config_sha256")));
+		bad |= json_object_set_new(b, "misc",
+					   json_pack("{s:s}", "config_sha256",
+						     jstr(k, "config_sha256")));
 	bad |= json_array_append_new(json_object_get(doc, "builds"), b);
 	return bad ? -ENOMEM : 0;
 }
@@ -219,12 +220,12 @@ static int add_run(json_t *doc, const json_t *data, const json_t *r,
 		   const char *origin)
 {
 	json_int_t id = json_integer_value(json_object_get(r, "id"));
-	const char *status = test_status(jstr(r, "status"),
-					 regressed_run(data, id));
+	const char *status =
+		test_status(jstr(r, "status"), regressed_run(data, id));
 	json_t *t, *max = json_object_get(r, "max_us");
 	char tid[96], bid[96], comment[256];
-	char *path = kcidb_test_path(jstr(r, "testcase") ?
-				     jstr(r, "testcase") : "unknown");
+	char *path = kcidb_test_path(jstr(r, "testcase") ? jstr(r, "testcase") :
+							   "unknown");
 	time_t t0, t1;
 	int bad = 0;
 
@@ -235,34 +236,37 @@ static int add_run(json_t *doc, const json_t *data, const json_t *r,
 	snprintf(bid, sizeof(bid), "%s:build-%" JSON_INTEGER_FORMAT, origin,
 		 json_integer_value(json_object_get(r, "kernel_id")));
 	if (json_is_number(max))
-		snprintf(comment, sizeof(comment), "%s on %s: max latency "
+		snprintf(comment, sizeof(comment),
+			 "%s on %s: max latency "
 			 "%.0f us (run %" JSON_INTEGER_FORMAT ", clock %s)",
 			 jstr(r, "testcase"), jstr(r, "board"),
 			 json_number_value(max), id, jstr(r, "clock"));
 	else
-		snprintf(comment, sizeof(comment), "%s on %s: %s (run %"
-			 JSON_INTEGER_FORMAT ")", jstr(r, "testcase"),
-			 jstr(r, "board"), jstr(r, "status"), id);
+		snprintf(comment, sizeof(comment),
+			 "%s on %s: %s (run %" JSON_INTEGER_FORMAT ")",
+			 jstr(r, "testcase"), jstr(r, "board"),
+			 jstr(r, "status"), id);
 	t = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:{s:s, s:{s:s, s:s}}, "
 		      "s:{s:I, s:s, s:s, s:s, s:s}}",
-		      "id", tid, "build_id", bid, "origin", origin,
-		      "path", path, "status", status, "comment", comment,
-		      "environment", "comment", jstr(r, "board"),
-		      "misc", "board", jstr(r, "board"), "clock",
-		      jstr(r, "clock") ? jstr(r, "clock") : "host",
-		      "misc", "run_id", id, "uuid", jstr(r, "uuid"),
-		      "run_status", jstr(r, "status"), "board",
+		      "id", tid, "build_id", bid, "origin", origin, "path",
+		      path, "status", status, "comment", comment, "environment",
+		      "comment", jstr(r, "board"), "misc", "board",
 		      jstr(r, "board"), "clock",
+		      jstr(r, "clock") ? jstr(r, "clock") : "host", "misc",
+		      "run_id", id, "uuid", jstr(r, "uuid"), "run_status",
+		      jstr(r, "status"), "board", jstr(r, "board"), "clock",
 		      jstr(r, "clock") ? jstr(r, "clock") : "host");
 	free(path);
 	if (!t)
 		return -ENOMEM;
 	/* The number is the test's output only when the test ran. */
 	if (json_is_number(max) && strcmp(status, "MISS"))
-		bad |= json_object_set_new(t, "number", json_pack(
-			"{s:f, s:s, s:s}", "value",
-			json_number_value(max) / 1e6, "unit", "s",
-			"prefix", "metric"));
+		bad |= json_object_set_new(t, "number",
+					   json_pack("{s:f, s:s, s:s}", "value",
+						     json_number_value(max) /
+							     1e6,
+						     "unit", "s", "prefix",
+						     "metric"));
 	if (json_is_number(json_object_get(r, "samples")))
 		bad |= json_object_set(json_object_get(t, "misc"), "samples",
 				       json_object_get(r, "samples"));
@@ -279,10 +283,10 @@ static int add_regression(json_t *doc, const json_t *data, const json_t *v,
 			  const char *origin)
 {
 	json_int_t vid = json_integer_value(json_object_get(v, "id"));
-	json_int_t ck = json_integer_value(json_object_get(v,
-						"candidate_kernel_id"));
-	json_int_t bk = json_integer_value(json_object_get(v,
-						"baseline_kernel_id"));
+	json_int_t ck =
+		json_integer_value(json_object_get(v, "candidate_kernel_id"));
+	json_int_t bk =
+		json_integer_value(json_object_get(v, "baseline_kernel_id"));
 	const json_t *kc = kernel_by_id(data, ck), *kb = kernel_by_id(data, bk);
 	const json_t *r;
 	json_t *ctx, *issue;
@@ -293,11 +297,11 @@ static int add_regression(json_t *doc, const json_t *data, const json_t *v,
 	snprintf(iid, sizeof(iid), "%s:verdict-%" JSON_INTEGER_FORMAT, origin,
 		 vid);
 	ctx = json_pack("{s:{s:s?}, s:{s:s?}, s:{s:s?}, s:{s:s?}, s:O?}",
-			"board", "name", jstr(v, "board"),
-			"testcase", "name", jstr(v, "testcase"),
-			"candidate", "release", jstr(kc, "release"),
-			"baseline", "release", jstr(kb, "release"),
-			"details", json_object_get(v, "details"));
+			"board", "name", jstr(v, "board"), "testcase", "name",
+			jstr(v, "testcase"), "candidate", "release",
+			jstr(kc, "release"), "baseline", "release",
+			jstr(kb, "release"), "details",
+			json_object_get(v, "details"));
 	subject = ctx ? report_summary(ctx) : NULL;
 	json_decref(ctx);
 	if (!subject)
@@ -305,11 +309,10 @@ static int add_regression(json_t *doc, const json_t *data, const json_t *v,
 	issue = json_pack("{s:s, s:i, s:s, s:s, s:[s], s:{s:b, s:b, s:b}, "
 			  "s:s, s:{s:I, s:s?, s:s?}}",
 			  "id", iid, "version", 1, "origin", origin,
-			  "report_subject", subject,
-			  "categories", "latency.regression",
-			  "culprit", "code", 1, "tool", 0, "harness", 0,
-			  "comment", subject,
-			  "misc", "verdict_id", vid, "board", jstr(v, "board"),
+			  "report_subject", subject, "categories",
+			  "latency.regression", "culprit", "code", 1, "tool", 0,
+			  "harness", 0, "comment", subject, "misc",
+			  "verdict_id", vid, "board", jstr(v, "board"),
 			  "testcase", jstr(v, "testcase"));
 	free(subject);
 	if (!issue)
@@ -324,18 +327,19 @@ static int add_regression(json_t *doc, const json_t *data, const json_t *v,
 
 		if (!in_ids(json_object_get(v, "candidate_runs"), id))
 			continue;
-		snprintf(nid, sizeof(nid), "%s:verdict-%" JSON_INTEGER_FORMAT
-			 "-run-%s", origin, vid, jstr(r, "uuid"));
+		snprintf(nid, sizeof(nid),
+			 "%s:verdict-%" JSON_INTEGER_FORMAT "-run-%s", origin,
+			 vid, jstr(r, "uuid"));
 		snprintf(tid, sizeof(tid), "%s:run-%s", origin,
 			 jstr(r, "uuid"));
 		snprintf(bid, sizeof(bid), "%s:build-%" JSON_INTEGER_FORMAT,
 			 origin, ck);
-		bad |= json_array_append_new(json_object_get(doc, "incidents"),
-			json_pack("{s:s, s:s, s:s, s:i, s:s, s:s, s:b}",
-				  "id", nid, "origin", origin,
-				  "issue_id", iid, "issue_version", 1,
-				  "test_id", tid, "build_id", bid,
-				  "present", 1));
+		bad |= json_array_append_new(
+			json_object_get(doc, "incidents"),
+			json_pack("{s:s, s:s, s:s, s:i, s:s, s:s, s:b}", "id",
+				  nid, "origin", origin, "issue_id", iid,
+				  "issue_version", 1, "test_id", tid,
+				  "build_id", bid, "present", 1));
 	}
 	return bad ? -ENOMEM : 0;
 }
@@ -349,7 +353,8 @@ json_t *kcidb_build(const json_t *data, const char *origin,
 	int ret = 0;
 
 	if (!origin_ok(origin)) {
-		rtlab_err_set(err, "--origin '%s': expected lower-case letters, "
+		rtlab_err_set(err,
+			      "--origin '%s': expected lower-case letters, "
 			      "digits and '_' (KCIDB origin names)",
 			      origin ? origin : "");
 		return NULL;
@@ -382,20 +387,18 @@ nomem:
 struct list_rule {
 	const char *list;
 	const char *const *required;
-	const char *const *refs;	/* "field=list" */
+	const char *const *refs; /* "field=list" */
 };
 
 static const char *const req_checkout[] = { "id", "origin", NULL };
-static const char *const req_build[] = { "checkout_id", "id", "origin",
-					 NULL };
+static const char *const req_build[] = { "checkout_id", "id", "origin", NULL };
 static const char *const req_test[] = { "build_id", "id", "origin", NULL };
 static const char *const req_issue[] = { "id", "version", "origin", NULL };
 static const char *const req_incident[] = { "id", "origin", "issue_id",
 					    "issue_version", NULL };
 static const char *const ref_build[] = { "checkout_id=checkouts", NULL };
 static const char *const ref_test[] = { "build_id=builds", NULL };
-static const char *const ref_incident[] = { "issue_id=issues",
-					    "test_id=tests",
+static const char *const ref_incident[] = { "issue_id=issues", "test_id=tests",
 					    "build_id=builds", NULL };
 static const char *const ref_none[] = { NULL };
 
@@ -446,7 +449,7 @@ static int find_null(const json_t *v, char *where, size_t n)
 static bool is_status(const char *s)
 {
 	static const char *const st[] = { "FAIL", "ERROR", "MISS", "PASS",
-					  "DONE", "SKIP", NULL };
+					  "DONE", "SKIP",  NULL };
 	size_t i;
 
 	for (i = 0; s && st[i]; i++)
@@ -462,7 +465,7 @@ static bool is_path(const char *p)
 	if (!p)
 		return false;
 	if (!*p)
-		return true;	/* the root of the tree */
+		return true; /* the root of the tree */
 	for (; *p; p++) {
 		if (*p == '.') {
 			if (start)
@@ -477,8 +480,7 @@ static bool is_path(const char *p)
 	return !start;
 }
 
-int kcidb_validate(const json_t *doc, const char *origin,
-		   struct rtlab_err *err)
+int kcidb_validate(const json_t *doc, const char *origin, struct rtlab_err *err)
 {
 	const json_t *ver = json_object_get(doc, "version"), *o, *v;
 	char prefix[80], where[64] = "";
@@ -493,8 +495,10 @@ int kcidb_validate(const json_t *doc, const char *origin,
 		for (r = 0; r < NRULES; r++)
 			known |= !strcmp(key, rules[r].list);
 		if (!known)
-			return rtlab_err_set(err, "KCIDB: unknown top-level "
-					     "field '%s'", key);
+			return rtlab_err_set(err,
+					     "KCIDB: unknown top-level "
+					     "field '%s'",
+					     key);
 	}
 	if (!json_is_integer(json_object_get(ver, "major")) ||
 	    json_integer_value(json_object_get(ver, "major")) != KCIDB_MAJOR ||
@@ -502,11 +506,13 @@ int kcidb_validate(const json_t *doc, const char *origin,
 	     (!json_is_integer(json_object_get(ver, "minor")) ||
 	      json_integer_value(json_object_get(ver, "minor")) < 0 ||
 	      json_integer_value(json_object_get(ver, "minor")) > KCIDB_MINOR)))
-		return rtlab_err_set(err, "KCIDB: version: expected {\"major\": "
-				     "%d, \"minor\": 0..%d}", KCIDB_MAJOR,
-				     KCIDB_MINOR);
+		return rtlab_err_set(err,
+				     "KCIDB: version: expected {\"major\": "
+				     "%d, \"minor\": 0..%d}",
+				     KCIDB_MAJOR, KCIDB_MINOR);
 	if (find_null(doc, where, sizeof(where)) > 0)
-		return rtlab_err_set(err, "KCIDB: null value (field '%s'): "
+		return rtlab_err_set(err,
+				     "KCIDB: null value (field '%s'): "
 				     "properties may be missing, never null",
 				     where);
 	snprintf(prefix, sizeof(prefix), "%s:", origin);
@@ -514,38 +520,45 @@ int kcidb_validate(const json_t *doc, const char *origin,
 		const json_t *list = json_object_get(doc, rules[r].list);
 
 		if (list && !json_is_array(list))
-			return rtlab_err_set(err, "KCIDB: %s: expected an "
-					     "array", rules[r].list);
+			return rtlab_err_set(err,
+					     "KCIDB: %s: expected an "
+					     "array",
+					     rules[r].list);
 		json_array_foreach(list, i, o) {
 			if (!json_is_object(o))
-				return rtlab_err_set(err, "KCIDB: %s[%zu]: "
-					"expected an object", rules[r].list, i);
+				return rtlab_err_set(err,
+						     "KCIDB: %s[%zu]: "
+						     "expected an object",
+						     rules[r].list, i);
 			for (k = 0; rules[r].required[k]; k++)
 				if (!json_object_get(o, rules[r].required[k]))
-					return rtlab_err_set(err,
+					return rtlab_err_set(
+						err,
 						"KCIDB: %s[%zu]: missing "
 						"required field '%s'",
 						rules[r].list, i,
 						rules[r].required[k]);
 			if (!jstr(o, "origin") ||
 			    strcmp(jstr(o, "origin"), origin))
-				return rtlab_err_set(err, "KCIDB: %s[%zu]: "
-					"origin: expected '%s'", rules[r].list,
-					i, origin);
+				return rtlab_err_set(err,
+						     "KCIDB: %s[%zu]: "
+						     "origin: expected '%s'",
+						     rules[r].list, i, origin);
 			json_object_foreach((json_t *)o, key, v) {
 				size_t kl = strlen(key);
 
-				if (strcmp(key, "id") && (kl < 3 ||
-				    strcmp(key + kl - 3, "_id")))
+				if (strcmp(key, "id") &&
+				    (kl < 3 || strcmp(key + kl - 3, "_id")))
 					continue;
 				if (!json_is_string(v) ||
 				    strncmp(json_string_value(v), prefix,
 					    strlen(prefix)) ||
 				    !json_string_value(v)[strlen(prefix)])
-					return rtlab_err_set(err,
+					return rtlab_err_set(
+						err,
 						"KCIDB: %s[%zu]: %s: expected "
-						"'%sID'", rules[r].list, i,
-						key, prefix);
+						"'%sID'",
+						rules[r].list, i, key, prefix);
 			}
 			for (k = 0; rules[r].refs[k]; k++) {
 				char f[32];
@@ -556,34 +569,45 @@ int kcidb_validate(const json_t *doc, const char *origin,
 					 (int)(eq - rules[r].refs[k]),
 					 rules[r].refs[k]);
 				id = jstr(o, f);
-				if (id && !has_id(json_object_get(doc, eq + 1),
-						  id))
-					return rtlab_err_set(err,
+				if (id &&
+				    !has_id(json_object_get(doc, eq + 1), id))
+					return rtlab_err_set(
+						err,
 						"KCIDB: %s[%zu]: %s '%s' names "
 						"no object of %s",
-						rules[r].list, i, f, id, eq + 1);
+						rules[r].list, i, f, id,
+						eq + 1);
 			}
 			if (json_object_get(o, "status") &&
 			    !is_status(jstr(o, "status")))
-				return rtlab_err_set(err, "KCIDB: %s[%zu]: "
+				return rtlab_err_set(
+					err,
+					"KCIDB: %s[%zu]: "
 					"status: expected FAIL, ERROR, MISS, "
-					"PASS, DONE or SKIP", rules[r].list, i);
+					"PASS, DONE or SKIP",
+					rules[r].list, i);
 			if (json_object_get(o, "path") &&
 			    !is_path(json_string_value(json_object_get(o,
-								"path"))))
-				return rtlab_err_set(err, "KCIDB: %s[%zu]: "
+								       "path"))))
+				return rtlab_err_set(
+					err,
+					"KCIDB: %s[%zu]: "
 					"path: expected dot-separated names",
 					rules[r].list, i);
 			v = json_object_get(o, "number");
 			if (v && (!json_is_object(v) ||
 				  !json_is_number(json_object_get(v, "value"))))
-				return rtlab_err_set(err, "KCIDB: %s[%zu]: "
+				return rtlab_err_set(
+					err,
+					"KCIDB: %s[%zu]: "
 					"number: expected {\"value\": N, ...}",
 					rules[r].list, i);
 			v = json_object_get(o, "version");
-			if (v && (!json_is_integer(v) ||
-				  json_integer_value(v) < 0))
-				return rtlab_err_set(err, "KCIDB: %s[%zu]: "
+			if (v &&
+			    (!json_is_integer(v) || json_integer_value(v) < 0))
+				return rtlab_err_set(
+					err,
+					"KCIDB: %s[%zu]: "
 					"version: expected an integer >= 0",
 					rules[r].list, i);
 		}

@@ -110,16 +110,19 @@ int plot_script_histogram(const struct plot_run *run, enum plot_format fmt,
 
 	strbuf_addf(s, "# rtlab latency histogram\nset encoding utf8\n");
 	if (fmt == PLOT_SVG) {
-		strbuf_addf(s, "set terminal svg size %u,%u dynamic noenhanced "
-			     "font 'sans,12'\n", w, h);
+		strbuf_addf(s,
+			    "set terminal svg size %u,%u dynamic noenhanced "
+			    "font 'sans,12'\n",
+			    w, h);
 	} else {
 		strbuf_addf(s,
-			  "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-			  "\tset terminal pngcairo size %u,%u noenhanced "
-			  "font 'sans,10'\n"
-			  "} else {\n"
-			  "\tset terminal png size %u,%u noenhanced\n"
-			  "}\n", w, h, w, h);
+			    "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+			    "\tset terminal pngcairo size %u,%u noenhanced "
+			    "font 'sans,10'\n"
+			    "} else {\n"
+			    "\tset terminal png size %u,%u noenhanced\n"
+			    "}\n",
+			    w, h, w, h);
 	}
 	strbuf_addf(s, "set output 'plot.%s'\n", plot_format_ext(fmt));
 	strbuf_addf(s, "set title ");
@@ -128,20 +131,23 @@ int plot_script_histogram(const struct plot_run *run, enum plot_format fmt,
 		strbuf_addf(s, ".\"\\n\".");
 		ps_quoted(s, run->subtitle);
 	}
-	strbuf_addf(s, " noenhanced\n"
-		     "set xlabel 'Latency (µs)'\n"
-		     "set ylabel 'Number of samples (log)'\n"
-		     "set logscale y\n"
-		     "set format y '%%.0s%%c'\n"
-		     "set grid xtics ytics mytics lc rgb '#d0d0d0'\n"
-		     "set key top right box opaque noenhanced\n"
-		     "set xrange [0:%u]\n", top_us + top_us / 20 + 2);
+	strbuf_addf(s,
+		    " noenhanced\n"
+		    "set xlabel 'Latency (µs)'\n"
+		    "set ylabel 'Number of samples (log)'\n"
+		    "set logscale y\n"
+		    "set format y '%%.0s%%c'\n"
+		    "set grid xtics ytics mytics lc rgb '#d0d0d0'\n"
+		    "set key top right box opaque noenhanced\n"
+		    "set xrange [0:%u]\n",
+		    top_us + top_us / 20 + 2);
 	if (any)
 		strbuf_addf(s, "set yrange [0.8:*]\n");
 	else
-		strbuf_addf(s, "set yrange [0.8:10]\n"
-			     "set label 1 'no samples' at graph 0.5, graph 0.5 "
-			     "center\n");
+		strbuf_addf(s,
+			    "set yrange [0.8:10]\n"
+			    "set label 1 'no samples' at graph 0.5, graph 0.5 "
+			    "center\n");
 
 	/* Mark each series' maximum with a dashed line in its colour. */
 	for (i = 0; i < run->nseries; i++) {
@@ -150,10 +156,11 @@ int plot_script_histogram(const struct plot_run *run, enum plot_format fmt,
 		if (!hi->samples || hi->max_us == UINT32_MAX ||
 		    hi->max_us > top_us)
 			continue;
-		strbuf_addf(s, "set arrow %zu from %u, graph 0 to %u, graph 1 "
-			     "nohead dt 2 lw 1.5 lc rgb '%s'\n", i + 1,
-			  hi->max_us, hi->max_us,
-			  plot_colours[i % NCOLOURS]);
+		strbuf_addf(s,
+			    "set arrow %zu from %u, graph 0 to %u, graph 1 "
+			    "nohead dt 2 lw 1.5 lc rgb '%s'\n",
+			    i + 1, hi->max_us, hi->max_us,
+			    plot_colours[i % NCOLOURS]);
 	}
 
 	strbuf_addf(s, "plot ");
@@ -166,8 +173,7 @@ int plot_script_histogram(const struct plot_run *run, enum plot_format fmt,
 				 "%s (max %u µs, %llu beyond %u µs)",
 				 run->series[i].label ? run->series[i].label :
 							"",
-				 hi->max_us,
-				 (unsigned long long)hi->overflows,
+				 hi->max_us, (unsigned long long)hi->overflows,
 				 hi->nbuckets);
 		else if (hi->samples && hi->max_us != UINT32_MAX)
 			snprintf(label, sizeof(label), "%s (max %u µs)",
@@ -179,9 +185,10 @@ int plot_script_histogram(const struct plot_run *run, enum plot_format fmt,
 				 run->series[i].label ? run->series[i].label :
 							"");
 		/* Empty buckets drop below the axis so the steps reach it. */
-		strbuf_addf(s, "%s'series-%zu.dat' using 1:($2 > 0 ? $2 : 0.1) "
-			     "with histeps lw 1.5 lc rgb '%s' title ",
-			  i ? ", \\\n\t" : "", i, plot_colours[i % NCOLOURS]);
+		strbuf_addf(s,
+			    "%s'series-%zu.dat' using 1:($2 > 0 ? $2 : 0.1) "
+			    "with histeps lw 1.5 lc rgb '%s' title ",
+			    i ? ", \\\n\t" : "", i, plot_colours[i % NCOLOURS]);
 		ps_quoted(s, label);
 	}
 	if (!any)
@@ -292,16 +299,16 @@ static int run_gnuplot(const char *dir, struct rtlab_err *err)
 
 	ret = posix_spawn_file_actions_init(&fa);
 	if (ret)
-		return rtlab_err_seterr(err, ret, "gnuplot: %s",
-					strerror(ret));
+		return rtlab_err_seterr(err, ret, "gnuplot: %s", strerror(ret));
 	ret = posix_spawn_file_actions_addchdir_np(&fa, dir);
 	if (!ret)
 		ret = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null",
 						       O_RDONLY, 0);
 	if (!ret)
-		ret = posix_spawn_file_actions_addopen(
-			&fa, 1, "gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC,
-			0600);
+		ret = posix_spawn_file_actions_addopen(&fa, 1, "gnuplot.log",
+						       O_WRONLY | O_CREAT |
+							       O_TRUNC,
+						       0600);
 	if (!ret)
 		ret = posix_spawn_file_actions_adddup2(&fa, 1, 2);
 	if (!ret)
@@ -310,7 +317,8 @@ static int run_gnuplot(const char *dir, struct rtlab_err *err)
 	if (ret)
 		return rtlab_err_seterr(err, ret,
 					"cannot run gnuplot: %s (install "
-					"gnuplot-nox)", strerror(ret));
+					"gnuplot-nox)",
+					strerror(ret));
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return rtlab_err_seterr(err, errno, "gnuplot: wait: %s",
@@ -343,16 +351,18 @@ int plot_run_histogram(const struct plot_run *run, enum plot_format fmt,
 
 	ret = plot_script_histogram(run, fmt, &s);
 	if (ret) {
-		rtlab_err_seterr(err, -ret, ret == -EINVAL ?
-				 "plot: nothing to plot (no histograms)" :
-				 "plot: out of memory building the script");
+		rtlab_err_seterr(
+			err, -ret,
+			ret == -EINVAL ?
+				"plot: nothing to plot (no histograms)" :
+				"plot: out of memory building the script");
 		goto out;
 	}
 	snprintf(dir, sizeof(dir), "%s/rtlab-plot-XXXXXX",
 		 tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir)) {
-		ret = rtlab_err_seterr(err, errno, "%s: cannot create: %s",
-				       dir, strerror(errno));
+		ret = rtlab_err_seterr(err, errno, "%s: cannot create: %s", dir,
+				       strerror(errno));
 		goto out;
 	}
 	have_dir = true;
@@ -391,7 +401,10 @@ int plot_run_histogram(const struct plot_run *run, enum plot_format fmt,
 out:
 	if (have_dir) {
 		static const char *const fixed[] = {
-			"plot.gp", "gnuplot.log", "plot.png", "plot.svg",
+			"plot.gp",
+			"gnuplot.log",
+			"plot.png",
+			"plot.svg",
 		};
 
 		for (i = 0; i < ndata; i++) {
@@ -413,7 +426,7 @@ int plot_stored_run(const struct run_hists *rh, enum plot_format fmt,
 		    void **img, size_t *size, struct rtlab_err *err)
 {
 	struct plot_series *series = NULL;
-	char (*labels)[32] = NULL;
+	char(*labels)[32] = NULL;
 	char title[512], subtitle[512];
 	struct plot_run pr = { 0 };
 	size_t i;
@@ -422,7 +435,8 @@ int plot_stored_run(const struct run_hists *rh, enum plot_format fmt,
 	if (!rh->nhists)
 		return rtlab_err_seterr(err, ENODATA,
 					"run %lld has no histograms to plot "
-					"(status %s)", (long long)rh->run_id,
+					"(status %s)",
+					(long long)rh->run_id,
 					rh->status ? rh->status : "?");
 	series = calloc(rh->nhists, sizeof(*series));
 	labels = calloc(rh->nhists, sizeof(*labels));
@@ -570,16 +584,19 @@ int plot_script_trend(const struct plot_trend *t, enum plot_format fmt,
 
 	strbuf_addf(s, "# rtlab latency trend\nset encoding utf8\n");
 	if (fmt == PLOT_SVG) {
-		strbuf_addf(s, "set terminal svg size %u,%u dynamic noenhanced "
-			     "font 'sans,12'\n", w, h);
+		strbuf_addf(s,
+			    "set terminal svg size %u,%u dynamic noenhanced "
+			    "font 'sans,12'\n",
+			    w, h);
 	} else {
 		strbuf_addf(s,
-			  "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-			  "\tset terminal pngcairo size %u,%u noenhanced "
-			  "font 'sans,10'\n"
-			  "} else {\n"
-			  "\tset terminal png size %u,%u noenhanced\n"
-			  "}\n", w, h, w, h);
+			    "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+			    "\tset terminal pngcairo size %u,%u noenhanced "
+			    "font 'sans,10'\n"
+			    "} else {\n"
+			    "\tset terminal png size %u,%u noenhanced\n"
+			    "}\n",
+			    w, h, w, h);
 	}
 	strbuf_addf(s, "set output 'plot.%s'\n", plot_format_ext(fmt));
 	strbuf_addf(s, "set title ");
@@ -588,13 +605,15 @@ int plot_script_trend(const struct plot_trend *t, enum plot_format fmt,
 		strbuf_addf(s, ".\"\\n\".");
 		ps_quoted(s, t->subtitle);
 	}
-	strbuf_addf(s, " noenhanced\n"
-		     "set datafile missing '?'\n"
-		     "set xlabel 'Kernel (in order of first run)'\n"
-		     "set key outside top center horizontal box "
-		     "noenhanced\n"
-		     "set grid ytics mytics lc rgb '#d0d0d0'\n"
-		     "set xrange [-0.5:%zu.5]\n", t->nkernels - 1);
+	strbuf_addf(s,
+		    " noenhanced\n"
+		    "set datafile missing '?'\n"
+		    "set xlabel 'Kernel (in order of first run)'\n"
+		    "set key outside top center horizontal box "
+		    "noenhanced\n"
+		    "set grid ytics mytics lc rgb '#d0d0d0'\n"
+		    "set xrange [-0.5:%zu.5]\n",
+		    t->nkernels - 1);
 	strbuf_addf(s, "set xtics rotate by -25 noenhanced (");
 	for (i = 0; i < t->nkernels; i++) {
 		strbuf_addf(s, "%s", i ? ", " : "");
@@ -603,36 +622,42 @@ int plot_script_trend(const struct plot_trend *t, enum plot_format fmt,
 	}
 	strbuf_addf(s, ")\n");
 	if (!r.nmax && !r.np999) {
-		strbuf_addf(s, "set ylabel 'Latency (µs)'\n"
-			     "set yrange [1:10]\n"
-			     "set label 1 'no figures' at graph 0.5, graph 0.5 "
-			     "center\n"
-			     "plot 1/0 notitle\nset output\n");
+		strbuf_addf(s,
+			    "set ylabel 'Latency (µs)'\n"
+			    "set yrange [1:10]\n"
+			    "set label 1 'no figures' at graph 0.5, graph 0.5 "
+			    "center\n"
+			    "plot 1/0 notitle\nset output\n");
 		return s->failed ? -ENOMEM : 0;
 	}
 	if (r.hi / r.lo > 20)
-		strbuf_addf(s, "set ylabel 'Latency (µs, log)'\n"
-			     "set logscale y\nset yrange [%g:%g]\n",
-			  r.lo / 1.5, r.hi * 1.5);
+		strbuf_addf(s,
+			    "set ylabel 'Latency (µs, log)'\n"
+			    "set logscale y\nset yrange [%g:%g]\n",
+			    r.lo / 1.5, r.hi * 1.5);
 	else
-		strbuf_addf(s, "set ylabel 'Latency (µs)'\n"
-			     "set yrange [0:%g]\n", r.hi * 1.1 + 1);
+		strbuf_addf(s,
+			    "set ylabel 'Latency (µs)'\n"
+			    "set yrange [0:%g]\n",
+			    r.hi * 1.1 + 1);
 
 	strbuf_addf(s, "plot ");
 	if (r.nmax) {
 		strbuf_addf(s, "'runs.dat' using 1:2 with points pt 7 ps 0.8 "
-			     "lc rgb '#d62728' title 'max, per run', \\\n"
-			     "\t'medians.dat' using 1:2 with linespoints "
-			     "pt 5 lw 2 lc rgb '#d62728' "
-			     "title 'max, median of runs'");
+			       "lc rgb '#d62728' title 'max, per run', \\\n"
+			       "\t'medians.dat' using 1:2 with linespoints "
+			       "pt 5 lw 2 lc rgb '#d62728' "
+			       "title 'max, median of runs'");
 		sep = ", \\\n\t";
 	}
 	if (r.np999)
-		strbuf_addf(s, "%s'runs.dat' using 1:3 with points pt 6 ps 0.8 "
-			     "lc rgb '#1f77b4' title 'p99.9, per run', \\\n"
-			     "\t'medians.dat' using 1:3 with linespoints "
-			     "pt 4 lw 2 lc rgb '#1f77b4' "
-			     "title 'p99.9, median of runs'", sep);
+		strbuf_addf(s,
+			    "%s'runs.dat' using 1:3 with points pt 6 ps 0.8 "
+			    "lc rgb '#1f77b4' title 'p99.9, per run', \\\n"
+			    "\t'medians.dat' using 1:3 with linespoints "
+			    "pt 4 lw 2 lc rgb '#1f77b4' "
+			    "title 'p99.9, median of runs'",
+			    sep);
 	strbuf_addf(s, "\nset output\n");
 	return s->failed ? -ENOMEM : 0;
 }
@@ -653,8 +678,9 @@ static int trend_data(const struct plot_trend *t, struct strbuf *runs,
 		double spread = k->nruns > 1 ? 0.3 / (k->nruns - 1) : 0;
 
 		for (j = 0; j < k->nruns; j++) {
-			strbuf_addf(runs, "%.4f", (double)i - (k->nruns > 1 ?
-				  0.15 : 0) + spread * j);
+			strbuf_addf(runs, "%.4f",
+				    (double)i - (k->nruns > 1 ? 0.15 : 0) +
+					    spread * j);
 			ps_value(runs, k->max_us[j]);
 			ps_value(runs, k->p999_us[j]);
 			strbuf_addf(runs, "\n");
@@ -669,14 +695,16 @@ static int trend_data(const struct plot_trend *t, struct strbuf *runs,
 
 /* Write @files (name, text) and @script into a private temporary
  * directory, run gnuplot there and read the image back. */
-static int render_files(const struct strbuf *script,
-			const char *const *names,
+static int render_files(const struct strbuf *script, const char *const *names,
 			const struct strbuf *files, size_t nfiles,
 			enum plot_format fmt, void **img, size_t *size,
 			struct rtlab_err *err)
 {
 	static const char *const fixed[] = {
-		"plot.gp", "gnuplot.log", "plot.png", "plot.svg",
+		"plot.gp",
+		"gnuplot.log",
+		"plot.png",
+		"plot.svg",
 	};
 	const char *tmp = getenv("TMPDIR");
 	char dir[PATH_MAX], path[PATH_MAX + 32];
@@ -690,15 +718,16 @@ static int render_files(const struct strbuf *script,
 		return rtlab_err_seterr(err, errno, "%s: cannot create: %s",
 					dir, strerror(errno));
 	for (i = 0; i <= nfiles && !ret; i++) {
-		const struct strbuf *text = i < nfiles ? &files[i] :
-							      script;
+		const struct strbuf *text = i < nfiles ? &files[i] : script;
 
 		snprintf(path, sizeof(path), "%s/%s", dir,
 			 i < nfiles ? names[i] : "plot.gp");
 		f = fopen(path, "w");
 		if (!f) {
-			ret = rtlab_err_seterr(err, errno, "%s: cannot create: "
-					       "%s", path, strerror(errno));
+			ret = rtlab_err_seterr(err, errno,
+					       "%s: cannot create: "
+					       "%s",
+					       path, strerror(errno));
 			break;
 		}
 		if (text->len)
@@ -719,8 +748,10 @@ static int render_files(const struct strbuf *script,
 			ret = -EIO;
 		}
 		if (ret)
-			rtlab_err_seterr(err, -ret, "gnuplot wrote no image "
-					 "(%s)", path);
+			rtlab_err_seterr(err, -ret,
+					 "gnuplot wrote no image "
+					 "(%s)",
+					 path);
 	}
 	for (i = 0; i < nfiles; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
@@ -744,9 +775,10 @@ int plot_trend_render(const struct plot_trend *t, enum plot_format fmt,
 	memset(data, 0, sizeof(data));
 	ret = plot_script_trend(t, fmt, &s);
 	if (ret) {
-		rtlab_err_seterr(err, -ret, ret == -EINVAL ?
-				 "plot: no kernels to draw a trend of" :
-				 "plot: out of memory building the script");
+		rtlab_err_seterr(err, -ret,
+				 ret == -EINVAL ?
+					 "plot: no kernels to draw a trend of" :
+					 "plot: out of memory building the script");
 		goto out;
 	}
 	ret = trend_data(t, &data[0], &data[1]);

@@ -22,16 +22,16 @@ enum plot_format {
 };
 
 struct plot_series {
-	const char *label;		/* legend text, e.g. "CPU 0" */
-	const struct hist *hist;	/* not owned */
+	const char *label;	 /* legend text, e.g. "CPU 0" */
+	const struct hist *hist; /* not owned */
 };
 
 struct plot_run {
-	const char *title;		/* e.g. "board / kernel / testcase" */
-	const char *subtitle;		/* second title line, may be NULL */
+	const char *title;    /* e.g. "board / kernel / testcase" */
+	const char *subtitle; /* second title line, may be NULL */
 	size_t nseries;
 	const struct plot_series *series;
-	unsigned int width_px, height_px;	/* 0: 1000 x 600 */
+	unsigned int width_px, height_px; /* 0: 1000 x 600 */
 };
 
 /** plot_format_ext() - "png" or "svg". */
@@ -84,16 +84,16 @@ int plot_stored_run(const struct run_hists *rh, enum plot_format fmt,
 
 /* One side of a baseline-over-candidate plot: a kernel's runs pooled. */
 struct plot_compare_side {
-	const char *release;		/* kernel release, for the legend */
-	unsigned int nruns;		/* runs pooled into @hist */
-	const struct hist *hist;	/* not owned */
+	const char *release;	 /* kernel release, for the legend */
+	unsigned int nruns;	 /* runs pooled into @hist */
+	const struct hist *hist; /* not owned */
 };
 
 struct plot_compare {
 	const char *title;
-	const char *subtitle;		/* may be NULL */
+	const char *subtitle; /* may be NULL */
 	struct plot_compare_side baseline, candidate;
-	unsigned int width_px, height_px;	/* 0: 1000 x 600 */
+	unsigned int width_px, height_px; /* 0: 1000 x 600 */
 };
 
 /**
@@ -108,18 +108,18 @@ int plot_compare_render(const struct plot_compare *c, enum plot_format fmt,
 
 /* One kernel of a trend plot: its runs' figures (NAN: unknown). */
 struct plot_trend_kernel {
-	const char *release;		/* x tick label */
+	const char *release; /* x tick label */
 	size_t nruns;
-	const double *max_us;		/* nruns values */
-	const double *p999_us;		/* nruns values */
+	const double *max_us;  /* nruns values */
+	const double *p999_us; /* nruns values */
 };
 
 struct plot_trend {
 	const char *title;
-	const char *subtitle;		/* may be NULL */
+	const char *subtitle; /* may be NULL */
 	size_t nkernels;
-	const struct plot_trend_kernel *kernels;	/* x order */
-	unsigned int width_px, height_px;	/* 0: 1000 x 600 */
+	const struct plot_trend_kernel *kernels; /* x order */
+	unsigned int width_px, height_px;	 /* 0: 1000 x 600 */
 };
 
 /**

@@ -86,8 +86,8 @@ static const char *signed_num(double v, char *buf, size_t n)
 
 /* Metrics in the order a reader wants them; the first that regressed
  * heads the summary. */
-static const char *const metric_order[] = { "max", "p99.9", "p99",
-					    "tail_rate", "w1" };
+static const char *const metric_order[] = { "max", "p99.9", "p99", "tail_rate",
+					    "w1" };
 #define NMETRIC (sizeof(metric_order) / sizeof(metric_order[0]))
 
 static const char *metric_label(const char *name)
@@ -116,8 +116,9 @@ static const char *headline_metric(const json_t *ctx)
 	size_t i;
 
 	for (i = 0; i < NMETRIC; i++)
-		if (!strcmp(jstr(json_object_get(m, metric_order[i]),
-				 "verdict", ""), "REGRESSION"))
+		if (!strcmp(jstr(json_object_get(m, metric_order[i]), "verdict",
+				 ""),
+			    "REGRESSION"))
 			return metric_order[i];
 	return "max";
 }
@@ -186,16 +187,16 @@ char *report_summary(const json_t *ctx)
 	struct strbuf s = { 0 };
 
 	if (isfinite(b) && isfinite(c) && b > 0)
-		snprintf(ratio, sizeof(ratio), c / b >= 10 ? " (x%.0f)" :
-			 " (x%.1f)", c / b);
+		snprintf(ratio, sizeof(ratio),
+			 c / b >= 10 ? " (x%.0f)" : " (x%.1f)", c / b);
 	strbuf_addf(&s, "[PREEMPT_RT] %s %s -> %s%s%s%s on %s/%s: %s vs %s",
-	       metric_label(name), fig(b, unit, bs, sizeof(bs)),
-	       fig(c, unit, cs, sizeof(cs)), strcmp(unit, "us") ? "" : " ",
-	       strcmp(unit, "us") ? "" : "us", ratio,
-	       jstr(json_object_get(ctx, "board"), "name", "?"),
-	       jstr(json_object_get(ctx, "testcase"), "name", "?"),
-	       jstr(json_object_get(ctx, "candidate"), "release", "?"),
-	       jstr(json_object_get(ctx, "baseline"), "release", "?"));
+		    metric_label(name), fig(b, unit, bs, sizeof(bs)),
+		    fig(c, unit, cs, sizeof(cs)), strcmp(unit, "us") ? "" : " ",
+		    strcmp(unit, "us") ? "" : "us", ratio,
+		    jstr(json_object_get(ctx, "board"), "name", "?"),
+		    jstr(json_object_get(ctx, "testcase"), "name", "?"),
+		    jstr(json_object_get(ctx, "candidate"), "release", "?"),
+		    jstr(json_object_get(ctx, "baseline"), "release", "?"));
 	return strbuf_take(&s);
 }
 
@@ -213,35 +214,38 @@ static void text_metric(struct strbuf *s, const char *name, const json_t *m,
 	double pv = jnum(m, "p_value");
 
 	strbuf_addf(s, "  %-32s %s%s -> %s%s  %s\n", metric_label(name),
-	       fig(jnum(m, "baseline"), unit, b, sizeof(b)), u,
-	       fig(jnum(m, "candidate"), unit, c, sizeof(c)), u,
-	       jstr(m, "verdict", "?"));
+		    fig(jnum(m, "baseline"), unit, b, sizeof(b)), u,
+		    fig(jnum(m, "candidate"), unit, c, sizeof(c)), u,
+		    jstr(m, "verdict", "?"));
 	if (!strcmp(unit, "us"))
-		strbuf_addf(s, "      effect %s us, interval [%s, %s] us (%s)\n",
-		       signed_num(jnum(m, "effect"), e, sizeof(e)),
-		       signed_num(jnum(m, "effect_lo"), lo, sizeof(lo)),
-		       signed_num(jnum(m, "effect_hi"), hi, sizeof(hi)),
-		       jstr(m, "interval", "no interval"));
+		strbuf_addf(s,
+			    "      effect %s us, interval [%s, %s] us (%s)\n",
+			    signed_num(jnum(m, "effect"), e, sizeof(e)),
+			    signed_num(jnum(m, "effect_lo"), lo, sizeof(lo)),
+			    signed_num(jnum(m, "effect_hi"), hi, sizeof(hi)),
+			    jstr(m, "interval", "no interval"));
 	else
 		strbuf_addf(s, "      ratio %s, interval [%s, %s] (%s)\n",
-		       num_g(jnum(m, "effect"), e, sizeof(e)),
-		       num_g(jnum(m, "effect_lo"), lo, sizeof(lo)),
-		       num_g(jnum(m, "effect_hi"), hi, sizeof(hi)),
-		       jstr(m, "interval", "no interval"));
+			    num_g(jnum(m, "effect"), e, sizeof(e)),
+			    num_g(jnum(m, "effect_lo"), lo, sizeof(lo)),
+			    num_g(jnum(m, "effect_hi"), hi, sizeof(hi)),
+			    jstr(m, "interval", "no interval"));
 	strbuf_addf(s, "      per run: baseline %s..%s%s, candidate %s..%s%s\n",
-	       fig(jnumv(json_array_get(rb, 0)), unit, r[0], 40),
-	       fig(jnumv(json_array_get(rb, 1)), unit, r[1], 40), u,
-	       fig(jnumv(json_array_get(rc, 0)), unit, r[2], 40),
-	       fig(jnumv(json_array_get(rc, 1)), unit, r[3], 40), u);
+		    fig(jnumv(json_array_get(rb, 0)), unit, r[0], 40),
+		    fig(jnumv(json_array_get(rb, 1)), unit, r[1], 40), u,
+		    fig(jnumv(json_array_get(rc, 0)), unit, r[2], 40),
+		    fig(jnumv(json_array_get(rc, 1)), unit, r[3], 40), u);
 	if (isfinite(pv))
 		snprintf(p, sizeof(p), "p = %.3g (alpha %.3g)", pv,
 			 alpha_metric);
 	else
 		snprintf(p, sizeof(p), "no p-value");
-	strbuf_addf(s, "      decided by: %s, %s\n", jstr(m, "test", "no test"), p);
+	strbuf_addf(s, "      decided by: %s, %s\n", jstr(m, "test", "no test"),
+		    p);
 	if (json_is_true(json_object_get(m, "censored")))
-		strbuf_addf(s, "      (a figure lies beyond the histogram range: "
-			  "a lower bound)\n");
+		strbuf_addf(s,
+			    "      (a figure lies beyond the histogram range: "
+			    "a lower bound)\n");
 	if (*jstr(m, "reason", ""))
 		strbuf_addf(s, "      %s\n", jstr(m, "reason", ""));
 }
@@ -253,12 +257,15 @@ static void text_kernel(struct strbuf *s, const char *label, const json_t *k)
 	strbuf_addf(s, "  %s: %s\n", label, jstr(k, "release", "?"));
 	strbuf_addf(s, "    version:  %s\n", jstr(k, "version", "-"));
 	strbuf_addf(s, "    tree:     %s%s%s\n", jstr(k, "tree", "-"),
-	       json_is_boolean(rt) ? (json_is_true(rt) ? " (PREEMPT_RT)" :
-				      " (not realtime)") : "",
-	       "");
+		    json_is_boolean(rt) ?
+			    (json_is_true(rt) ? " (PREEMPT_RT)" :
+						" (not realtime)") :
+			    "",
+		    "");
 	strbuf_addf(s, "    name:     %s\n", jstr(k, "name", "-"));
 	strbuf_addf(s, "    commit:   %s\n", jstr(k, "commit", "-"));
-	strbuf_addf(s, "    config:   sha256 %s\n", jstr(k, "config_sha256", "-"));
+	strbuf_addf(s, "    config:   sha256 %s\n",
+		    jstr(k, "config_sha256", "-"));
 }
 
 /* "hackbench -g 4 -l 100000; hackbench-churn (loops 200)" */
@@ -277,17 +284,19 @@ static void text_loads(struct strbuf *s, const json_t *loads)
 
 		strbuf_addf(s, "%s%s", i ? "; " : "", jstr(l, "name", "?"));
 		json_array_foreach(json_object_get(l, "args"), j, v)
-			strbuf_addf(s, " %s", json_string_value(v) ?
-			       json_string_value(v) : "?");
+			strbuf_addf(s, " %s",
+				    json_string_value(v) ?
+					    json_string_value(v) :
+					    "?");
 		json_object_foreach((json_t *)l, key, v) {
 			if (!strcmp(key, "name") || !strcmp(key, "args"))
 				continue;
 			if (json_is_string(v))
 				strbuf_addf(s, "%s%s %s", extra++ ? ", " : " (",
-				       key, json_string_value(v));
+					    key, json_string_value(v));
 			else if (json_is_number(v))
 				strbuf_addf(s, "%s%s %g", extra++ ? ", " : " (",
-				       key, json_number_value(v));
+					    key, json_number_value(v));
 		}
 		if (extra)
 			strbuf_addf(s, ")");
@@ -302,13 +311,15 @@ static void text_runs(struct strbuf *s, const char *label, const json_t *runs)
 	json_array_foreach(runs, i, r) {
 		char m[40], n[40];
 
-		strbuf_addf(s, "  %-9s run %-6" JSON_INTEGER_FORMAT
-		       " %.8s  %-11s max %s us, %s samples\n", label,
-		       json_integer_value(json_object_get(r, "id")),
-		       jstr(r, "uuid", "?"), jstr(r, "status", "?"),
-		       num(jnum(r, "max_us"), m, sizeof(m)),
-		       isfinite(jnum(r, "samples")) ?
-		       num(jnum(r, "samples"), n, sizeof(n)) : "0");
+		strbuf_addf(s,
+			    "  %-9s run %-6" JSON_INTEGER_FORMAT
+			    " %.8s  %-11s max %s us, %s samples\n",
+			    label, json_integer_value(json_object_get(r, "id")),
+			    jstr(r, "uuid", "?"), jstr(r, "status", "?"),
+			    num(jnum(r, "max_us"), m, sizeof(m)),
+			    isfinite(jnum(r, "samples")) ?
+				    num(jnum(r, "samples"), n, sizeof(n)) :
+				    "0");
 	}
 }
 
@@ -341,13 +352,14 @@ char *report_text(const json_t *ctx, const struct report_attachment *atts,
 
 	strbuf_addf(&s, "%s\n\n", summary);
 	strbuf_addf(&s, "rtlab verdict %" JSON_INTEGER_FORMAT ": %s\n",
-	       json_integer_value(json_object_get(ctx, "id")),
-	       jstr(ctx, "verdict", "?"));
+		    json_integer_value(json_object_get(ctx, "id")),
+		    jstr(ctx, "verdict", "?"));
 	if (*jstr(d, "reason", ""))
 		strbuf_addf(&s, "%s\n", jstr(d, "reason", ""));
 
 	strbuf_addf(&s, "\n== What got worse ==\n");
-	strbuf_addf(&s, "Baseline -> candidate, per metric (REGRESSION first):\n");
+	strbuf_addf(&s,
+		    "Baseline -> candidate, per metric (REGRESSION first):\n");
 	for (i = 0; i < NMETRIC; i++) {
 		const json_t *m = json_object_get(metrics, metric_order[i]);
 
@@ -362,25 +374,33 @@ char *report_text(const json_t *ctx, const struct report_attachment *atts,
 	}
 
 	strbuf_addf(&s, "\n== How sure ==\n");
-	strbuf_addf(&s, "  verdict:  %s (family-wise alpha %s, %s per metric)\n",
-	       jstr(ctx, "verdict", "?"),
-	       num(jnum(json_object_get(d, "params"), "alpha"), b1, 40),
-	       isfinite(alpha_m) ? (snprintf(b2, 40, "%.3g", alpha_m), b2) :
-	       "n/a");
-	strbuf_addf(&s, "  runs:     %" JSON_INTEGER_FORMAT " baseline (%"
-	       JSON_INTEGER_FORMAT " samples), %" JSON_INTEGER_FORMAT
-	       " candidate (%" JSON_INTEGER_FORMAT " samples); the run is "
-	       "the unit of comparison\n",
-	       json_integer_value(json_object_get(bs, "runs")),
-	       json_integer_value(json_object_get(bs, "samples")),
-	       json_integer_value(json_object_get(cs, "runs")),
-	       json_integer_value(json_object_get(cs, "samples")));
+	strbuf_addf(&s,
+		    "  verdict:  %s (family-wise alpha %s, %s per metric)\n",
+		    jstr(ctx, "verdict", "?"),
+		    num(jnum(json_object_get(d, "params"), "alpha"), b1, 40),
+		    isfinite(alpha_m) ?
+			    (snprintf(b2, 40, "%.3g", alpha_m), b2) :
+			    "n/a");
+	strbuf_addf(&s,
+		    "  runs:     %" JSON_INTEGER_FORMAT
+		    " baseline (%" JSON_INTEGER_FORMAT
+		    " samples), %" JSON_INTEGER_FORMAT
+		    " candidate (%" JSON_INTEGER_FORMAT " samples); the run is "
+		    "the unit of comparison\n",
+		    json_integer_value(json_object_get(bs, "runs")),
+		    json_integer_value(json_object_get(bs, "samples")),
+		    json_integer_value(json_object_get(cs, "runs")),
+		    json_integer_value(json_object_get(cs, "samples")));
 	if (json_integer_value(json_object_get(bs, "empty_runs")) ||
 	    json_integer_value(json_object_get(cs, "empty_runs")))
-		strbuf_addf(&s, "  without samples: %" JSON_INTEGER_FORMAT
-		       " baseline, %" JSON_INTEGER_FORMAT " candidate runs\n",
-		       json_integer_value(json_object_get(bs, "empty_runs")),
-		       json_integer_value(json_object_get(cs, "empty_runs")));
+		strbuf_addf(&s,
+			    "  without samples: %" JSON_INTEGER_FORMAT
+			    " baseline, %" JSON_INTEGER_FORMAT
+			    " candidate runs\n",
+			    json_integer_value(json_object_get(bs,
+							       "empty_runs")),
+			    json_integer_value(json_object_get(cs,
+							       "empty_runs")));
 	strbuf_addf(&s, "  p-values:");
 	for (i = 0; i < NMETRIC; i++) {
 		const json_t *m = json_object_get(metrics, metric_order[i]);
@@ -395,47 +415,53 @@ char *report_text(const json_t *ctx, const struct report_attachment *atts,
 	}
 	strbuf_addf(&s, "\n");
 	if (tail)
-		strbuf_addf(&s, "  tail:     above %" JSON_INTEGER_FORMAT
-		       " us (baseline p%g): %" JSON_INTEGER_FORMAT " of %"
-		       JSON_INTEGER_FORMAT " baseline samples, %"
-		       JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT
-		       " candidate samples\n",
-		       json_integer_value(json_object_get(tail,
-							  "threshold_us")),
-		       100 * jnum(json_object_get(d, "params"), "tail_q"),
-		       json_integer_value(json_object_get(tail, "k1")),
-		       json_integer_value(json_object_get(tail, "n1")),
-		       json_integer_value(json_object_get(tail, "k2")),
-		       json_integer_value(json_object_get(tail, "n2")));
+		strbuf_addf(&s,
+			    "  tail:     above %" JSON_INTEGER_FORMAT
+			    " us (baseline p%g): %" JSON_INTEGER_FORMAT
+			    " of %" JSON_INTEGER_FORMAT
+			    " baseline samples, %" JSON_INTEGER_FORMAT
+			    " of %" JSON_INTEGER_FORMAT " candidate samples\n",
+			    json_integer_value(json_object_get(tail,
+							       "threshold_us")),
+			    100 * jnum(json_object_get(d, "params"), "tail_q"),
+			    json_integer_value(json_object_get(tail, "k1")),
+			    json_integer_value(json_object_get(tail, "n1")),
+			    json_integer_value(json_object_get(tail, "k2")),
+			    json_integer_value(json_object_get(tail, "n2")));
 
 	strbuf_addf(&s, "\n== Where ==\n");
 	strbuf_addf(&s, "  board:      %s (%s), clock %s, machine %s\n", bname,
-	       jstr(board, "kind", "?"), jstr(cand, "clock", "?"),
-	       jstr(cand, "machine", "?"));
-	strbuf_addf(&s, "  cpu:        %s, %s CPUs", jstr(env, "cpu_model", "?"),
-	       json_is_integer(json_object_get(env, "cpus")) ?
-	       (snprintf(b1, 40, "%" JSON_INTEGER_FORMAT,
-			 json_integer_value(json_object_get(env, "cpus"))), b1) :
-	       "?");
+		    jstr(board, "kind", "?"), jstr(cand, "clock", "?"),
+		    jstr(cand, "machine", "?"));
+	strbuf_addf(&s, "  cpu:        %s, %s CPUs",
+		    jstr(env, "cpu_model", "?"),
+		    json_is_integer(json_object_get(env, "cpus")) ?
+			    (snprintf(b1, 40, "%" JSON_INTEGER_FORMAT,
+				      json_integer_value(json_object_get(env,
+									 "cpus"))),
+			     b1) :
+			    "?");
 	if (*jstr(env, "isolcpus", ""))
 		strbuf_addf(&s, ", isolcpus %s", jstr(env, "isolcpus", ""));
 	if (*jstr(env, "clocksource", ""))
-		strbuf_addf(&s, ", clocksource %s", jstr(env, "clocksource", ""));
+		strbuf_addf(&s, ", clocksource %s",
+			    jstr(env, "clocksource", ""));
 	strbuf_addf(&s, "\n  cmdline:    %s\n", jstr(env, "cmdline", "?"));
 	if (cand && isfinite(jnum(cand, "max_us")))
-		strbuf_addf(&s, "  worst spike: %s us on CPU %s in candidate run %"
-		       JSON_INTEGER_FORMAT " (%s)\n",
-		       num(jnum(cand, "max_us"), b1, 40),
-		       num(jnum(cand, "max_cpu"), b2, 40),
-		       json_integer_value(json_object_get(cand, "id")),
-		       jstr(cand, "uuid", "?"));
+		strbuf_addf(&s,
+			    "  worst spike: %s us on CPU %s in candidate run %" JSON_INTEGER_FORMAT
+			    " (%s)\n",
+			    num(jnum(cand, "max_us"), b1, 40),
+			    num(jnum(cand, "max_cpu"), b2, 40),
+			    json_integer_value(json_object_get(cand, "id")),
+			    jstr(cand, "uuid", "?"));
 	strbuf_addf(&s, "  testcase:   %s", tname);
 	if (json_is_integer(json_object_get(json_object_get(cand, "testcase"),
 					    "duration_s")))
 		strbuf_addf(&s, ", %" JSON_INTEGER_FORMAT " s per run",
-		       json_integer_value(json_object_get(
-			       json_object_get(cand, "testcase"),
-			       "duration_s")));
+			    json_integer_value(json_object_get(
+				    json_object_get(cand, "testcase"),
+				    "duration_s")));
 	strbuf_addf(&s, "\n  loads:      ");
 	text_loads(&s, json_object_get(tc, "loads"));
 	strbuf_addf(&s, "\n");
@@ -450,27 +476,31 @@ char *report_text(const json_t *ctx, const struct report_attachment *atts,
 		for (; *line; line = nl ? nl + 1 : line + strlen(line)) {
 			nl = strchr(line, '\n');
 			strbuf_addf(&s, "    %.*s\n",
-			       (int)(nl ? nl - line : (long)strlen(line)),
-			       line);
+				    (int)(nl ? nl - line : (long)strlen(line)),
+				    line);
 			if (!nl)
 				break;
 		}
 	} else {
-		strbuf_addf(&s, "    not available (a config is stored only for "
-			  "%s)\n",
-		       run_artifact(cand, "config") ? "the candidate" :
-		       run_artifact(base, "config") ? "the baseline" :
-		       "neither kernel");
+		strbuf_addf(&s,
+			    "    not available (a config is stored only for "
+			    "%s)\n",
+			    run_artifact(cand, "config") ? "the candidate" :
+			    run_artifact(base, "config") ? "the baseline" :
+							   "neither kernel");
 	}
 
 	strbuf_addf(&s, "\n== How to reproduce ==\n");
 	if (json_array_size(json_object_get(cand, "commands"))) {
-		strbuf_addf(&s, "On the board, as candidate run %" JSON_INTEGER_FORMAT
-		       " ran them (manifest.json):\n",
-		       json_integer_value(json_object_get(cand, "id")));
+		strbuf_addf(&s,
+			    "On the board, as candidate run %" JSON_INTEGER_FORMAT
+			    " ran them (manifest.json):\n",
+			    json_integer_value(json_object_get(cand, "id")));
 		json_array_foreach(json_object_get(cand, "commands"), i, cmd)
-			strbuf_addf(&s, "  %s\n", json_string_value(cmd) ?
-			       json_string_value(cmd) : "?");
+			strbuf_addf(&s, "  %s\n",
+				    json_string_value(cmd) ?
+					    json_string_value(cmd) :
+					    "?");
 	} else {
 		strbuf_addf(&s, "The runs recorded no command lines.\n");
 	}
@@ -480,35 +510,42 @@ char *report_text(const json_t *ctx, const struct report_attachment *atts,
 	if (nrep < 5)
 		nrep = 5;
 	strbuf_addf(&s, "With rtlab:\n");
-	strbuf_addf(&s, "  rtlab job add --board %s --kernel %s --testcase %s "
-	       "--repeat %u\n", bname, kernel_ref(json_object_get(ctx,
-							       "baseline")),
-	       tname, nrep);
-	strbuf_addf(&s, "  rtlab job add --board %s --kernel %s --testcase %s "
-	       "--repeat %u\n", bname, kernel_ref(json_object_get(ctx,
-							       "candidate")),
-	       tname, nrep);
-	strbuf_addf(&s, "  rtlab report VERDICT_ID   # the verdict of the new runs\n");
+	strbuf_addf(&s,
+		    "  rtlab job add --board %s --kernel %s --testcase %s "
+		    "--repeat %u\n",
+		    bname, kernel_ref(json_object_get(ctx, "baseline")), tname,
+		    nrep);
+	strbuf_addf(&s,
+		    "  rtlab job add --board %s --kernel %s --testcase %s "
+		    "--repeat %u\n",
+		    bname, kernel_ref(json_object_get(ctx, "candidate")), tname,
+		    nrep);
+	strbuf_addf(&s,
+		    "  rtlab report VERDICT_ID   # the verdict of the new runs\n");
 
 	strbuf_addf(&s, "\n== Spike analysis ==\n");
 	trace = run_artifact(cand, "trace.dat");
 	if (trace) {
 		const char *analysis = jstr(ctx, "spike_analysis", NULL);
 
-		strbuf_addf(&s, "  trace.dat of candidate run %" JSON_INTEGER_FORMAT
-		       " captured (%" JSON_INTEGER_FORMAT " bytes, attached); "
-		       "read it with `trace-cmd report` or KernelShark.\n",
-		       json_integer_value(json_object_get(cand, "id")),
-		       json_integer_value(json_object_get(trace, "size")));
+		strbuf_addf(&s,
+			    "  trace.dat of candidate run %" JSON_INTEGER_FORMAT
+			    " captured (%" JSON_INTEGER_FORMAT
+			    " bytes, attached); "
+			    "read it with `trace-cmd report` or KernelShark.\n",
+			    json_integer_value(json_object_get(cand, "id")),
+			    json_integer_value(json_object_get(trace, "size")));
 		if (analysis)
 			strbuf_addf(&s, "\n%s", analysis);
 		else
-			strbuf_addf(&s, "  The trace could not be analyzed: %s\n",
-			       jstr(ctx, "spike_error", "unknown reason"));
+			strbuf_addf(&s,
+				    "  The trace could not be analyzed: %s\n",
+				    jstr(ctx, "spike_error", "unknown reason"));
 	} else
-		strbuf_addf(&s, "  no trace captured (candidate run %"
-		       JSON_INTEGER_FORMAT " stored no trace.dat)\n",
-		       json_integer_value(json_object_get(cand, "id")));
+		strbuf_addf(&s,
+			    "  no trace captured (candidate run %" JSON_INTEGER_FORMAT
+			    " stored no trace.dat)\n",
+			    json_integer_value(json_object_get(cand, "id")));
 
 	strbuf_addf(&s, "\n== Runs ==\n");
 	text_runs(&s, "baseline", json_object_get(ctx, "baseline_runs"));
@@ -518,8 +555,8 @@ char *report_text(const json_t *ctx, const struct report_attachment *atts,
 		strbuf_addf(&s, "\n== Attachments ==\n");
 		for (i = 0; i < natt; i++)
 			strbuf_addf(&s, "  %02zu %s (%zu bytes): %s\n", i + 1,
-			       atts[i].file_name, atts[i].size,
-			       atts[i].summary);
+				    atts[i].file_name, atts[i].size,
+				    atts[i].summary);
 	}
 	free(summary);
 	return strbuf_take(&s);
@@ -561,19 +598,20 @@ char *report_html(const json_t *ctx, const char *text,
 	size_t i, n;
 
 	strbuf_addf(&s, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
-		   "<meta charset=\"utf-8\">\n<title>");
+			"<meta charset=\"utf-8\">\n<title>");
 	nl = strchr(text, '\n');
 	html_escape(&s, text, nl ? (size_t)(nl - text) : strlen(text));
-	strbuf_addf(&s, "</title>\n<style>\n"
-		   "body { font-family: sans-serif; max-width: 72em; "
-		   "margin: 1em auto; padding: 0 1em; color: #222; }\n"
-		   "h1 { font-size: 1.3em; }\n"
-		   "h2 { font-size: 1.1em; border-bottom: 1px solid #ccc; }\n"
-		   "pre { background: #f6f6f6; padding: 0.5em; "
-		   "overflow-x: auto; }\n"
-		   "img { max-width: 100%%; border: 1px solid #ddd; }\n"
-		   ".verdict { color: #b00; font-weight: bold; }\n"
-		   "</style>\n</head>\n<body>\n");
+	strbuf_addf(&s,
+		    "</title>\n<style>\n"
+		    "body { font-family: sans-serif; max-width: 72em; "
+		    "margin: 1em auto; padding: 0 1em; color: #222; }\n"
+		    "h1 { font-size: 1.3em; }\n"
+		    "h2 { font-size: 1.1em; border-bottom: 1px solid #ccc; }\n"
+		    "pre { background: #f6f6f6; padding: 0.5em; "
+		    "overflow-x: auto; }\n"
+		    "img { max-width: 100%%; border: 1px solid #ddd; }\n"
+		    ".verdict { color: #b00; font-weight: bold; }\n"
+		    "</style>\n</head>\n<body>\n");
 	for (; line && *line; line = nl ? nl + 1 : NULL) {
 		nl = strchr(line, '\n');
 		n = nl ? (size_t)(nl - line) : strlen(line);
@@ -615,15 +653,18 @@ char *report_html(const json_t *ctx, const char *text,
 		}
 		strbuf_addf(&s, "<figure><img alt=\"");
 		html_escape(&s, atts[i].summary, strlen(atts[i].summary));
-		strbuf_addf(&s, "\" src=\"data:image/png;base64,%s\">"
-			   "<figcaption>", b64);
+		strbuf_addf(&s,
+			    "\" src=\"data:image/png;base64,%s\">"
+			    "<figcaption>",
+			    b64);
 		html_escape(&s, atts[i].summary, strlen(atts[i].summary));
 		strbuf_addf(&s, "</figcaption></figure>\n");
 		free(b64);
 	}
-	strbuf_addf(&s, "<p><small>rtlab verdict %" JSON_INTEGER_FORMAT
-	       "</small></p>\n</body>\n</html>\n",
-	       json_integer_value(json_object_get(ctx, "id")));
+	strbuf_addf(&s,
+		    "<p><small>rtlab verdict %" JSON_INTEGER_FORMAT
+		    "</small></p>\n</body>\n</html>\n",
+		    json_integer_value(json_object_get(ctx, "id")));
 	return strbuf_take(&s);
 }
 
@@ -642,7 +683,7 @@ char *report_base64(const void *data, size_t size)
 	/* EVP_EncodeBlock takes an int: feed it in slices. */
 	while (done < size) {
 		size_t chunk = size - done > (1u << 30) ? (1u << 30) :
-			       size - done;
+							  size - done;
 
 		len += EVP_EncodeBlock((unsigned char *)b + len, p + done,
 				       (int)chunk);
@@ -660,11 +701,10 @@ json_t *report_attachment_json(const struct report_attachment *a,
 
 	if (!b64)
 		return NULL;
-	j = json_pack("{s:[I], s:s, s:s, s:s, s:s, s:b}",
-		      "ids", (json_int_t)bug_id, "data", b64,
-		      "file_name", a->file_name,
-		      "content_type", a->content_type,
-		      "summary", a->summary, "is_patch", 0);
+	j = json_pack("{s:[I], s:s, s:s, s:s, s:s, s:b}", "ids",
+		      (json_int_t)bug_id, "data", b64, "file_name",
+		      a->file_name, "content_type", a->content_type, "summary",
+		      a->summary, "is_patch", 0);
 	free(b64);
 	return j;
 }
@@ -683,18 +723,19 @@ json_t *report_bug_json(const json_t *ctx, const struct report_fields *f,
 		severity = "high";
 	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, "
 			 "s:s, s:s}",
-			 "product", f && f->product ? f->product :
-				    RTLAB_DEFAULT_BZ_PRODUCT,
-			 "component", f && f->component ? f->component :
-				      RTLAB_DEFAULT_BZ_COMPONENT,
-			 "version", f && f->version ? f->version :
-				    RTLAB_DEFAULT_BZ_VERSION,
-			 "summary", summary, "description", text,
-			 "op_sys", "Linux",
-			 "platform", report_platform(jstr(cand, "machine",
-							  NULL)),
-			 "severity", severity,
-			 "cf_kernel_version",
+			 "product",
+			 f && f->product ? f->product :
+					   RTLAB_DEFAULT_BZ_PRODUCT,
+			 "component",
+			 f && f->component ? f->component :
+					     RTLAB_DEFAULT_BZ_COMPONENT,
+			 "version",
+			 f && f->version ? f->version :
+					   RTLAB_DEFAULT_BZ_VERSION,
+			 "summary", summary, "description", text, "op_sys",
+			 "Linux", "platform",
+			 report_platform(jstr(cand, "machine", NULL)),
+			 "severity", severity, "cf_kernel_version",
 			 jstr(json_object_get(ctx, "candidate"), "release",
 			      "?"),
 			 "cf_regression", "Yes", "cf_tree", "PREEMPT_RT");
@@ -705,7 +746,7 @@ json_t *report_bug_json(const json_t *ctx, const struct report_fields *f,
 
 struct opt {
 	char *name;
-	char *val;	/* "n" for "# CONFIG_X is not set" */
+	char *val; /* "n" for "# CONFIG_X is not set" */
 };
 
 static int opt_cmp(const void *a, const void *b)
@@ -726,8 +767,7 @@ static void opts_free(struct opt *o, size_t n)
 }
 
 /* The CONFIG_ lines of a .config, sorted by name.  -ENOMEM. */
-static int opts_parse(const char *t, size_t len, struct opt **out,
-		      size_t *nout)
+static int opts_parse(const char *t, size_t len, struct opt **out, size_t *nout)
 {
 	struct opt *o = NULL;
 	size_t n = 0, cap = 0, i = 0;
@@ -758,8 +798,8 @@ static int opts_parse(const char *t, size_t len, struct opt **out,
 			continue;
 		}
 		if (n == cap) {
-			struct opt *b = realloc(o, (cap ? cap * 2 : 256) *
-						sizeof(*o));
+			struct opt *b =
+				realloc(o, (cap ? cap * 2 : 256) * sizeof(*o));
 
 			if (!b)
 				goto nomem;
@@ -782,8 +822,8 @@ nomem:
 	return -ENOMEM;
 }
 
-char *report_config_delta(const char *base, size_t base_len,
-			  const char *cand, size_t cand_len)
+char *report_config_delta(const char *base, size_t base_len, const char *cand,
+			  size_t cand_len)
 {
 	struct opt *a = NULL, *b = NULL;
 	size_t na = 0, nb = 0, i = 0, j = 0;
@@ -796,18 +836,21 @@ char *report_config_delta(const char *base, size_t base_len,
 		return NULL;
 	}
 	while (i < na || j < nb) {
-		int c = i >= na ? 1 : j >= nb ? -1 :
-			strcmp(a[i].name, b[j].name);
+		int c = i >= na ? 1 :
+			j >= nb ? -1 :
+				  strcmp(a[i].name, b[j].name);
 
 		if (c < 0) {
 			if (strcmp(a[i].val, "n")) {
-				strbuf_addf(&s, "-%s=%s\n", a[i].name, a[i].val);
+				strbuf_addf(&s, "-%s=%s\n", a[i].name,
+					    a[i].val);
 				any = true;
 			}
 			i++;
 		} else if (c > 0) {
 			if (strcmp(b[j].val, "n")) {
-				strbuf_addf(&s, "+%s=%s\n", b[j].name, b[j].val);
+				strbuf_addf(&s, "+%s=%s\n", b[j].name,
+					    b[j].val);
 				any = true;
 			}
 			j++;
@@ -815,13 +858,14 @@ char *report_config_delta(const char *base, size_t base_len,
 			if (strcmp(a[i].val, b[j].val)) {
 				if (!strcmp(a[i].val, "n"))
 					strbuf_addf(&s, "+%s=%s\n", b[j].name,
-					       b[j].val);
+						    b[j].val);
 				else if (!strcmp(b[j].val, "n"))
 					strbuf_addf(&s, "-%s=%s\n", a[i].name,
-					       a[i].val);
+						    a[i].val);
 				else
 					strbuf_addf(&s, "~%s: %s -> %s\n",
-					       a[i].name, a[i].val, b[j].val);
+						    a[i].name, a[i].val,
+						    b[j].val);
 				any = true;
 			}
 			i++;
@@ -882,15 +926,16 @@ int report_attach_run_plot(struct report *r, const struct run_hists *rh,
 
 	ret = plot_stored_run(rh, PLOT_PNG, &img, &size, err);
 	if (ret == -ENODATA)
-		return 0;	/* a run without histograms has no plot */
+		return 0; /* a run without histograms has no plot */
 	if (ret)
 		return ret;
 	snprintf(name, sizeof(name), "%s-run-%" PRId64 ".png", side,
 		 rh->run_id);
-	snprintf(summary, sizeof(summary), "latency histogram per CPU, %s "
-		 "run %" PRId64 " (worst of its side)", side, rh->run_id);
-	return report_attachment_add(r, name, "image/png", summary, img,
-				     size);
+	snprintf(summary, sizeof(summary),
+		 "latency histogram per CPU, %s "
+		 "run %" PRId64 " (worst of its side)",
+		 side, rh->run_id);
+	return report_attachment_add(r, name, "image/png", summary, img, size);
 }
 
 int report_attach_overlay(struct report *r, const struct hist *hb,
@@ -908,8 +953,10 @@ int report_attach_overlay(struct report *r, const struct hist *hb,
 	snprintf(title, sizeof(title), "%s / %s: baseline over candidate",
 		 jstr(json_object_get(r->ctx, "board"), "name", "?"),
 		 jstr(json_object_get(r->ctx, "testcase"), "name", "?"));
-	snprintf(sub, sizeof(sub), "verdict %" PRId64 ", all runs of each "
-		 "side pooled", r->verdict_id);
+	snprintf(sub, sizeof(sub),
+		 "verdict %" PRId64 ", all runs of each "
+		 "side pooled",
+		 r->verdict_id);
 	snprintf(lb, sizeof(lb), "baseline %s",
 		 jstr(json_object_get(r->ctx, "baseline"), "release", "?"));
 	snprintf(lc, sizeof(lc), "candidate %s",
@@ -925,9 +972,11 @@ int report_attach_overlay(struct report *r, const struct hist *hb,
 	ret = plot_run_histogram(&pr, PLOT_PNG, &img, &size, err);
 	if (!ret)
 		ret = report_attachment_add(r, "baseline-over-candidate.png",
-					    "image/png", "latency histograms, "
+					    "image/png",
+					    "latency histograms, "
 					    "baseline over candidate (all "
-					    "runs pooled)", img, size);
+					    "runs pooled)",
+					    img, size);
 	return ret;
 }
 
@@ -943,48 +992,53 @@ int report_attach_histograms(struct report *r, const json_t *doc)
 	strbuf_addf(&csv, "side,run_id,run_uuid,thread,cpu,lat_us,count\n");
 	for (s = 0; s < 2; s++) {
 		json_array_foreach(json_object_get(doc, sides[s]), i, run) {
-			json_int_t id = json_integer_value(
-				json_object_get(run, "run_id"));
+			json_int_t id =
+				json_integer_value(json_object_get(run,
+								   "run_id"));
 			const char *uuid = jstr(run, "uuid", "");
 
-			json_array_foreach(json_object_get(run, "threads"),
-					   j, t) {
+			json_array_foreach(json_object_get(run, "threads"), j,
+					   t) {
 				json_t *bu = json_object_get(t, "bucket_us");
 				json_t *co = json_object_get(t, "counts");
 
 				for (k = 0; k < json_array_size(bu); k++)
-					strbuf_addf(&csv, "%s,%" JSON_INTEGER_FORMAT
-					       ",%s,%" JSON_INTEGER_FORMAT ",%"
-					       JSON_INTEGER_FORMAT ",%"
-					       JSON_INTEGER_FORMAT ",%"
-					       JSON_INTEGER_FORMAT "\n",
-					       sides[s], id, uuid,
-					       json_integer_value(
-						  json_object_get(t, "thread")),
-					       json_integer_value(
-						  json_object_get(t, "cpu")),
-					       json_integer_value(
-						  json_array_get(bu, k)),
-					       json_integer_value(
-						  json_array_get(co, k)));
-				if (json_integer_value(json_object_get(
-					    t, "overflows")))
-					strbuf_addf(&csv, "%s,%" JSON_INTEGER_FORMAT
-					       ",%s,%" JSON_INTEGER_FORMAT ",%"
-					       JSON_INTEGER_FORMAT ",>=%"
-					       JSON_INTEGER_FORMAT ",%"
-					       JSON_INTEGER_FORMAT "\n",
-					       sides[s], id, uuid,
-					       json_integer_value(
-						  json_object_get(t, "thread")),
-					       json_integer_value(
-						  json_object_get(t, "cpu")),
-					       json_integer_value(
-						  json_object_get(t,
-								  "range_us")),
-					       json_integer_value(
-						  json_object_get(t,
-								  "overflows")));
+					strbuf_addf(
+						&csv,
+						"%s,%" JSON_INTEGER_FORMAT
+						",%s,%" JSON_INTEGER_FORMAT
+						",%" JSON_INTEGER_FORMAT
+						",%" JSON_INTEGER_FORMAT
+						",%" JSON_INTEGER_FORMAT "\n",
+						sides[s], id, uuid,
+						json_integer_value(json_object_get(
+							t, "thread")),
+						json_integer_value(
+							json_object_get(t,
+									"cpu")),
+						json_integer_value(
+							json_array_get(bu, k)),
+						json_integer_value(
+							json_array_get(co, k)));
+				if (json_integer_value(
+					    json_object_get(t, "overflows")))
+					strbuf_addf(
+						&csv,
+						"%s,%" JSON_INTEGER_FORMAT
+						",%s,%" JSON_INTEGER_FORMAT
+						",%" JSON_INTEGER_FORMAT
+						",>=%" JSON_INTEGER_FORMAT
+						",%" JSON_INTEGER_FORMAT "\n",
+						sides[s], id, uuid,
+						json_integer_value(json_object_get(
+							t, "thread")),
+						json_integer_value(
+							json_object_get(t,
+									"cpu")),
+						json_integer_value(json_object_get(
+							t, "range_us")),
+						json_integer_value(json_object_get(
+							t, "overflows")));
 			}
 		}
 	}
@@ -995,7 +1049,8 @@ int report_attach_histograms(struct report *r, const json_t *doc)
 	}
 	ret = report_attachment_add(r, "histograms.json", "application/json",
 				    "every run's histograms per CPU (1 us "
-				    "buckets)", text, strlen(text));
+				    "buckets)",
+				    text, strlen(text));
 	if (ret)
 		goto out;
 	text = strbuf_take(&csv);
@@ -1022,14 +1077,17 @@ int report_attach_spike(struct report *r, int64_t run_id, void *text,
 
 	s = strndup(text, size);
 	ret = s ? json_object_set_new(r->ctx, "spike_analysis",
-				      json_string(s)) : -1;
+				      json_string(s)) :
+		  -1;
 	free(s);
 	if (ret) {
 		free(text);
 		return rtlab_err_seterr(err, ENOMEM, "report: out of memory");
 	}
-	snprintf(summary, sizeof(summary), "spike analysis of the trace of "
-		 "candidate run %" PRId64, run_id);
+	snprintf(summary, sizeof(summary),
+		 "spike analysis of the trace of "
+		 "candidate run %" PRId64,
+		 run_id);
 	return report_attachment_add(r, "spike-analysis.txt", "text/plain",
 				     summary, text, size);
 }
@@ -1044,8 +1102,9 @@ int report_render(struct report *r, const struct report_fields *fields,
 	if (r->summary && r->text)
 		r->bug = report_bug_json(r->ctx, fields, r->summary, r->text);
 	if (!r->summary || !r->text || !r->html || !r->bug)
-		return rtlab_err_seterr(err, ENOMEM, "report of verdict %"
-					PRId64 ": out of memory",
+		return rtlab_err_seterr(err, ENOMEM,
+					"report of verdict %" PRId64
+					": out of memory",
 					r->verdict_id);
 	return 0;
 }
@@ -1081,15 +1140,16 @@ static int mkdirs(const char *path, struct rtlab_err *err)
 
 	if (!p)
 		return -ENOMEM;
-	for (s = p + 1; ; s++) {
+	for (s = p + 1;; s++) {
 		if (*s != '/' && *s)
 			continue;
 		c = *s;
 		*s = '\0';
 		if (mkdir(p, 0755) && errno != EEXIST) {
-			ret = rtlab_err_seterr(err, errno, "%s: cannot create "
-					       "the directory: %s", p,
-					       strerror(errno));
+			ret = rtlab_err_seterr(err, errno,
+					       "%s: cannot create "
+					       "the directory: %s",
+					       p, strerror(errno));
 			break;
 		}
 		*s = c;
@@ -1111,8 +1171,8 @@ static int write_file(const char *dir, const char *name, const void *data,
 		return -ENOMEM;
 	f = fopen(path, "w");
 	if (!f) {
-		ret = rtlab_err_seterr(err, errno, "%s: cannot write: %s",
-				       path, strerror(errno));
+		ret = rtlab_err_seterr(err, errno, "%s: cannot write: %s", path,
+				       strerror(errno));
 		goto out;
 	}
 	if (fwrite(data, 1, size, f) != size)
@@ -1140,8 +1200,7 @@ static int write_json(const char *dir, const char *name, const json_t *j,
 	return ret;
 }
 
-int report_write(const struct report *r, const char *dir,
-		 struct rtlab_err *err)
+int report_write(const struct report *r, const char *dir, struct rtlab_err *err)
 {
 	char *adir = NULL;
 	size_t i;
@@ -1163,7 +1222,8 @@ int report_write(const struct report *r, const char *dir,
 		json_t *j = report_attachment_json(&r->att[i], 0);
 
 		if (!j) {
-			ret = rtlab_err_seterr(err, ENOMEM, "attachment %s: "
+			ret = rtlab_err_seterr(err, ENOMEM,
+					       "attachment %s: "
 					       "out of memory",
 					       r->att[i].file_name);
 			break;

@@ -25,26 +25,26 @@
 struct rtlab_config;
 
 struct report_attachment {
-	char *file_name;	/* as the bug tracker shows it */
+	char *file_name; /* as the bug tracker shows it */
 	char *content_type;
-	char *summary;		/* one line */
+	char *summary; /* one line */
 	void *data;
 	size_t size;
 };
 
 struct report_fields {
-	const char *product;	/* NULL: the RTLAB_DEFAULT_BZ_* default */
+	const char *product; /* NULL: the RTLAB_DEFAULT_BZ_* default */
 	const char *component;
 	const char *version;
 };
 
 struct report {
 	int64_t verdict_id;
-	json_t *ctx;		/* db_report_verdict_get(), owned */
-	char *summary;		/* "[PREEMPT_RT] ..." */
-	char *text;		/* report.txt */
-	char *html;		/* report.html */
-	json_t *bug;		/* bug.json: POST /rest/bug body */
+	json_t *ctx;   /* db_report_verdict_get(), owned */
+	char *summary; /* "[PREEMPT_RT] ..." */
+	char *text;    /* report.txt */
+	char *html;    /* report.html */
+	json_t *bug;   /* bug.json: POST /rest/bug body */
 	size_t natt;
 	struct report_attachment *att;
 };
@@ -99,8 +99,7 @@ int report_attach_overlay(struct report *r, const struct hist *hb,
  * RUN = {run_id, uuid, threads: db_run_histograms()'s array}.
  * Return: 0 or -ENOMEM.
  */
-int report_attach_histograms(struct report *r,
-			     const json_t *doc) __must_check;
+int report_attach_histograms(struct report *r, const json_t *doc) __must_check;
 
 /**
  * report_attach_spike() - put the spike analysis @text (@size bytes,
@@ -116,8 +115,7 @@ int report_attach_spike(struct report *r, int64_t run_id, void *text,
  * Return: 0 or -ENOMEM.
  */
 int report_render(struct report *r, const struct report_fields *fields,
-		  const char *config_delta,
-		  struct rtlab_err *err) __must_check;
+		  const char *config_delta, struct rtlab_err *err) __must_check;
 
 /**
  * report_write() - write @r into @dir (created, with parents): bug.json,
@@ -187,8 +185,8 @@ const char *report_platform(const char *machine);
  * "~CONFIG_HZ: 250 -> 1000"; "no CONFIG_ differences\n" when equal.
  * Return: malloc'd, caller frees; NULL on -ENOMEM.
  */
-char *report_config_delta(const char *base, size_t base_len,
-			  const char *cand, size_t cand_len);
+char *report_config_delta(const char *base, size_t base_len, const char *cand,
+			  size_t cand_len);
 
 /** report_base64() - @size bytes as base64 (no line breaks).
  *  Return: malloc'd, caller frees; NULL on -ENOMEM. */

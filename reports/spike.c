@@ -32,19 +32,19 @@
  */
 const char *tracecmd_get_uname(struct tracecmd_input *handle);
 
-#define SPIKE_MARK	"hit latency threshold ("
-#define SPIKE_MAX_DEPTH	16
-#define NS_PER_US	1000.0
+#define SPIKE_MARK "hit latency threshold ("
+#define SPIKE_MAX_DEPTH 16
+#define NS_PER_US 1000.0
 
 static const char *const softirq_names[] = {
-	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET",
-	"SCHED", "HRTIMER", "RCU",
+	"HI",	    "TIMER",   "NET_TX", "NET_RX",  "BLOCK",
+	"IRQ_POLL", "TASKLET", "SCHED",	 "HRTIMER", "RCU",
 };
 
 const char *spike_softirq_name(int vec)
 {
-	if (vec < 0 || vec >= (int)(sizeof(softirq_names) /
-				    sizeof(softirq_names[0])))
+	if (vec < 0 ||
+	    vec >= (int)(sizeof(softirq_names) / sizeof(softirq_names[0])))
 		return "?";
 	return softirq_names[vec];
 }
@@ -67,8 +67,8 @@ static struct tep_format_field *field(struct tep_event *e, const char *name)
 	return e ? tep_find_field(e, name) : NULL;
 }
 
-static int event_id(struct tep_handle *tep, const char *sys,
-		    const char *name, struct tep_event **out)
+static int event_id(struct tep_handle *tep, const char *sys, const char *name,
+		    struct tep_event **out)
 {
 	struct tep_event *e = tep_find_event_by_name(tep, sys, name);
 
@@ -89,10 +89,10 @@ static void ev_init(struct ev *ev, struct tep_handle *tep)
 	ev->irq_exit_id = event_id(tep, "irq", "irq_handler_exit", &dummy);
 	ev->sirq_entry_id = event_id(tep, "irq", "softirq_entry", &se);
 	ev->sirq_exit_id = event_id(tep, "irq", "softirq_exit", &dummy);
-	ev->timer_entry_id = event_id(tep, "irq_vectors",
-				      "local_timer_entry", &dummy);
-	ev->timer_exit_id = event_id(tep, "irq_vectors", "local_timer_exit",
-				     &dummy);
+	ev->timer_entry_id =
+		event_id(tep, "irq_vectors", "local_timer_entry", &dummy);
+	ev->timer_exit_id =
+		event_id(tep, "irq_vectors", "local_timer_exit", &dummy);
 	ev->prev_pid = field(sw, "prev_pid");
 	ev->prev_comm = field(sw, "prev_comm");
 	ev->prev_prio = field(sw, "prev_prio");
@@ -132,7 +132,7 @@ static void str(struct tep_format_field *f, struct tep_record *r, char *buf,
 		return;
 	off = f->offset;
 	len = f->size;
-	if (!len)	/* char buf[] at the end: up to the record's end */
+	if (!len) /* char buf[] at the end: up to the record's end */
 		len = r->size > (int)off ? r->size - off : 0;
 	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
 		if (tep_read_number_field(f, r->data, &v))
@@ -164,8 +164,8 @@ static bool is_cyclictest(const char *comm, long long prio)
 
 struct ct_thread {
 	int pid;
-	uint64_t wakeup_ns;	/* pending wakeup, 0 when none */
-	uint64_t wakeup_timer_ns;	/* its timer interrupt's entry */
+	uint64_t wakeup_ns;	  /* pending wakeup, 0 when none */
+	uint64_t wakeup_timer_ns; /* its timer interrupt's entry */
 	int wakeup_cpu;
 	/* the last switch-in and the wakeup that led to it */
 	uint64_t run_ns, run_wakeup_ns, run_timer_ns;
@@ -178,7 +178,7 @@ struct pass1 {
 	struct ev *ev;
 	int want_cpu;
 	int ncpus;
-	uint64_t *timer_entry;	/* per CPU; 0: not in the timer IRQ */
+	uint64_t *timer_entry; /* per CPU; 0: not in the timer IRQ */
 	size_t nthreads, cap;
 	struct ct_thread *threads;
 	uint64_t nevents;
@@ -321,9 +321,9 @@ struct task {
 	int pid, prio;
 	char comm[SPIKE_COMM_LEN];
 	uint64_t window_ns;
-	uint64_t since_ns;	/* switch-in of the current stint */
-	uint64_t stint_ns;	/* last stint overlapping the window */
-	int depth;		/* contexts it was in when switched out */
+	uint64_t since_ns; /* switch-in of the current stint */
+	uint64_t stint_ns; /* last stint overlapping the window */
+	int depth;	   /* contexts it was in when switched out */
 	struct ctx saved[SPIKE_MAX_DEPTH];
 };
 
@@ -333,7 +333,7 @@ struct pass2 {
 	uint64_t win_start, win_end;
 	uint64_t last_ns;
 	bool started, done;
-	int cur;		/* index in tasks, -1: unknown */
+	int cur; /* index in tasks, -1: unknown */
 	int depth;
 	struct ctx stack[SPIKE_MAX_DEPTH];
 	size_t ntasks, tcap;
@@ -458,8 +458,8 @@ static void ctx_item(struct pass2 *p, const struct ctx *c, uint64_t end_ns,
 {
 	struct spike_item *it;
 
-	if (!c->window_ns && (c->start_ns >= p->win_end ||
-			      (closed && end_ns <= p->win_start)))
+	if (!c->window_ns &&
+	    (c->start_ns >= p->win_end || (closed && end_ns <= p->win_start)))
 		return;
 	if (closed && end_ns <= p->win_start)
 		return;
@@ -491,7 +491,7 @@ static void pop(struct pass2 *p, enum spike_kind kind, int id, uint64_t ts)
 		    (id < 0 || p->stack[i].id == id))
 			break;
 	if (i < 0)
-		return;	/* its entry was before the trace began */
+		return; /* its entry was before the trace began */
 	while (p->depth > i) {
 		struct ctx *c = &p->stack[p->depth - 1];
 
@@ -563,8 +563,8 @@ static int pass2_cb(struct tracecmd_input *h, struct tep_record *r, int cpu,
 		    r->ts == res->run_ns) {
 			task_ident(&p->tasks[prev], &res->blocking);
 			res->has_blocking = true;
-			res->blocking_stint_ns = r->ts -
-						 p->tasks[prev].since_ns;
+			res->blocking_stint_ns =
+				r->ts - p->tasks[prev].since_ns;
 		}
 		task_switch(p, next, r->ts);
 	} else if (id == ev->timer_entry_id) {
@@ -578,8 +578,8 @@ static int pass2_cb(struct tracecmd_input *h, struct tep_record *r, int cpu,
 		pop(p, SPIKE_KIND_IRQ, (int)num(ev->irq_irq, r), r->ts);
 	} else if (id == ev->sirq_entry_id) {
 		v = num(ev->sirq_vec, r);
-		push(p, SPIKE_KIND_SOFTIRQ, (int)v,
-		     spike_softirq_name((int)v), r->ts);
+		push(p, SPIKE_KIND_SOFTIRQ, (int)v, spike_softirq_name((int)v),
+		     r->ts);
 	} else if (id == ev->sirq_exit_id) {
 		pop(p, SPIKE_KIND_SOFTIRQ, (int)num(ev->sirq_vec, r), r->ts);
 	}
@@ -609,8 +609,8 @@ static void pass2_finish(struct pass2 *p)
 	for (d = p->depth - 1; d >= 0; d--)
 		ctx_item(p, &p->stack[d], p->win_end, false);
 	if (p->cur >= 0 && p->tasks[p->cur].since_ns < p->win_end)
-		p->tasks[p->cur].stint_ns = p->win_end -
-					    p->tasks[p->cur].since_ns;
+		p->tasks[p->cur].stint_ns =
+			p->win_end - p->tasks[p->cur].since_ns;
 	for (i = 0; i < p->ntasks; i++) {
 		struct task *t = &p->tasks[i];
 
@@ -663,8 +663,8 @@ static struct tracecmd_input *open_trace(const char *path,
 	struct stat st;
 
 	if (stat(path, &st)) {
-		*ret = rtlab_err_seterr(err, errno, "%s: cannot open: %s",
-					path, strerror(errno));
+		*ret = rtlab_err_seterr(err, errno, "%s: cannot open: %s", path,
+					strerror(errno));
 		return NULL;
 	}
 	h = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
@@ -672,7 +672,8 @@ static struct tracecmd_input *open_trace(const char *path,
 		*ret = rtlab_err_seterr(err, EINVAL,
 					"%s: not a readable trace.dat "
 					"(truncated or damaged: libtracecmd "
-					"refused it)", path);
+					"refused it)",
+					path);
 	return h;
 }
 
@@ -688,8 +689,8 @@ static void set_uname(struct spike_result *res, struct tracecmd_input *h)
 		snprintf(res->release, sizeof(res->release), "%s", rel);
 }
 
-int spike_analyze_cpu(const char *path, int want_cpu,
-		      struct spike_result *res, struct rtlab_err *err)
+int spike_analyze_cpu(const char *path, int want_cpu, struct spike_result *res,
+		      struct rtlab_err *err)
 {
 	struct tracecmd_input *h = NULL;
 	struct pass1 p1 = { 0 };
@@ -708,7 +709,8 @@ int spike_analyze_cpu(const char *path, int want_cpu,
 	set_uname(res, h);
 	ev_init(&ev, tracecmd_get_tep(h));
 	if (ev.switch_id < 0 || !ev.next_pid || !ev.prev_pid) {
-		ret = rtlab_err_set(err, "%s: no sched:sched_switch events "
+		ret = rtlab_err_set(err,
+				    "%s: no sched:sched_switch events "
 				    "in the trace; the analysis needs them",
 				    path);
 		goto out;
@@ -719,8 +721,10 @@ int spike_analyze_cpu(const char *path, int want_cpu,
 	if (p1.ncpus < 1)
 		p1.ncpus = 1;
 	if (want_cpu >= p1.ncpus) {
-		ret = rtlab_err_set(err, "%s: --cpu %d: the trace has CPUs "
-				    "0..%d", path, want_cpu, p1.ncpus - 1);
+		ret = rtlab_err_set(err,
+				    "%s: --cpu %d: the trace has CPUs "
+				    "0..%d",
+				    path, want_cpu, p1.ncpus - 1);
 		goto out;
 	}
 	p1.timer_entry = calloc(p1.ncpus, sizeof(*p1.timer_entry));
@@ -730,18 +734,21 @@ int spike_analyze_cpu(const char *path, int want_cpu,
 	}
 	if (tracecmd_iterate_events(h, NULL, 0, pass1_cb, &p1) < 0 ||
 	    p1.nomem) {
-		ret = p1.nomem ? rtlab_err_seterr(err, ENOMEM,
-						  "out of memory") :
-			rtlab_err_set(err, "%s: reading the events failed "
-				      "(truncated or damaged trace.dat?)",
-				      path);
+		ret = p1.nomem ?
+			      rtlab_err_seterr(err, ENOMEM, "out of memory") :
+			      rtlab_err_set(err,
+					    "%s: reading the events failed "
+					    "(truncated or damaged trace.dat?)",
+					    path);
 		goto out;
 	}
 	res->nevents = p1.nevents;
 	if (!p1.nevents) {
-		ret = rtlab_err_set(err, "%s: the trace holds no events "
+		ret = rtlab_err_set(err,
+				    "%s: the trace holds no events "
 				    "(truncated trace.dat, or tracing never "
-				    "ran)", path);
+				    "ran)",
+				    path);
 		goto out;
 	}
 	if (p1.have_mark) {
@@ -770,7 +777,8 @@ int spike_analyze_cpu(const char *path, int want_cpu,
 		res->timer_ns = t->run_timer_ns;
 		res->expiry_ns = res->timer_ns ? res->timer_ns : res->wakeup_ns;
 	} else {
-		ret = rtlab_err_set(err, "%s: no spike to analyze: no "
+		ret = rtlab_err_set(err,
+				    "%s: no spike to analyze: no "
 				    "cyclictest tracemark (\"%s...\") and no "
 				    "wakeup of a cyclictest measuring thread%s",
 				    path, SPIKE_MARK,
@@ -872,7 +880,7 @@ static void tline(struct strbuf *t, const char *label, uint64_t ns,
 		  uint64_t whole)
 {
 	strbuf_addf(t, "  %-40s %9.2f us (%5.2f %%)\n", label, ns / NS_PER_US,
-		pct(ns, whole));
+		    pct(ns, whole));
 }
 
 static void ttask(struct strbuf *t, const struct spike_task *k)
@@ -890,9 +898,9 @@ static void items_text(struct strbuf *t, const struct spike_result *res,
 	for (i = 0; i < res->nitems; i++) {
 		const struct spike_item *it = &res->items[i];
 
-		if (kind == SPIKE_KIND_IRQ ?
-		    (it->kind != SPIKE_KIND_IRQ &&
-		     it->kind != SPIKE_KIND_TIMER) : it->kind != kind)
+		if (kind == SPIKE_KIND_IRQ ? (it->kind != SPIKE_KIND_IRQ &&
+					      it->kind != SPIKE_KIND_TIMER) :
+					     it->kind != kind)
 			continue;
 		if (!n++)
 			strbuf_addf(t, "  %s:\n", title);
@@ -909,14 +917,15 @@ static void items_text(struct strbuf *t, const struct spike_result *res,
 			snprintf(label, sizeof(label), "%s:%d (prio %d)",
 				 it->comm, it->pid, it->prio);
 		strbuf_addf(t, "    %-38s %9.2f us (%5.2f %%)", label,
-			it->window_ns / NS_PER_US, pct(it->window_ns, whole));
+			    it->window_ns / NS_PER_US,
+			    pct(it->window_ns, whole));
 		if (it->kind != SPIKE_KIND_THREAD)
 			strbuf_addf(t, " in %s:%d", it->comm, it->pid);
 		if (it->total_ns && it->total_ns != it->window_ns)
 			strbuf_addf(t, ", %s %.2f us",
-				it->kind == SPIKE_KIND_THREAD ? "ran" :
-								"whole",
-				it->total_ns / NS_PER_US);
+				    it->kind == SPIKE_KIND_THREAD ? "ran" :
+								    "whole",
+				    it->total_ns / NS_PER_US);
 		strbuf_addf(t, "\n");
 	}
 }
@@ -927,19 +936,24 @@ char *spike_result_text(const struct spike_result *res)
 	uint64_t whole = window_ns(res);
 
 	strbuf_addf(&t, "## CPU %d hit %s, analyzing it ##\n", res->cpu,
-		res->source == SPIKE_SOURCE_TRACEMARK ?
-		"stop tracing" : "its worst wakeup-to-run latency");
+		    res->source == SPIKE_SOURCE_TRACEMARK ?
+			    "stop tracing" :
+			    "its worst wakeup-to-run latency");
 	strbuf_addf(&t, "  trace: %s (%s), %" PRIu64 " events\n", res->file,
-		res->uname[0] ? res->uname : "no uname recorded",
-		res->nevents);
+		    res->uname[0] ? res->uname : "no uname recorded",
+		    res->nevents);
 	strbuf_addf(&t, "  measuring thread: ");
 	ttask(&t, &res->thread);
 	if (res->source == SPIKE_SOURCE_TRACEMARK)
-		strbuf_addf(&t, ", latency %" PRIu64 " us > threshold %" PRIu64
-			" us (tracemark)\n", res->lat_us, res->threshold_us);
+		strbuf_addf(&t,
+			    ", latency %" PRIu64 " us > threshold %" PRIu64
+			    " us (tracemark)\n",
+			    res->lat_us, res->threshold_us);
 	else
-		strbuf_addf(&t, ", wakeup to switch-in %" PRIu64 " us (no "
-			"tracemark)\n", res->lat_us);
+		strbuf_addf(&t,
+			    ", wakeup to switch-in %" PRIu64 " us (no "
+			    "tracemark)\n",
+			    res->lat_us);
 	if (res->has_at_expiry) {
 		strbuf_addf(&t, "  running when the timer fired: ");
 		ttask(&t, &res->at_expiry);
@@ -950,7 +964,7 @@ char *spike_result_text(const struct spike_result *res)
 		tline(&t, "timer IRQ duration:", res->timer_irq_ns, whole);
 	} else {
 		strbuf_addf(&t, "  IRQ handler delay: unknown (no local_timer "
-			"event woke the thread)\n");
+				"event woke the thread)\n");
 	}
 	tline(&t, "wakeup to switch-in:", res->wakeup_to_run_ns, whole);
 	if (res->has_blocking) {
@@ -958,36 +972,42 @@ char *spike_result_text(const struct spike_result *res)
 		ttask(&t, &res->blocking);
 		if (!res->blocking.pid)
 			strbuf_addf(&t, " (idle)");
-		strbuf_addf(&t, " %.2f us in the window, ran %.2f us "
-			"(switch-in to switch-out)\n",
-			res->blocking_window_ns / NS_PER_US,
-			res->blocking_stint_ns / NS_PER_US);
+		strbuf_addf(&t,
+			    " %.2f us in the window, ran %.2f us "
+			    "(switch-in to switch-out)\n",
+			    res->blocking_window_ns / NS_PER_US,
+			    res->blocking_stint_ns / NS_PER_US);
 	}
 	items_text(&t, res, SPIKE_KIND_IRQ, "IRQ interference");
 	items_text(&t, res, SPIKE_KIND_SOFTIRQ, "softirq interference");
 	items_text(&t, res, SPIKE_KIND_THREAD, "thread interference");
 	if (res->silent_ns && res->silent_ns * 10 >= whole) {
 		strbuf_addf(&t, "  no events for %.2f us (%.6f..%.6f s) while ",
-			res->silent_ns / NS_PER_US,
-			res->silent_start_ns / 1e9,
-			(res->silent_start_ns + res->silent_ns) / 1e9);
+			    res->silent_ns / NS_PER_US,
+			    res->silent_start_ns / 1e9,
+			    (res->silent_start_ns + res->silent_ns) / 1e9);
 		ttask(&t, &res->silent_task);
-		strbuf_addf(&t, res->silent_task.pid ?
-			" ran: preemption or interrupts disabled, or code "
-			"without tracepoints\n" : " ran: leaving idle\n");
+		strbuf_addf(&t,
+			    res->silent_task.pid ?
+				    " ran: preemption or interrupts disabled, or code "
+				    "without tracepoints\n" :
+				    " ran: leaving idle\n");
 	}
 	if (res->source == SPIKE_SOURCE_TRACEMARK)
-		tline(&t, "measuring thread, switch-in to mark:",
-		      res->self_ns, whole);
-	strbuf_addf(&t, "  %s\n", "------------------------------------------"
-		"------------------------------");
-	strbuf_addf(&t, "  %-40s %9.2f us = IRQ %.2f + softirq %.2f + threads "
-		"%.2f + measuring thread %.2f\n",
-		res->source == SPIKE_SOURCE_TRACEMARK ?
-		"window (expiry to mark):" : "window (wakeup to switch-in):",
-		whole / NS_PER_US, res->irq_ns / NS_PER_US,
-		res->softirq_ns / NS_PER_US, res->thread_ns / NS_PER_US,
-		res->self_ns / NS_PER_US);
+		tline(&t, "measuring thread, switch-in to mark:", res->self_ns,
+		      whole);
+	strbuf_addf(&t, "  %s\n",
+		    "------------------------------------------"
+		    "------------------------------");
+	strbuf_addf(&t,
+		    "  %-40s %9.2f us = IRQ %.2f + softirq %.2f + threads "
+		    "%.2f + measuring thread %.2f\n",
+		    res->source == SPIKE_SOURCE_TRACEMARK ?
+			    "window (expiry to mark):" :
+			    "window (wakeup to switch-in):",
+		    whole / NS_PER_US, res->irq_ns / NS_PER_US,
+		    res->softirq_ns / NS_PER_US, res->thread_ns / NS_PER_US,
+		    res->self_ns / NS_PER_US);
 	return strbuf_take(&t);
 }
 
@@ -1019,46 +1039,48 @@ char *spike_result_json(const struct spike_result *res)
 			      it->name, "pid", it->pid, "comm", it->comm,
 			      "prio", it->prio, "start_ns",
 			      (json_int_t)it->start_ns, "window_us",
-			      us(it->window_ns), "total_us",
-			      us(it->total_ns));
+			      us(it->window_ns), "total_us", us(it->total_ns));
 		if (!o || json_array_append_new(items, o)) {
 			json_decref(items);
 			return NULL;
 		}
 	}
-	root = json_pack(
-		"{ss ss ss sI si ss sI sI so"
-		" s{sIsIsIsIsI} sf sf sf sf"
-		" so so sf sf"
-		" sf sf sf sf so so}",
-		"file", res->file, "uname", res->uname, "release",
-		res->release, "events", (json_int_t)res->nevents, "cpu",
-		res->cpu, "source",
-		res->source == SPIKE_SOURCE_TRACEMARK ? "tracemark" : "wakeup",
-		"lat_us", (json_int_t)res->lat_us, "threshold_us",
-		(json_int_t)res->threshold_us, "thread",
-		task_json(&res->thread, true),
-		"ts_ns", "expiry", (json_int_t)res->expiry_ns, "timer_irq",
-		(json_int_t)res->timer_ns, "wakeup", (json_int_t)res->wakeup_ns,
-		"switch_in", (json_int_t)res->run_ns, "end",
-		(json_int_t)res->end_ns,
-		"window_us", us(window_ns(res)), "irq_delay_us",
-		us(res->irq_delay_ns), "timer_irq_us", us(res->timer_irq_ns),
-		"wakeup_to_run_us", us(res->wakeup_to_run_ns),
-		"at_expiry", task_json(&res->at_expiry, res->has_at_expiry),
-		"blocking", task_json(&res->blocking, res->has_blocking),
-		"blocking_window_us", us(res->blocking_window_ns),
-		"blocking_ran_us", us(res->blocking_stint_ns),
-		"irq_us", us(res->irq_ns), "softirq_us", us(res->softirq_ns),
-		"thread_us", us(res->thread_ns), "self_us", us(res->self_ns),
-		"silent",
-		res->silent_ns ?
-		json_pack("{sIsfso}", "start_ns",
-			  (json_int_t)res->silent_start_ns, "us",
-			  us(res->silent_ns), "task",
-			  task_json(&res->silent_task, true)) :
-		json_null(),
-		"items", items);
+	root = json_pack("{ss ss ss sI si ss sI sI so"
+			 " s{sIsIsIsIsI} sf sf sf sf"
+			 " so so sf sf"
+			 " sf sf sf sf so so}",
+			 "file", res->file, "uname", res->uname, "release",
+			 res->release, "events", (json_int_t)res->nevents,
+			 "cpu", res->cpu, "source",
+			 res->source == SPIKE_SOURCE_TRACEMARK ? "tracemark" :
+								 "wakeup",
+			 "lat_us", (json_int_t)res->lat_us, "threshold_us",
+			 (json_int_t)res->threshold_us, "thread",
+			 task_json(&res->thread, true), "ts_ns", "expiry",
+			 (json_int_t)res->expiry_ns, "timer_irq",
+			 (json_int_t)res->timer_ns, "wakeup",
+			 (json_int_t)res->wakeup_ns, "switch_in",
+			 (json_int_t)res->run_ns, "end",
+			 (json_int_t)res->end_ns, "window_us",
+			 us(window_ns(res)), "irq_delay_us",
+			 us(res->irq_delay_ns), "timer_irq_us",
+			 us(res->timer_irq_ns), "wakeup_to_run_us",
+			 us(res->wakeup_to_run_ns), "at_expiry",
+			 task_json(&res->at_expiry, res->has_at_expiry),
+			 "blocking",
+			 task_json(&res->blocking, res->has_blocking),
+			 "blocking_window_us", us(res->blocking_window_ns),
+			 "blocking_ran_us", us(res->blocking_stint_ns),
+			 "irq_us", us(res->irq_ns), "softirq_us",
+			 us(res->softirq_ns), "thread_us", us(res->thread_ns),
+			 "self_us", us(res->self_ns), "silent",
+			 res->silent_ns ?
+				 json_pack("{sIsfso}", "start_ns",
+					   (json_int_t)res->silent_start_ns,
+					   "us", us(res->silent_ns), "task",
+					   task_json(&res->silent_task, true)) :
+				 json_null(),
+			 "items", items);
 	if (!root)
 		return NULL;
 	s = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(10));

@@ -39,8 +39,8 @@ enum route {
 
 struct match {
 	enum route route;
-	char ref[128];		/* run id or uuid */
-	const char *name;	/* artifact name, points into the path */
+	char ref[128];	  /* run id or uuid */
+	const char *name; /* artifact name, points into the path */
 };
 
 static void route_path(const char *path, struct match *mt)
@@ -166,8 +166,8 @@ enum MHD_Result api_runs_begin(struct http_request *req)
 	}
 	if (strcmp(req->method, "GET") && strcmp(req->method, "HEAD"))
 		return http_method_not_allowed(req, mt.route == ROUTE_RUNS ?
-					       "GET, HEAD, POST" :
-					       "GET, HEAD");
+							    "GET, HEAD, POST" :
+							    "GET, HEAD");
 	return MHD_YES;
 }
 
@@ -201,8 +201,7 @@ static enum MHD_Result upload(struct http_request *req)
 		return http_respond_error(req, http_errno_status(ret), "%s",
 					  err.msg);
 	req->run_id = res.run_id;
-	snprintf(location, sizeof(location), API_RUNS "/%" PRId64,
-		 res.run_id);
+	snprintf(location, sizeof(location), API_RUNS "/%" PRId64, res.run_id);
 	j = json_pack("{sIsssbsssiss}", "id", (json_int_t)res.run_id, "uuid",
 		      res.uuid, "duplicate", res.duplicate, "status",
 		      res.status, "histograms", (int)res.nhists, "url",
@@ -220,9 +219,9 @@ static enum MHD_Result upload(struct http_request *req)
 
 		json_decref(j);
 		if (!text)
-			return http_respond_error(
-				req, MHD_HTTP_INTERNAL_SERVER_ERROR,
-				"out of memory");
+			return http_respond_error(req,
+						  MHD_HTTP_INTERNAL_SERVER_ERROR,
+						  "out of memory");
 		r = http_respond(req, MHD_HTTP_CREATED, "application/json",
 				 text, strlen(text), "Location", location);
 		free(text);
@@ -251,14 +250,16 @@ static enum MHD_Result list_runs(struct http_request *req)
 			return http_respond_error(
 				req, MHD_HTTP_BAD_REQUEST,
 				"query 'limit': expected a number from 1 to "
-				"1000, got '%s'", limit);
+				"1000, got '%s'",
+				limit);
 		f.limit = n;
 	}
 	if (f.status && run_status_parse(f.status, &st))
 		return http_respond_error(req, MHD_HTTP_BAD_REQUEST,
 					  "query 'status': expected complete, "
 					  "agent_error, boot_failed, panic or "
-					  "hang, got '%s'", f.status);
+					  "hang, got '%s'",
+					  f.status);
 	ret = db_runs_list(req->db, &f, &j, &err);
 	if (ret)
 		return http_respond_error(req, http_errno_status(ret), "%s",
@@ -312,7 +313,8 @@ static enum MHD_Result artifact(struct http_request *req, int64_t id,
 	if (ret == -ENOENT && trace)
 		return http_respond_error(req, MHD_HTTP_NOT_FOUND,
 					  "run %" PRId64 " has no trace "
-					  "(no trace.dat in its bundle)", id);
+					  "(no trace.dat in its bundle)",
+					  id);
 	if (ret)
 		return http_respond_error(req, http_errno_status(ret), "%s",
 					  err.msg);
@@ -342,11 +344,11 @@ static enum MHD_Result spike(struct http_request *req, int64_t id, bool json)
 		 * kernel's trace is http_errno_status()'s 409.
 		 */
 		status = ret == -EINVAL ? MHD_HTTP_UNPROCESSABLE_CONTENT :
-			 http_errno_status(ret);
+					  http_errno_status(ret);
 		return http_respond_error(req, status, "%s", err.msg);
 	}
-	r = http_respond(req, MHD_HTTP_OK, a.content_type, a.data, a.size,
-			 NULL, NULL);
+	r = http_respond(req, MHD_HTTP_OK, a.content_type, a.data, a.size, NULL,
+			 NULL);
 	artifact_cleanup(&a);
 	return r;
 }
@@ -396,8 +398,8 @@ enum MHD_Result api_runs_handle(struct http_request *req)
 	case ROUTE_HISTOGRAM:
 		ret = db_run_histograms(req->db, id, &j, &err);
 		if (!ret)
-			j = json_pack("{sIso}", "id", (json_int_t)id,
-				      "threads", j);
+			j = json_pack("{sIso}", "id", (json_int_t)id, "threads",
+				      j);
 		break;
 	case ROUTE_PLOT_PNG:
 		return plot(req, id, PLOT_PNG);

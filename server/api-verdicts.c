@@ -50,7 +50,8 @@ static enum MHD_Result api_list(struct http_request *req)
 			return http_respond_error(
 				req, MHD_HTTP_BAD_REQUEST,
 				"query 'limit': expected a number from 1 to "
-				"1000, got '%s'", limit);
+				"1000, got '%s'",
+				limit);
 		f.limit = n;
 	}
 	if (f.verdict && regress_verdict_parse(f.verdict) < 0)
@@ -78,7 +79,8 @@ static enum MHD_Result api_get(struct http_request *req, const char *ref)
 	if (!*ref || *end || id < 1)
 		return http_respond_error(req, MHD_HTTP_NOT_FOUND,
 					  "verdict '%s' not found: expected a "
-					  "verdict id (a number)", ref);
+					  "verdict id (a number)",
+					  ref);
 	ret = db_verdict_get(req->db, id, &j, &err);
 	if (ret)
 		return http_respond_error(req, http_errno_status(ret), "%s",
@@ -102,9 +104,10 @@ static enum MHD_Result api_compare(struct http_request *req)
 				req, MHD_HTTP_BAD_REQUEST,
 				"query '%s' is missing: compare needs board, "
 				"testcase, baseline and candidate (kernel id "
-				"or release)", need[i]);
-	ret = db_board_lookup(req->db, http_query(req, "board"),
-			      &vp.board_id, &err);
+				"or release)",
+				need[i]);
+	ret = db_board_lookup(req->db, http_query(req, "board"), &vp.board_id,
+			      &err);
 	if (!ret)
 		ret = db_testcase_lookup(req->db, http_query(req, "testcase"),
 					 &vp.testcase_id, &err);

@@ -85,8 +85,7 @@ enum MHD_Result http_respond(struct http_request *req, unsigned int status,
 					    MHD_RESPMEM_MUST_COPY);
 	if (!r)
 		return MHD_NO;
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
-				content_type);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
 	if (extra_header && extra_value)
 		MHD_add_response_header(r, extra_header, extra_value);
 	ret = MHD_queue_response(req->conn, status, r);
@@ -97,8 +96,8 @@ enum MHD_Result http_respond(struct http_request *req, unsigned int status,
 	return ret;
 }
 
-enum MHD_Result http_respond_json(struct http_request *req,
-				  unsigned int status, json_t *j)
+enum MHD_Result http_respond_json(struct http_request *req, unsigned int status,
+				  json_t *j)
 {
 	enum MHD_Result ret;
 	char *text;
@@ -112,8 +111,8 @@ enum MHD_Result http_respond_json(struct http_request *req,
 				    "application/json", oom, sizeof(oom) - 1,
 				    NULL, NULL);
 	}
-	ret = http_respond(req, status, "application/json", text,
-			   strlen(text), NULL, NULL);
+	ret = http_respond(req, status, "application/json", text, strlen(text),
+			   NULL, NULL);
 	free(text);
 	return ret;
 }
@@ -141,7 +140,7 @@ unsigned int http_errno_status(int ret)
 		return MHD_HTTP_FORBIDDEN;
 	case -EXDEV:
 		return MHD_HTTP_CONFLICT;
-	case -EFBIG:	/* beyond a limit of lib/run-limits.h */
+	case -EFBIG: /* beyond a limit of lib/run-limits.h */
 		return MHD_HTTP_CONTENT_TOO_LARGE;
 	default:
 		return MHD_HTTP_INTERNAL_SERVER_ERROR;
@@ -212,8 +211,7 @@ static void request_free(struct http_request *req)
 }
 
 /* Keep at most max_body bytes; past that, remember and drop the rest. */
-static void body_append(struct http_request *req, const char *data,
-			size_t size)
+static void body_append(struct http_request *req, const char *data, size_t size)
 {
 	size_t need;
 
@@ -292,8 +290,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	return dispatch(req);
 }
 
-static void on_completed(void *cls, struct MHD_Connection *conn,
-			 void **con_cls, enum MHD_RequestTerminationCode toe)
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
 {
 	struct http_server *srv = cls;
 	struct http_request *req = *con_cls;
@@ -317,13 +315,13 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
 			snprintf(run, sizeof(run), "%lld",
 				 (long long)req->run_id);
 		/* One fprintf per line: stdio locks the stream for it. */
-		fprintf(stderr,
-			"%s %s %s %u %zuB %.1fms board=%s run=%s%s\n", stamp,
-			req->method, req->path ? req->path : "?",
+		fprintf(stderr, "%s %s %s %u %zuB %.1fms board=%s run=%s%s\n",
+			stamp, req->method, req->path ? req->path : "?",
 			req->responded ? req->status : 0, req->bytes, ms,
 			req->board ? req->board : "-", run,
 			toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ?
-				"" : " (connection closed early)");
+				"" :
+				" (connection closed early)");
 	}
 	request_free(req);
 }
@@ -343,14 +341,18 @@ static int parse_listen(const char *listen, struct sockaddr_storage *ss,
 	strcpy(host, listen);
 	colon = strrchr(host, ':');
 	if (!colon || colon == host)
-		return rtlab_err_set(err, "--listen '%s': expected HOST:PORT, "
-				     "e.g. 127.0.0.1:8470", listen);
+		return rtlab_err_set(err,
+				     "--listen '%s': expected HOST:PORT, "
+				     "e.g. 127.0.0.1:8470",
+				     listen);
 	*colon = '\0';
 	port = colon + 1;
 	p = strtol(port, &end, 10);
 	if (!*port || *end || p < 0 || p > 65535)
-		return rtlab_err_set(err, "--listen '%s': port must be a "
-				     "number from 0 to 65535", listen);
+		return rtlab_err_set(err,
+				     "--listen '%s': port must be a "
+				     "number from 0 to 65535",
+				     listen);
 	if (host[0] == '[' && colon[-1] == ']') {
 		memmove(host, host + 1, strlen(host));
 		host[strlen(host) - 1] = '\0';
@@ -421,10 +423,12 @@ int http_serve(const struct http_config *cfg, struct rtlab_err *err)
 	/* The port argument only feeds libmicrohttpd's own messages. */
 	d = MHD_start_daemon(flags,
 			     ntohs(ss.ss_family == AF_INET6 ?
-				   ((struct sockaddr_in6 *)&ss)->sin6_port :
-				   ((struct sockaddr_in *)&ss)->sin_port),
-			     NULL, NULL, on_request, &srv,
-			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+					   ((struct sockaddr_in6 *)&ss)
+						   ->sin6_port :
+					   ((struct sockaddr_in *)&ss)
+						   ->sin_port),
+			     NULL, NULL, on_request, &srv, MHD_OPTION_SOCK_ADDR,
+			     (struct sockaddr *)&ss,
 			     MHD_OPTION_THREAD_POOL_SIZE, threads,
 			     MHD_OPTION_NOTIFY_COMPLETED, on_completed, &srv,
 			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
@@ -432,7 +436,8 @@ int http_serve(const struct http_config *cfg, struct rtlab_err *err)
 	if (!d) {
 		ret = rtlab_err_seterr(err, EADDRINUSE,
 				       "cannot listen on %s (address in use "
-				       "or not available)", cfg->listen);
+				       "or not available)",
+				       cfg->listen);
 		goto out;
 	}
 	print_listening(d, &ss);

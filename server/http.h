@@ -46,35 +46,35 @@ struct http_handler {
 };
 
 struct http_config {
-	const char *listen;		/* "HOST:PORT", port 0: any free one */
-	const struct http_handler *handlers;	/* tried in order */
+	const char *listen; /* "HOST:PORT", port 0: any free one */
+	const struct http_handler *handlers; /* tried in order */
 	size_t nhandlers;
-	unsigned int max_upload_mb;	/* largest request body accepted */
-	unsigned int threads;		/* worker threads (0: 4) */
-	bool quiet;			/* no request log */
+	unsigned int max_upload_mb; /* largest request body accepted */
+	unsigned int threads;	    /* worker threads (0: 4) */
+	bool quiet;		    /* no request log */
 };
 
 /* One request, alive from its first header to its log line. */
 struct http_request {
 	struct MHD_Connection *conn;
-	const char *method;		/* owned by libmicrohttpd */
-	char *path;			/* URL path, without the query */
+	const char *method; /* owned by libmicrohttpd */
+	char *path;	    /* URL path, without the query */
 	struct timespec start;
-	const struct http_handler *handler;	/* NULL: none matched */
-	PGconn *db;			/* this thread's connection, may be NULL */
-	char db_error[RTLAB_ERR_LEN];	/* why db is NULL */
+	const struct http_handler *handler; /* NULL: none matched */
+	PGconn *db; /* this thread's connection, may be NULL */
+	char db_error[RTLAB_ERR_LEN]; /* why db is NULL */
 
 	/* Upload */
 	size_t max_body;
-	bool want_body;			/* the handler will read a body */
-	bool too_large;			/* body went past max_body */
+	bool want_body; /* the handler will read a body */
+	bool too_large; /* body went past max_body */
 	char *body;
 	size_t body_len, body_cap;
 
 	/* Set by the handler, for the log line */
-	char *board;			/* authenticated board, malloc'd */
+	char *board; /* authenticated board, malloc'd */
 	int board_id;
-	int64_t run_id;			/* -1: none */
+	int64_t run_id; /* -1: none */
 	unsigned int status;
 	size_t bytes;
 	bool responded;
@@ -108,8 +108,8 @@ enum MHD_Result http_respond(struct http_request *req, unsigned int status,
 			     const char *extra_value);
 
 /** http_respond_json() - queue @j (reference stolen) as JSON. */
-enum MHD_Result http_respond_json(struct http_request *req,
-				  unsigned int status, json_t *j);
+enum MHD_Result http_respond_json(struct http_request *req, unsigned int status,
+				  json_t *j);
 
 /** http_respond_error() - queue {"error": "MESSAGE"} with @status. */
 enum MHD_Result http_respond_error(struct http_request *req,

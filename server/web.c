@@ -94,12 +94,23 @@ static void html_text(struct strbuf *p, const char *s)
 		const char *rep;
 
 		switch (*s) {
-		case '&': rep = "&amp;"; break;
-		case '<': rep = "&lt;"; break;
-		case '>': rep = "&gt;"; break;
-		case '"': rep = "&quot;"; break;
-		case '\'': rep = "&#39;"; break;
-		default: continue;
+		case '&':
+			rep = "&amp;";
+			break;
+		case '<':
+			rep = "&lt;";
+			break;
+		case '>':
+			rep = "&gt;";
+			break;
+		case '"':
+			rep = "&quot;";
+			break;
+		case '\'':
+			rep = "&#39;";
+			break;
+		default:
+			continue;
 		}
 		strbuf_add(p, run, s - run);
 		strbuf_add(p, rep, strlen(rep));
@@ -184,10 +195,9 @@ static void html_json(struct strbuf *p, const json_t *v)
 /* The CSS class of a verdict: v-regression, ..., v-none. */
 static void verdict_class(struct strbuf *p, const char *verdict)
 {
-	if (!verdict || (strcmp(verdict, "REGRESSION") &&
-			 strcmp(verdict, "IMPROVEMENT") &&
-			 strcmp(verdict, "NO_CHANGE") &&
-			 strcmp(verdict, "INCONCLUSIVE"))) {
+	if (!verdict ||
+	    (strcmp(verdict, "REGRESSION") && strcmp(verdict, "IMPROVEMENT") &&
+	     strcmp(verdict, "NO_CHANGE") && strcmp(verdict, "INCONCLUSIVE"))) {
 		html(p, "v-none");
 		return;
 	}
@@ -235,7 +245,8 @@ static enum MHD_Result page_send(struct http_request *req, struct strbuf *p,
 		strbuf_cleanup(p);
 		return http_respond_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR,
 					  "%s: out of memory building the "
-					  "page", req->path);
+					  "page",
+					  req->path);
 	}
 	r = http_respond(req, status, "text/html; charset=utf-8", p->buf,
 			 p->len, NULL, NULL);
@@ -244,9 +255,8 @@ static enum MHD_Result page_send(struct http_request *req, struct strbuf *p,
 }
 
 /* A page saying what went wrong: 404 for unknown things, else 500/503. */
-static enum MHD_Result error_page(struct http_request *req,
-				  unsigned int status, const char *what,
-				  const char *msg)
+static enum MHD_Result error_page(struct http_request *req, unsigned int status,
+				  const char *what, const char *msg)
 {
 	struct strbuf p = { 0 };
 
@@ -265,7 +275,8 @@ static enum MHD_Result db_error_page(struct http_request *req, int ret,
 {
 	return error_page(req, http_errno_status(ret),
 			  ret == -ENOENT ? "Not found" :
-			  ret == -EINVAL ? "Bad request" : "Database error",
+			  ret == -EINVAL ? "Bad request" :
+					   "Database error",
 			  msg);
 }
 
@@ -287,8 +298,8 @@ enum web_route {
 struct web_match {
 	enum web_route route;
 	enum plot_format fmt;
-	char ref[128];		/* run or verdict reference */
-	const char *file;	/* report file, points into the path */
+	char ref[128];	  /* run or verdict reference */
+	const char *file; /* report file, points into the path */
 };
 
 /* "/PREFIX/REF[/rest]": copy REF, return what follows it (or NULL). */
@@ -355,7 +366,10 @@ bool web_match(const char *path)
 /* Pages                                                              */
 
 static const char *const verdict_names[] = {
-	"REGRESSION", "IMPROVEMENT", "NO_CHANGE", "INCONCLUSIVE",
+	"REGRESSION",
+	"IMPROVEMENT",
+	"NO_CHANGE",
+	"INCONCLUSIVE",
 };
 
 static void verdict_badge(struct strbuf *p, const char *verdict)
@@ -448,8 +462,8 @@ static enum MHD_Result overview(struct http_request *req)
 			html(&p, "<a href=\"/%s/%" JSON_INTEGER_FORMAT "\">",
 			     verdict ? "verdicts" : "runs",
 			     json_integer_value(json_object_get(
-				     cell, verdict ? "verdict_id" :
-						     "latest_run")));
+				     cell,
+				     verdict ? "verdict_id" : "latest_run")));
 			html(&p, "max ");
 			html_num(&p, json_object_get(cell, "max_us"), "µs");
 			html(&p, "<br>p99.9 ");
@@ -459,8 +473,9 @@ static enum MHD_Result overview(struct http_request *req)
 			     verdict ? verdict : "no verdict",
 			     json_integer_value(json_object_get(cell, "runs")),
 			     json_integer_value(json_object_get(cell,
-							       "runs")) == 1 ?
-				     "" : "s");
+								"runs")) == 1 ?
+				     "" :
+				     "s");
 			html(&p, "</small></td>");
 		}
 		html(&p, "</tr>\n");
@@ -496,8 +511,8 @@ static void row_text(struct strbuf *p, const char *key, const char *value)
 static enum MHD_Result run_page(struct http_request *req, const char *ref)
 {
 	static const char *const figs[] = {
-		"samples", "overflows", "min_us", "avg_us", "p50_us", "p99_us",
-		"p999_us", "p9999_us", "max_us",
+		"samples", "overflows", "min_us",   "avg_us", "p50_us",
+		"p99_us",  "p999_us",	"p9999_us", "max_us",
 	};
 	struct rtlab_err err = { "" };
 	struct artifact spike = { 0 };
@@ -535,8 +550,9 @@ static enum MHD_Result run_page(struct http_request *req, const char *ref)
 	row_text(&p, "finished", jstr(run, "finished_at"));
 	row_text(&p, "stored", jstr(run, "created_at"));
 	if (!db_web_run_verdict(req->db, id, &vid, &err))
-		html(&p, "<tr><th>verdict</th><td><a href=\"/verdicts/%"
-			 PRId64 "\">verdict %" PRId64 "</a></td></tr>\n",
+		html(&p,
+		     "<tr><th>verdict</th><td><a href=\"/verdicts/%" PRId64
+		     "\">verdict %" PRId64 "</a></td></tr>\n",
 		     vid, vid);
 	html(&p, "</table>\n");
 
@@ -579,19 +595,19 @@ static enum MHD_Result run_page(struct http_request *req, const char *ref)
 			html(&p, "</td>");
 			for (j = 0; j < sizeof(figs) / sizeof(figs[0]); j++) {
 				html(&p, "<td class=\"num\">");
-				html_num(&p, json_object_get(v, figs[j]),
-					 NULL);
+				html_num(&p, json_object_get(v, figs[j]), NULL);
 				html(&p, "</td>");
 			}
 			html(&p, "</tr>\n");
 		}
-		html(&p, "</table>\n<h2>Latency histogram</h2>\n"
-			 "<p><img class=\"plot\" src=\"/api/v1/runs/%" PRId64
-			 "/plot.svg\" alt=\"latency histogram per CPU of run %"
-			 PRId64 "\" width=\"1000\" height=\"600\"></p>\n"
-			 "<p><a href=\"/api/v1/runs/%" PRId64 "/plot.png\">"
-			 "PNG</a> &middot; <a href=\"/api/v1/runs/%" PRId64
-			 "/histogram\">histogram data (JSON)</a></p>\n",
+		html(&p,
+		     "</table>\n<h2>Latency histogram</h2>\n"
+		     "<p><img class=\"plot\" src=\"/api/v1/runs/%" PRId64
+		     "/plot.svg\" alt=\"latency histogram per CPU of run %" PRId64
+		     "\" width=\"1000\" height=\"600\"></p>\n"
+		     "<p><a href=\"/api/v1/runs/%" PRId64 "/plot.png\">"
+		     "PNG</a> &middot; <a href=\"/api/v1/runs/%" PRId64
+		     "/histogram\">histogram data (JSON)</a></p>\n",
 		     id, id, id, id);
 	} else {
 		html(&p, "<p>No histograms: the run did not complete.</p>\n");
@@ -599,9 +615,10 @@ static enum MHD_Result run_page(struct http_request *req, const char *ref)
 
 	html(&p, "<h2>Trace</h2>\n");
 	if (has_artifact(run, "trace.dat"))
-		html(&p, "<p><a id=\"trace\" href=\"/api/v1/runs/%" PRId64
-			 "/trace.dat\">trace.dat</a> (open with "
-			 "<code>trace-cmd report</code> or KernelShark)</p>\n",
+		html(&p,
+		     "<p><a id=\"trace\" href=\"/api/v1/runs/%" PRId64
+		     "/trace.dat\">trace.dat</a> (open with "
+		     "<code>trace-cmd report</code> or KernelShark)</p>\n",
 		     id);
 	else
 		html(&p, "<p>No trace captured.</p>\n");
@@ -618,9 +635,11 @@ static enum MHD_Result run_page(struct http_request *req, const char *ref)
 		html(&p, "</pre>\n");
 		free(text);
 	} else if (ret == -ENOENT && has_artifact(run, "trace.dat")) {
-		html(&p, "<p id=\"spike\">no analysis stored yet: <a "
-			 "href=\"/api/v1/runs/%" PRId64 "/spike\">analyze the "
-			 "trace now</a></p>\n", id);
+		html(&p,
+		     "<p id=\"spike\">no analysis stored yet: <a "
+		     "href=\"/api/v1/runs/%" PRId64 "/spike\">analyze the "
+		     "trace now</a></p>\n",
+		     id);
 	} else if (ret == -ENOENT) {
 		html(&p, "<p id=\"spike\">no analysis</p>\n");
 	} else {
@@ -635,8 +654,10 @@ static enum MHD_Result run_page(struct http_request *req, const char *ref)
 		html(&p, "<table id=\"artifacts\">\n<tr><th>name</th>"
 			 "<th>type</th><th>bytes</th><th>sha256</th></tr>\n");
 		json_array_foreach(json_object_get(run, "artifacts"), i, a) {
-			html(&p, "<tr><td><a href=\"/api/v1/runs/%" PRId64
-				 "/artifacts/", id);
+			html(&p,
+			     "<tr><td><a href=\"/api/v1/runs/%" PRId64
+			     "/artifacts/",
+			     id);
 			url_part(&p, jstr(a, "name"), true);
 			html(&p, "\">");
 			html_text(&p, jstr(a, "name"));
@@ -689,9 +710,9 @@ static enum MHD_Result regressions(struct http_request *req)
 		 "<th>max</th><th>runs</th><th>reason</th></tr>\n");
 	json_array_foreach(list, i, v) {
 		fig = json_object_get(v, "figures");
-		html(&p, "<tr class=\"v-regression\"><td><a href=\"/verdicts/%"
-			 JSON_INTEGER_FORMAT "\">%" JSON_INTEGER_FORMAT
-			 "</a></td><td>",
+		html(&p,
+		     "<tr class=\"v-regression\"><td><a href=\"/verdicts/%" JSON_INTEGER_FORMAT
+		     "\">%" JSON_INTEGER_FORMAT "</a></td><td>",
 		     json_integer_value(json_object_get(v, "id")),
 		     json_integer_value(json_object_get(v, "id")));
 		html_text(&p, jstr(v, "created_at"));
@@ -744,8 +765,9 @@ static void side_row(struct strbuf *p, const char *name, const json_t *side)
 	html(p, "<br>runs:");
 	json_array_foreach(json_object_get(side, "runs"), i, r) {
 		if (json_is_integer(r))
-			html(p, " <a href=\"/runs/%" JSON_INTEGER_FORMAT
-				"\">%" JSON_INTEGER_FORMAT "</a>",
+			html(p,
+			     " <a href=\"/runs/%" JSON_INTEGER_FORMAT
+			     "\">%" JSON_INTEGER_FORMAT "</a>",
 			     json_integer_value(r), json_integer_value(r));
 	}
 	if (!json_array_size(json_object_get(side, "runs")))
@@ -808,7 +830,6 @@ static void metrics_table(struct strbuf *p, const json_t *metrics)
 		rb = json_object_get(m, "runs_baseline");
 		rc = json_object_get(m, "runs_candidate");
 
-
 		html(p, "<tr class=\"");
 		verdict_class(p, jstr(m, "verdict"));
 		html(p, "\"><th>");
@@ -861,8 +882,9 @@ static void plot_href(struct strbuf *p, const json_t *v, const char *plot)
 	url_arg(p, true, "board", jstr(v, "board"));
 	url_arg(p, false, "testcase", jstr(v, "testcase"));
 	if (!strncmp(plot, "compare", 7)) {
-		html(p, "&amp;baseline=%" JSON_INTEGER_FORMAT
-			"&amp;candidate=%" JSON_INTEGER_FORMAT,
+		html(p,
+		     "&amp;baseline=%" JSON_INTEGER_FORMAT
+		     "&amp;candidate=%" JSON_INTEGER_FORMAT,
 		     json_integer_value(json_object_get(
 			     json_object_get(v, "baseline"), "kernel_id")),
 		     json_integer_value(json_object_get(
@@ -883,14 +905,18 @@ static void plot_block(struct strbuf *p, const json_t *v, const char *kind,
 	snprintf(png, sizeof(png), "%s.png", kind);
 	html(p, "<p><img class=\"plot\" id=\"%s-plot\" src=\"", kind);
 	plot_href(p, v, svg);
-	html(p, "\" alt=\"%s\" width=\"1000\" height=\"600\"></p>\n"
-		"<p><a href=\"", alt);
+	html(p,
+	     "\" alt=\"%s\" width=\"1000\" height=\"600\"></p>\n"
+	     "<p><a href=\"",
+	     alt);
 	plot_href(p, v, png);
 	html(p, "\">PNG</a></p>\n");
 }
 
 static const char *const report_fixed[] = {
-	"report.txt", "report.html", "bug.json",
+	"report.txt",
+	"report.html",
+	"bug.json",
 };
 
 static void report_block(struct strbuf *p, PGconn *db, int64_t id)
@@ -904,8 +930,10 @@ static void report_block(struct strbuf *p, PGconn *db, int64_t id)
 	html(p, "<h2>Report</h2>\n");
 	ret = db_web_report(db, id, &r, &err);
 	if (ret == -ENOENT) {
-		html(p, "<p id=\"report\">No report yet (<code>rtlab report %"
-			PRId64 "</code> writes one).</p>\n", id);
+		html(p,
+		     "<p id=\"report\">No report yet (<code>rtlab report %" PRId64
+		     "</code> writes one).</p>\n",
+		     id);
 		return;
 	}
 	if (ret) {
@@ -940,8 +968,10 @@ static void report_block(struct strbuf *p, PGconn *db, int64_t id)
 	}
 	html(p, ".</p>\n<ul>\n");
 	for (i = 0; dir && i < 3; i++)
-		html(p, "<li><a href=\"/verdicts/%" PRId64 "/report/%s\">%s"
-			"</a></li>\n", id, report_fixed[i], report_fixed[i]);
+		html(p,
+		     "<li><a href=\"/verdicts/%" PRId64 "/report/%s\">%s"
+		     "</a></li>\n",
+		     id, report_fixed[i], report_fixed[i]);
 	json_array_foreach(json_object_get(files, "attachments"), i, a) {
 		const char *name = json_string_value(a);
 
@@ -949,8 +979,10 @@ static void report_block(struct strbuf *p, PGconn *db, int64_t id)
 			continue;
 		html(p, "<li>");
 		if (dir && !strchr(name, '/')) {
-			html(p, "<a href=\"/verdicts/%" PRId64
-				"/report/attachments/%02zu-", id, i + 1);
+			html(p,
+			     "<a href=\"/verdicts/%" PRId64
+			     "/report/attachments/%02zu-",
+			     id, i + 1);
 			url_part(p, name, false);
 			html(p, ".json\">");
 		}
@@ -975,8 +1007,7 @@ static int parse_id(const char *s, int64_t *id)
 	return 0;
 }
 
-static enum MHD_Result verdict_page(struct http_request *req,
-				    const char *ref)
+static enum MHD_Result verdict_page(struct http_request *req, const char *ref)
 {
 	struct rtlab_err err = { "" };
 	struct strbuf p = { 0 };
@@ -1007,25 +1038,29 @@ static enum MHD_Result verdict_page(struct http_request *req,
 	if (jstr(details, "error"))
 		row_text(&p, "error", jstr(details, "error"));
 	if (json_is_integer(json_object_get(details, "more_runs")))
-		html(&p, "<tr><th>more runs</th><td>about %"
-			 JSON_INTEGER_FORMAT " more per side would likely "
-			 "settle it</td></tr>\n",
-		     json_integer_value(json_object_get(details,
-							"more_runs")));
+		html(&p,
+		     "<tr><th>more runs</th><td>about %" JSON_INTEGER_FORMAT
+		     " more per side would likely "
+		     "settle it</td></tr>\n",
+		     json_integer_value(json_object_get(details, "more_runs")));
 	html(&p, "</table>\n<h2>Metrics</h2>\n");
 	if (json_object_size(json_object_get(details, "metrics")))
 		metrics_table(&p, json_object_get(details, "metrics"));
 	else
 		html(&p, "<p>No metrics were computed.</p>\n");
 	html(&p, "<h2>Baseline over candidate</h2>\n");
-	plot_block(&p, v, "compare", "pooled latency histograms, baseline "
+	plot_block(&p, v, "compare",
+		   "pooled latency histograms, baseline "
 		   "over candidate");
 	html(&p, "<h2>Trend across the tree</h2>\n");
-	plot_block(&p, v, "trend", "max and p99.9 across the kernels of the "
+	plot_block(&p, v, "trend",
+		   "max and p99.9 across the kernels of the "
 		   "tree");
 	report_block(&p, req->db, id);
-	html(&p, "<p><a href=\"/api/v1/verdicts/%" PRId64 "\">verdict as "
-		 "JSON</a></p>\n", id);
+	html(&p,
+	     "<p><a href=\"/api/v1/verdicts/%" PRId64 "\">verdict as "
+	     "JSON</a></p>\n",
+	     id);
 	page_end(&p);
 	json_decref(v);
 	return page_send(req, &p, MHD_HTTP_OK);
@@ -1033,8 +1068,8 @@ static enum MHD_Result verdict_page(struct http_request *req,
 
 /* A file of a verdict's report, read back from the directory the report
  * was written to; only the names the report recorded. */
-static enum MHD_Result report_file(struct http_request *req,
-				   const char *ref, const char *file)
+static enum MHD_Result report_file(struct http_request *req, const char *ref,
+				   const char *file)
 {
 	struct rtlab_err err = { "" };
 	const char *dir, *ctype = NULL, *name;
@@ -1059,15 +1094,16 @@ static enum MHD_Result report_file(struct http_request *req,
 	for (i = 0; i < 3; i++)
 		if (!strcmp(file, report_fixed[i]))
 			ctype = i == 0 ? "text/plain; charset=utf-8" :
-			       i == 1 ? "text/html; charset=utf-8" :
-					"application/json";
+				i == 1 ? "text/html; charset=utf-8" :
+					 "application/json";
 	json_array_foreach(json_object_get(json_object_get(r, "files"),
-					   "attachments"), i, a) {
+					   "attachments"),
+			   i, a) {
 		name = json_string_value(a);
 		if (!name || strchr(name, '/'))
 			continue;
-		snprintf(want, sizeof(want), "attachments/%02zu-%s.json",
-			 i + 1, name);
+		snprintf(want, sizeof(want), "attachments/%02zu-%s.json", i + 1,
+			 name);
 		if (!strcmp(file, want))
 			ctype = "application/json";
 	}
@@ -1088,7 +1124,8 @@ static enum MHD_Result report_file(struct http_request *req,
 	data = malloc(st.st_size ? st.st_size : 1);
 	if (!data || read(fd, data, st.st_size) != st.st_size) {
 		res = error_page(req, MHD_HTTP_INTERNAL_SERVER_ERROR,
-				 "Read error", "the report file could not be "
+				 "Read error",
+				 "the report file could not be "
 				 "read");
 		goto out;
 	}
@@ -1106,7 +1143,10 @@ static enum MHD_Result plot_answer(struct http_request *req,
 				   const struct web_match *m)
 {
 	static const char *const need_compare[] = {
-		"board", "testcase", "baseline", "candidate",
+		"board",
+		"testcase",
+		"baseline",
+		"candidate",
 	};
 	struct rtlab_err err = { "" };
 	void *img = NULL;
@@ -1131,19 +1171,23 @@ static enum MHD_Result plot_answer(struct http_request *req,
 	}
 	if (m->route == WEB_PLOT_COMPARE) {
 		struct reporting_compare_query q = {
-			http_query(req, "board"), http_query(req, "testcase"),
+			http_query(req, "board"),
+			http_query(req, "testcase"),
 			http_query(req, "baseline"),
-			http_query(req, "candidate"), http_query(req, "clock"),
+			http_query(req, "candidate"),
+			http_query(req, "clock"),
 		};
 
 		if (q.clock && !*q.clock)
 			q.clock = NULL;
-		ret = reporting_plot_compare(req->db, &q, m->fmt, &img,
-					     &size, &err);
+		ret = reporting_plot_compare(req->db, &q, m->fmt, &img, &size,
+					     &err);
 	} else {
 		struct reporting_trend_query q = {
-			http_query(req, "board"), http_query(req, "testcase"),
-			http_query(req, "tree"), http_query(req, "clock"),
+			http_query(req, "board"),
+			http_query(req, "testcase"),
+			http_query(req, "tree"),
+			http_query(req, "clock"),
 		};
 
 		if (q.clock && !*q.clock)
@@ -1174,9 +1218,10 @@ enum MHD_Result web_handle(struct http_request *req)
 				    "Cache-Control", "max-age=3600");
 	if (!req->db) {
 		if (m.route == WEB_PLOT_COMPARE || m.route == WEB_PLOT_TREND)
-			return http_respond_error(
-				req, MHD_HTTP_SERVICE_UNAVAILABLE,
-				"database unavailable: %s", req->db_error);
+			return http_respond_error(req,
+						  MHD_HTTP_SERVICE_UNAVAILABLE,
+						  "database unavailable: %s",
+						  req->db_error);
 		return error_page(req, MHD_HTTP_SERVICE_UNAVAILABLE,
 				  "Database unavailable", req->db_error);
 	}

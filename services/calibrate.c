@@ -16,7 +16,7 @@
 #include "regress.h"
 #include "stats.h"
 
-#define CALIB_RELIABLE	0.9
+#define CALIB_RELIABLE 0.9
 
 /* p with P(B >= k | n, p) = t, by bisection (increasing in p). */
 static double cp_lower(unsigned int k, unsigned int n, double t)
@@ -67,14 +67,15 @@ int calibrate_proportion_ci(unsigned int k, unsigned int n, double level,
 
 /* ---- the injected testcase ---- */
 
-static int add_pair(yaml_document_t *d, int map, const char *k,
-		    const char *v, bool plain)
+static int add_pair(yaml_document_t *d, int map, const char *k, const char *v,
+		    bool plain)
 {
 	int kn = yaml_document_add_scalar(d, NULL, (yaml_char_t *)k, -1,
 					  YAML_PLAIN_SCALAR_STYLE);
-	int vn = yaml_document_add_scalar(d, NULL, (yaml_char_t *)v, -1,
-					  plain ? YAML_PLAIN_SCALAR_STYLE :
-					  YAML_DOUBLE_QUOTED_SCALAR_STYLE);
+	int vn =
+		yaml_document_add_scalar(d, NULL, (yaml_char_t *)v, -1,
+					 plain ? YAML_PLAIN_SCALAR_STYLE :
+						 YAML_DOUBLE_QUOTED_SCALAR_STYLE);
 
 	if (!kn || !vn || !yaml_document_append_mapping_pair(d, map, kn, vn))
 		return -ENOMEM;
@@ -133,7 +134,8 @@ int calibrate_injected_testcase(const char *base_path,
 	}
 	yaml_parser_set_input_file(&parser, f);
 	if (!yaml_parser_load(&parser, &doc)) {
-		ret = rtlab_err_set(err, "%s:%lu: not valid YAML: %s", base_path,
+		ret = rtlab_err_set(err, "%s:%lu: not valid YAML: %s",
+				    base_path,
 				    (unsigned long)parser.problem_mark.line + 1,
 				    parser.problem ? parser.problem : "?");
 		goto out_parser;
@@ -174,8 +176,9 @@ int calibrate_injected_testcase(const char *base_path,
 		/* "loads: []" is a flow sequence: write it as a block. */
 		n->data.sequence.style = YAML_BLOCK_SEQUENCE_STYLE;
 	}
-	load = ret ? 0 : yaml_document_add_mapping(&doc, NULL,
-						   YAML_BLOCK_MAPPING_STYLE);
+	load = ret ? 0 :
+		     yaml_document_add_mapping(&doc, NULL,
+					       YAML_BLOCK_MAPPING_STYLE);
 	if (!load || !yaml_document_append_sequence_item(&doc, loads, load))
 		ret = -ENOMEM;
 	if (!ret)
@@ -247,15 +250,19 @@ json_t *calibrate_result_json(json_t *about, const struct calib_cmp *v,
 
 	for (i = 0; !bad && i < n; i++) {
 		const char *vs = verdict_of(v[i].verdict);
-		json_t *c = json_pack("{s:s, s:s, s:O?, s:o?}",
-			"kind", v[i].injected ? "injected" : "aa",
-			"verdict", vs,
+		json_t *c = json_pack(
+			"{s:s, s:s, s:O?, s:o?}", "kind",
+			v[i].injected ? "injected" : "aa", "verdict", vs,
 			"reason", json_object_get(v[i].verdict, "reason"),
-			"runs", json_pack("{s:O?, s:O?}",
-				"baseline", json_object_get(json_object_get(
-					v[i].verdict, "baseline"), "runs"),
-				"candidate", json_object_get(json_object_get(
-					v[i].verdict, "candidate"), "runs")));
+			"runs",
+			json_pack("{s:O?, s:O?}", "baseline",
+				  json_object_get(json_object_get(v[i].verdict,
+								  "baseline"),
+						  "runs"),
+				  "candidate",
+				  json_object_get(json_object_get(v[i].verdict,
+								  "candidate"),
+						  "runs")));
 
 		if (c && v[i].injected)
 			json_object_set_new(c, "spin_us",
@@ -270,8 +277,11 @@ json_t *calibrate_result_json(json_t *about, const struct calib_cmp *v,
 		}
 		aa++;
 		aa_reg += !strcmp(vs, "REGRESSION");
-		json_object_set_new(aa_v, vs, json_integer(json_integer_value(
-					json_object_get(aa_v, vs)) + 1));
+		json_object_set_new(
+			aa_v, vs,
+			json_integer(json_integer_value(json_object_get(aa_v,
+									vs)) +
+				     1));
 	}
 	if (bad)
 		goto fail;
@@ -292,8 +302,8 @@ json_t *calibrate_result_json(json_t *about, const struct calib_cmp *v,
 					     "REGRESSION");
 			}
 		d = rate_json(k, m);
-		if (!d || json_object_set_new(d, "spin_us",
-					      json_integer(spins[j])) ||
+		if (!d ||
+		    json_object_set_new(d, "spin_us", json_integer(spins[j])) ||
 		    json_array_append_new(det, d))
 			goto fail;
 		/* Reliable from here up, as long as nothing larger misses. */
@@ -308,7 +318,7 @@ json_t *calibrate_result_json(json_t *about, const struct calib_cmp *v,
 	det = NULL;
 	json_object_set_new(r, "smallest_reliable_spin_us",
 			    reliable < 0 ? json_null() :
-			    json_integer(reliable));
+					   json_integer(reliable));
 	json_object_set_new(r, "reliable_rate", json_real(CALIB_RELIABLE));
 	json_object_set_new(r, "comparisons", cmps);
 	free(spins);
@@ -344,12 +354,14 @@ void calibrate_print(FILE *f, json_t *result)
 	json_t *val;
 	size_t i;
 
-	fprintf(f, "calibration of board %s (clock %s), kernel %s, testcase %s\n",
+	fprintf(f,
+		"calibration of board %s (clock %s), kernel %s, testcase %s\n",
 		json_string_value(json_object_get(result, "board")),
 		json_string_value(json_object_get(result, "clock")),
 		json_string_value(json_object_get(result, "kernel_release")),
 		json_string_value(json_object_get(result, "testcase")));
-	fprintf(f, "  %lld run(s) per side, %lld s each; injector %s, every %lld ms +/- %lld %%\n",
+	fprintf(f,
+		"  %lld run(s) per side, %lld s each; injector %s, every %lld ms +/- %lld %%\n",
 		json_integer_value(json_object_get(result, "runs_per_side")),
 		json_integer_value(json_object_get(result, "duration_s")),
 		json_string_value(json_object_get(inj, "mode")),
@@ -369,10 +381,12 @@ void calibrate_print(FILE *f, json_t *result)
 	}
 	rel = json_object_get(result, "smallest_reliable_spin_us");
 	if (json_is_integer(rel))
-		fprintf(f, "  smallest injection caught reliably (>= %.0f %%): %lld us\n",
+		fprintf(f,
+			"  smallest injection caught reliably (>= %.0f %%): %lld us\n",
 			100 * CALIB_RELIABLE, json_integer_value(rel));
 	else
-		fprintf(f, "  no injected size was caught reliably (>= %.0f %%)\n",
+		fprintf(f,
+			"  no injected size was caught reliably (>= %.0f %%)\n",
 			100 * CALIB_RELIABLE);
 }
 

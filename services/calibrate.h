@@ -21,18 +21,18 @@
 
 /* One comparison: a verdict_compare_bundles() result and what it was. */
 struct calib_cmp {
-	bool injected;		/* false: an A/A comparison */
-	unsigned int spin_us;	/* injected only */
-	json_t *verdict;	/* the verdict JSON (borrowed) */
+	bool injected;	      /* false: an A/A comparison */
+	unsigned int spin_us; /* injected only */
+	json_t *verdict;      /* the verdict JSON (borrowed) */
 };
 
 /* What was injected, for the injected testcase and the result. */
 struct calib_inject {
-	const char *mode;	/* "user", "preempt", "irq" */
+	const char *mode; /* "user", "preempt", "irq" */
 	unsigned int spin_us;
 	unsigned int period_ms;
 	unsigned int jitter_pct;
-	const char *cpus;	/* cpuset or NULL: every CPU */
+	const char *cpus; /* cpuset or NULL: every CPU */
 };
 
 /**

@@ -33,7 +33,7 @@ int ingest_bundle(PGconn *conn, const void *data, size_t size, int board_id,
 
 	memset(res, 0, sizeof(*res));
 	b = bundle_read_mem(data, size, err);
-	if (!b)		/* EFBIG (a limit: 413), ENOMEM or EINVAL */
+	if (!b) /* EFBIG (a limit: 413), ENOMEM or EINVAL */
 		return errno == EFBIG || errno == ENOMEM ? -errno : -EINVAL;
 	mf = bundle_get(b, BUNDLE_MANIFEST);
 	if (!mf) {

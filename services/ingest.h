@@ -19,9 +19,9 @@
 struct ingest_result {
 	int64_t run_id;
 	char uuid[37];
-	bool duplicate;		/* already stored, nothing written */
-	char status[16];	/* run status name */
-	unsigned int nhists;	/* histograms stored */
+	bool duplicate;	     /* already stored, nothing written */
+	char status[16];     /* run status name */
+	unsigned int nhists; /* histograms stored */
 };
 
 /**

@@ -39,7 +39,7 @@ char *jobs_testcase_path(const char *testcase, struct rtlab_err *err)
 
 	if (!testcase || !*testcase) {
 		rtlab_err_set(err, "--testcase: expected a testcase name "
-			      "(testcases/NAME.yaml) or a path");
+				   "(testcases/NAME.yaml) or a path");
 		return NULL;
 	}
 	if (is_path(testcase)) {
@@ -58,11 +58,13 @@ char *jobs_testcase_path(const char *testcase, struct rtlab_err *err)
 	}
 	abs = realpath(path, NULL);
 	if (!abs)
-		rtlab_err_seterr(err, ENOENT, "--testcase %s: %s: %s%s",
-				 testcase, path, strerror(errno),
-				 is_path(testcase) ? "" :
-				 " (a name means testcases/NAME.yaml in the "
-				 "data directory; give a path otherwise)");
+		rtlab_err_seterr(
+			err, ENOENT, "--testcase %s: %s: %s%s", testcase, path,
+			strerror(errno),
+			is_path(testcase) ?
+				"" :
+				" (a name means testcases/NAME.yaml in the "
+				"data directory; give a path otherwise)");
 	free(path);
 	return abs;
 }
@@ -76,15 +78,19 @@ char *jobs_board_def_name(const char *board, const char *definition_json,
 
 	root = json_loads(definition_json ? definition_json : "{}", 0, &jerr);
 	if (!root || !json_is_object(root)) {
-		rtlab_err_set(err, "board '%s': definition: expected a JSON "
-			      "object", board);
+		rtlab_err_set(err,
+			      "board '%s': definition: expected a JSON "
+			      "object",
+			      board);
 		goto out;
 	}
 	v = json_object_get(root, "board");
 	if (v && !json_is_string(v)) {
-		rtlab_err_set(err, "board '%s': definition field 'board': "
+		rtlab_err_set(err,
+			      "board '%s': definition field 'board': "
 			      "expected the name or path of a board "
-			      "definition (boards/NAME.yaml)", board);
+			      "definition (boards/NAME.yaml)",
+			      board);
 		goto out;
 	}
 	name = strdup(v ? json_string_value(v) : board);
@@ -128,7 +134,8 @@ static int testcase_check(const char *testcase, const char *file,
 
 			free(path);
 			if (!path) {
-				ret = rtlab_err_seterr(err, ENOENT,
+				ret = rtlab_err_seterr(
+					err, ENOENT,
 					"--testcase %s: this host cannot run "
 					"it: tool %s: MISSING (not on PATH)",
 					testcase, tools[i]);
@@ -167,7 +174,8 @@ static int board_find(PGconn *conn, const char *name, int *id, char **kind,
 		break;
 	}
 	if (ret == -ENOENT)
-		rtlab_err_seterr(err, ENOENT, "--board %s: no board of that "
+		rtlab_err_seterr(err, ENOENT,
+				 "--board %s: no board of that "
 				 "name is registered (see 'rtlab board list')",
 				 name);
 	db_board_list_free(b, n);
@@ -175,9 +183,9 @@ static int board_find(PGconn *conn, const char *name, int *id, char **kind,
 }
 
 /* Check the kernel against the board; *@stored gets what the job keeps. */
-static int kernel_check(const char *kernel, const char *board,
-			const char *kind, const char *definition,
-			char **stored, struct rtlab_err *err)
+static int kernel_check(const char *kernel, const char *board, const char *kind,
+			const char *definition, char **stored,
+			struct rtlab_err *err)
 {
 	struct kernel_def *k;
 	struct board_def *bd;
@@ -186,30 +194,37 @@ static int kernel_check(const char *kernel, const char *board,
 	*stored = NULL;
 	if (!strcmp(kind, "local")) {
 		if (strcmp(kernel, JOBS_KERNEL_HOST))
-			return rtlab_err_set(err, "--kernel %s: board '%s' is "
-					     "a local board, which runs the "
-					     "host's kernel: expected --kernel "
-					     JOBS_KERNEL_HOST, kernel, board);
+			return rtlab_err_set(
+				err,
+				"--kernel %s: board '%s' is "
+				"a local board, which runs the "
+				"host's kernel: expected --kernel " JOBS_KERNEL_HOST,
+				kernel, board);
 		*stored = strdup(kernel);
 		return *stored ? 0 : -ENOMEM;
 	}
 	if (strcmp(kind, "qemu"))
-		return rtlab_err_set(err, "--board %s: a board of kind '%s' "
+		return rtlab_err_set(err,
+				     "--board %s: a board of kind '%s' "
 				     "has no worker yet (local and qemu "
-				     "boards do)", board, kind);
+				     "boards do)",
+				     board, kind);
 	if (!strcmp(kernel, JOBS_KERNEL_HOST))
-		return rtlab_err_set(err, "--kernel host: board '%s' is a "
+		return rtlab_err_set(err,
+				     "--kernel host: board '%s' is a "
 				     "virtual board: expected a kernel "
-				     "definition (kernels/NAME.yaml)", board);
+				     "definition (kernels/NAME.yaml)",
+				     board);
 	defname = jobs_board_def_name(board, definition, err);
 	if (!defname)
 		return -EINVAL;
 	bd = board_def_find(defname, err);
 	if (!bd) {
-		rtlab_err_prefix(err, "--board %s: board definition '%s' "
+		rtlab_err_prefix(err,
+				 "--board %s: board definition '%s' "
 				 "(the \"board\" field of the registered "
-				 "definition, else the board's name)", board,
-				 defname);
+				 "definition, else the board's name)",
+				 board, defname);
 		free(defname);
 		return -EINVAL;
 	}
@@ -241,15 +256,15 @@ int jobs_add(PGconn *conn, const struct job_spec *spec, int64_t **ids,
 		return rtlab_err_set(err, "--repeat %u: expected 1 to %u jobs",
 				     spec->repeat, JOBS_MAX_REPEAT);
 	if (spec->duration_s > JOBS_MAX_DURATION_S)
-		return rtlab_err_set(err, "--duration %u: expected 1 to %u "
-				     "seconds", spec->duration_s,
-				     JOBS_MAX_DURATION_S);
-	ret = board_find(conn, spec->board, &board_id, &kind, &definition,
-			 err);
+		return rtlab_err_set(err,
+				     "--duration %u: expected 1 to %u "
+				     "seconds",
+				     spec->duration_s, JOBS_MAX_DURATION_S);
+	ret = board_find(conn, spec->board, &board_id, &kind, &definition, err);
 	if (ret)
 		goto out;
-	ret = kernel_check(spec->kernel, spec->board, kind, definition,
-			   &kernel, err);
+	ret = kernel_check(spec->kernel, spec->board, kind, definition, &kernel,
+			   err);
 	if (ret)
 		goto out;
 	file = jobs_testcase_path(spec->testcase, err);

@@ -31,11 +31,11 @@
 #define JOBS_MAX_DURATION_S 604800
 
 struct job_spec {
-	const char *kernel;		/* definition name or path, or "host" */
-	const char *board;		/* registered board name */
-	const char *testcase;		/* name or path */
-	unsigned int repeat;		/* jobs to queue, 1..JOBS_MAX_REPEAT */
-	unsigned int duration_s;	/* 0: the testcase's duration_s */
+	const char *kernel;	 /* definition name or path, or "host" */
+	const char *board;	 /* registered board name */
+	const char *testcase;	 /* name or path */
+	unsigned int repeat;	 /* jobs to queue, 1..JOBS_MAX_REPEAT */
+	unsigned int duration_s; /* 0: the testcase's duration_s */
 };
 
 /**

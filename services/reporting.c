@@ -39,7 +39,7 @@ static int plot_run(PGconn *conn, struct report *r, const json_t *run,
 	if (!ret)
 		ret = report_attach_run_plot(r, &rh, side, err);
 	run_hists_cleanup(&rh);
-	return ret == -ENODATA ? 0 : ret;	/* no histograms, no plot */
+	return ret == -ENODATA ? 0 : ret; /* no histograms, no plot */
 }
 
 /* Pool every run of one side into @h. */
@@ -63,8 +63,7 @@ static int pool_side(PGconn *conn, const json_t *runs, struct hist *h,
 	return ret;
 }
 
-static int plot_overlay(PGconn *conn, struct report *r,
-			struct rtlab_err *err)
+static int plot_overlay(PGconn *conn, struct report *r, struct rtlab_err *err)
 {
 	struct hist hb = { 0 }, hc = { 0 };
 	int ret;
@@ -76,8 +75,7 @@ static int plot_overlay(PGconn *conn, struct report *r,
 		ret = pool_side(conn, json_object_get(r->ctx, "baseline_runs"),
 				&hb, err);
 	if (!ret)
-		ret = pool_side(conn, json_object_get(r->ctx,
-						      "candidate_runs"),
+		ret = pool_side(conn, json_object_get(r->ctx, "candidate_runs"),
 				&hc, err);
 	if (!ret)
 		ret = report_attach_overlay(r, &hb, &hc, err);
@@ -109,15 +107,18 @@ static int histograms(PGconn *conn, struct report *r, struct rtlab_err *err)
 		}
 		json_array_foreach(json_object_get(r->ctx, key), i, run) {
 			json_int_t id = run_id_of(run);
-			const char *uuid = json_string_value(
-				json_object_get(run, "uuid"));
+			const char *uuid =
+				json_string_value(json_object_get(run, "uuid"));
 
 			ret = db_run_histograms(conn, id, &h, err);
 			if (ret)
 				break;
-			if (json_array_append_new(arr, json_pack(
-				"{s:I, s:s, s:o}", "run_id", id, "uuid",
-				uuid ? uuid : "", "threads", h))) {
+			if (json_array_append_new(arr,
+						  json_pack("{s:I, s:s, s:o}",
+							    "run_id", id,
+							    "uuid",
+							    uuid ? uuid : "",
+							    "threads", h))) {
 				ret = -ENOMEM;
 				break;
 			}
@@ -145,10 +146,12 @@ static int attach_artifact(PGconn *conn, struct report *r, const json_t *run,
 	ret = db_artifact_get(conn, id, name, &a, err);
 	if (ret)
 		return ret;
-	snprintf(summary, sizeof(summary), "%s of candidate run %"
-		 JSON_INTEGER_FORMAT, what, id);
-	ret = report_attachment_add(r, file_name, content_type ? content_type :
-				    a.content_type, summary, a.data, a.size);
+	snprintf(summary, sizeof(summary),
+		 "%s of candidate run %" JSON_INTEGER_FORMAT, what, id);
+	ret = report_attachment_add(r, file_name,
+				    content_type ? content_type :
+						   a.content_type,
+				    summary, a.data, a.size);
 	a.data = NULL;
 	artifact_cleanup(&a);
 	return ret;
@@ -236,9 +239,11 @@ int reporting_build(PGconn *conn, int64_t verdict_id, bool force,
 	verdict = json_string_value(json_object_get(r->ctx, "verdict"));
 	if ((!verdict || strcmp(verdict, "REGRESSION")) && !force)
 		return rtlab_err_seterr(err, EPERM,
-			"verdict %" PRId64 " is %s, not a REGRESSION: nothing "
-			"to report (--force writes a report anyway)",
-			verdict_id, verdict && *verdict ? verdict : "?");
+					"verdict %" PRId64
+					" is %s, not a REGRESSION: nothing "
+					"to report (--force writes a report anyway)",
+					verdict_id,
+					verdict && *verdict ? verdict : "?");
 	base = report_worst_run(r->ctx, "baseline_runs");
 	cand = report_worst_run(r->ctx, "candidate_runs");
 
@@ -251,18 +256,21 @@ int reporting_build(PGconn *conn, int64_t verdict_id, bool force,
 	if (!ret)
 		ret = histograms(conn, r, err);
 	if (!ret && cand)
-		ret = attach_artifact(conn, r, cand, "trace.dat",
-				      "trace.dat", "application/octet-stream",
+		ret = attach_artifact(conn, r, cand, "trace.dat", "trace.dat",
+				      "application/octet-stream",
 				      "ftrace trace (trace-cmd) of the worst "
-				      "spike", err);
+				      "spike",
+				      err);
 	if (!ret && cand && report_run_has_artifact(cand, "trace.dat"))
 		ret = attach_spike(conn, r, cand, err);
 	if (!ret && cand)
 		ret = attach_artifact(conn, r, cand, "console.log",
 				      "console.log", "text/plain",
 				      "console log", err);
-	release = json_string_value(json_object_get(
-		json_object_get(r->ctx, "candidate"), "release"));
+	release =
+		json_string_value(json_object_get(json_object_get(r->ctx,
+								  "candidate"),
+						  "release"));
 	snprintf(cfgname, sizeof(cfgname), "config-%s",
 		 release && *release ? release : "candidate");
 	if (!ret && cand)
@@ -276,16 +284,17 @@ int reporting_build(PGconn *conn, int64_t verdict_id, bool force,
 				      "text/plain", "kernel log (dmesg)", err);
 	if (!ret)
 		delta = config_delta_of(conn,
-					run_with_config(r->ctx,
-							"baseline_runs", base),
+					run_with_config(r->ctx, "baseline_runs",
+							base),
 					run_with_config(r->ctx,
 							"candidate_runs", cand),
 					err, &ret);
 	if (!ret)
 		ret = report_render(r, fields, delta, err);
 	if (ret == -ENOMEM && !err->msg[0])
-		rtlab_err_seterr(err, ENOMEM, "report of verdict %" PRId64
-				 ": out of memory", verdict_id);
+		rtlab_err_seterr(err, ENOMEM,
+				 "report of verdict %" PRId64 ": out of memory",
+				 verdict_id);
 	free(delta);
 	return ret;
 }
@@ -308,8 +317,8 @@ static int pool_kernel(PGconn *conn, int board_id, int testcase_id,
 	size_t i, j;
 	int ret;
 
-	ret = db_series_runs_load(conn, board_id, testcase_id, kernel_id,
-				  clock, &sr, err);
+	ret = db_series_runs_load(conn, board_id, testcase_id, kernel_id, clock,
+				  &sr, err);
 	for (i = 0; !ret && i < sr.nruns; i++)
 		for (j = 0; !ret && j < sr.runs[i].ncpus; j++)
 			ret = hist_merge(h, &sr.runs[i].cpus[j]);
@@ -321,8 +330,7 @@ static int pool_kernel(PGconn *conn, int board_id, int testcase_id,
 }
 
 /* The clock to compare on: @q->clock, else the candidate's only one. */
-static int compare_clock(PGconn *conn,
-			 const struct reporting_compare_query *q,
+static int compare_clock(PGconn *conn, const struct reporting_compare_query *q,
 			 int board_id, int testcase_id, int cand_id,
 			 char *clock, size_t size, struct rtlab_err *err)
 {
@@ -343,10 +351,11 @@ static int compare_clock(PGconn *conn,
 		json_object_foreach(clocks, key, v)
 			snprintf(clock, size, "%s", key);
 	} else if (!json_object_size(clocks)) {
-		ret = rtlab_err_seterr(err, ENOENT, "candidate kernel '%s' has "
+		ret = rtlab_err_seterr(err, ENOENT,
+				       "candidate kernel '%s' has "
 				       "no complete run on board '%s', "
-				       "testcase '%s'", q->candidate,
-				       q->board, q->testcase);
+				       "testcase '%s'",
+				       q->candidate, q->board, q->testcase);
 	} else {
 		json_object_foreach(clocks, key, v) {
 			size_t n = strlen(list);
@@ -354,9 +363,11 @@ static int compare_clock(PGconn *conn,
 			snprintf(list + n, sizeof(list) - n, "%s%s",
 				 n ? ", " : "", key);
 		}
-		ret = rtlab_err_seterr(err, EINVAL, "candidate kernel '%s' ran "
+		ret = rtlab_err_seterr(err, EINVAL,
+				       "candidate kernel '%s' ran "
 				       "with several clocks (%s): choose one "
-				       "with clock", q->candidate, list);
+				       "with clock",
+				       q->candidate, list);
 	}
 	json_decref(clocks);
 	return ret;
@@ -405,15 +416,17 @@ int reporting_plot_compare(PGconn *conn,
 		goto out;
 	snprintf(title, sizeof(title), "%s / %s: baseline over candidate",
 		 q->board, q->testcase);
-	snprintf(sub, sizeof(sub), "clock %s, all complete runs of each "
-		 "kernel pooled", clock);
+	snprintf(sub, sizeof(sub),
+		 "clock %s, all complete runs of each "
+		 "kernel pooled",
+		 clock);
 	pc.title = title;
 	pc.subtitle = sub;
-	pc.baseline.release = jstr2(json_object_get(names, "baseline"),
-				   "release");
+	pc.baseline.release =
+		jstr2(json_object_get(names, "baseline"), "release");
 	pc.baseline.hist = &hb;
-	pc.candidate.release = jstr2(json_object_get(names, "candidate"),
-				    "release");
+	pc.candidate.release =
+		jstr2(json_object_get(names, "candidate"), "release");
 	pc.candidate.hist = &hc;
 	ret = plot_compare_render(&pc, fmt, img, size, err);
 out:
@@ -431,8 +444,7 @@ static double jfig(const json_t *o, const char *key)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-int reporting_plot_trend(PGconn *conn,
-			 const struct reporting_trend_query *q,
+int reporting_plot_trend(PGconn *conn, const struct reporting_trend_query *q,
 			 enum plot_format fmt, void **img, size_t *size,
 			 struct rtlab_err *err)
 {
@@ -474,10 +486,13 @@ int reporting_plot_trend(PGconn *conn,
 		}
 		at += tk[i].nruns;
 	}
-	snprintf(title, sizeof(title), "%s / %s: latency across the kernels "
-		 "of tree '%s'", q->board, q->testcase,
+	snprintf(title, sizeof(title),
+		 "%s / %s: latency across the kernels "
+		 "of tree '%s'",
+		 q->board, q->testcase,
 		 jstr2(t, "tree") ? jstr2(t, "tree") : "");
-	snprintf(sub, sizeof(sub), "clock %s; each complete run's worst CPU "
+	snprintf(sub, sizeof(sub),
+		 "clock %s; each complete run's worst CPU "
 		 "as a point, medians per kernel joined",
 		 jstr2(t, "clock") ? jstr2(t, "clock") : "?");
 	pt.title = title;

@@ -35,9 +35,9 @@ int reporting_build(PGconn *conn, int64_t verdict_id, bool force,
 struct reporting_compare_query {
 	const char *board;
 	const char *testcase;
-	const char *baseline;	/* kernel id or release */
-	const char *candidate;	/* kernel id or release */
-	const char *clock;	/* NULL: the candidate's only clock */
+	const char *baseline;  /* kernel id or release */
+	const char *candidate; /* kernel id or release */
+	const char *clock;     /* NULL: the candidate's only clock */
 };
 
 /**
@@ -58,8 +58,8 @@ int reporting_plot_compare(PGconn *conn,
 struct reporting_trend_query {
 	const char *board;
 	const char *testcase;
-	const char *tree;	/* NULL: the tree of the latest run */
-	const char *clock;	/* NULL: the clock of the latest run */
+	const char *tree;  /* NULL: the tree of the latest run */
+	const char *clock; /* NULL: the clock of the latest run */
 };
 
 /**
@@ -70,8 +70,7 @@ struct reporting_trend_query {
  * @err naming the series that has no complete run; -EIO, -ENOMEM, or
  * what gnuplot said.
  */
-int reporting_plot_trend(PGconn *conn,
-			 const struct reporting_trend_query *q,
+int reporting_plot_trend(PGconn *conn, const struct reporting_trend_query *q,
 			 enum plot_format fmt, void **img, size_t *size,
 			 struct rtlab_err *err) __must_check;
 

@@ -27,15 +27,14 @@ int spike_store(PGconn *conn, int64_t run_id, const char *text,
 	ret = db_begin(conn, err);
 	if (ret)
 		return ret;
-	ret = db_artifact_put_text(conn, run_id, SPIKE_ARTIFACT_TEXT,
-				   "text/plain; charset=utf-8", text, err) ?:
-	      db_artifact_put_text(conn, run_id, SPIKE_ARTIFACT_JSON,
-				   "application/json", json, err) ?:
-	      db_commit(conn, err);
+	ret = db_artifact_put_text(conn, run_id, SPIKE_ARTIFACT_TEXT, "text/plain; charset=utf-8", text, err) ?:
+		      db_artifact_put_text(conn, run_id, SPIKE_ARTIFACT_JSON, "application/json", json, err) ?:
+		      db_commit(conn, err);
 	if (ret) {
 		db_rollback(conn);
-		rtlab_err_prefix(err, "storing the spike analysis of run %"
-				 PRId64, run_id);
+		rtlab_err_prefix(err,
+				 "storing the spike analysis of run %" PRId64,
+				 run_id);
 	}
 	return ret;
 }
@@ -57,10 +56,12 @@ int spike_run_analyze(PGconn *conn, int64_t run_id, int cpu,
 		goto out;
 	ret = db_artifact_get(conn, run_id, "trace.dat", &a, err);
 	if (ret == -ENOENT) {
-		rtlab_err_seterr(err, ENOENT, "run %" PRId64 " has no trace "
+		rtlab_err_seterr(err, ENOENT,
+				 "run %" PRId64 " has no trace "
 				 "(no trace.dat in its bundle: its testcase "
 				 "has no trace: section, or tracing was "
-				 "unavailable on the board)", run_id);
+				 "unavailable on the board)",
+				 run_id);
 		goto out;
 	}
 	if (ret)
@@ -75,8 +76,10 @@ int spike_run_analyze(PGconn *conn, int64_t run_id, int cpu,
 	fd = -1;
 	if (fwrite(a.data, 1, a.size, f) != a.size || fclose(f)) {
 		f = NULL;
-		ret = rtlab_err_seterr(err, EIO, "%s: cannot write the "
-				       "trace: %s", path, strerror(errno));
+		ret = rtlab_err_seterr(err, EIO,
+				       "%s: cannot write the "
+				       "trace: %s",
+				       path, strerror(errno));
 		goto out;
 	}
 	f = NULL;
@@ -96,8 +99,9 @@ int spike_run_analyze(PGconn *conn, int64_t run_id, int cpu,
 		}
 		goto out;
 	}
-	release = json_string_value(json_object_get(
-		json_object_get(run, "kernel"), "release"));
+	release = json_string_value(json_object_get(json_object_get(run,
+								    "kernel"),
+						    "release"));
 	ret = spike_check_release(res, release, err);
 out:
 	if (f)
@@ -111,8 +115,8 @@ out:
 	return ret;
 }
 
-int spike_run_get(PGconn *conn, int64_t run_id, bool json,
-		  struct artifact *a, struct rtlab_err *err)
+int spike_run_get(PGconn *conn, int64_t run_id, bool json, struct artifact *a,
+		  struct rtlab_err *err)
 {
 	const char *name = json ? SPIKE_ARTIFACT_JSON : SPIKE_ARTIFACT_TEXT;
 	struct spike_result res = { 0 };
@@ -133,7 +137,7 @@ int spike_run_get(PGconn *conn, int64_t run_id, bool json,
 		goto out;
 	}
 	ret = spike_store(conn, run_id, text, js, err) ?:
-	      db_artifact_get(conn, run_id, name, a, err);
+		      db_artifact_get(conn, run_id, name, a, err);
 out:
 	free(text);
 	free(js);

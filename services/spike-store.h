@@ -33,8 +33,8 @@ int spike_store(PGconn *conn, int64_t run_id, const char *text,
  * spike_result_cleanup() either way.
  */
 int spike_run_analyze(PGconn *conn, int64_t run_id, int cpu,
-		      struct spike_result *res, struct rtlab_err *err)
-	__must_check;
+		      struct spike_result *res,
+		      struct rtlab_err *err) __must_check;
 
 struct artifact;
 
@@ -46,7 +46,7 @@ struct artifact;
  * Return: 0 with @a filled (caller releases with artifact_cleanup()), or
  * what spike_run_analyze() or spike_store() returned, @err saying why.
  */
-int spike_run_get(PGconn *conn, int64_t run_id, bool json,
-		  struct artifact *a, struct rtlab_err *err) __must_check;
+int spike_run_get(PGconn *conn, int64_t run_id, bool json, struct artifact *a,
+		  struct rtlab_err *err) __must_check;
 
 #endif

@@ -24,10 +24,9 @@
 #include "manifest.h"
 #include "verdict.h"
 
-
 /* Metrics in the order people read them (jsonb does not keep order). */
-static const char *const metric_order[] = { "p99", "p99.9", "max",
-					    "tail_rate", "w1" };
+static const char *const metric_order[] = { "p99", "p99.9", "max", "tail_rate",
+					    "w1" };
 
 /* ------------------------------------------------------------------ */
 /* Parameters                                                          */
@@ -47,24 +46,29 @@ int verdict_params_parse(json_t *def, const char *testcase,
 	if (!v || json_is_null(v))
 		return 0;
 	if (!json_is_object(v))
-		return rtlab_err_set(err, "testcase '%s' definition: 'verdict': "
+		return rtlab_err_set(err,
+				     "testcase '%s' definition: 'verdict': "
 				     "expected an object {floor_us, floor_rel, "
-				     "tail_q, alpha, min_runs}", testcase);
+				     "tail_q, alpha, min_runs}",
+				     testcase);
 	q = *p;
 	json_object_foreach(v, key, val) {
 		double x;
 
 		if (!json_is_number(val))
-			return rtlab_err_set(err, "testcase '%s' definition: "
+			return rtlab_err_set(err,
+					     "testcase '%s' definition: "
 					     "verdict.%s: expected a number",
 					     testcase, key);
 		x = json_number_value(val);
 		if (!strcmp(key, "floor_us") || !strcmp(key, "floor_abs_us")) {
 			if (!isfinite(x) || x < 0)
 				return rtlab_err_set(
-					err, "testcase '%s' definition: "
+					err,
+					"testcase '%s' definition: "
 					"verdict.%s: expected a floor in us "
-					">= 0, got %g", testcase, key, x);
+					">= 0, got %g",
+					testcase, key, x);
 			if (!strcmp(key, "floor_us"))
 				floor_us = x;
 			else
@@ -72,15 +76,18 @@ int verdict_params_parse(json_t *def, const char *testcase,
 		} else if (!strcmp(key, "floor_rel")) {
 			if (!isfinite(x) || x < 0 || x > 1)
 				return rtlab_err_set(
-					err, "testcase '%s' definition: "
+					err,
+					"testcase '%s' definition: "
 					"verdict.floor_rel: expected a "
 					"fraction from 0 to 1 (0.10 = 10 %%), "
-					"got %g", testcase, x);
+					"got %g",
+					testcase, x);
 			q.floor_rel = x;
 		} else if (!strcmp(key, "tail_q")) {
 			if (!(x > 0.5 && x < 1))
 				return rtlab_err_set(
-					err, "testcase '%s' definition: "
+					err,
+					"testcase '%s' definition: "
 					"verdict.tail_q: expected a quantile "
 					"between 0.5 and 1, e.g. 0.999, got %g",
 					testcase, x);
@@ -88,7 +95,8 @@ int verdict_params_parse(json_t *def, const char *testcase,
 		} else if (!strcmp(key, "alpha")) {
 			if (!(x > 0 && x <= 0.5))
 				return rtlab_err_set(
-					err, "testcase '%s' definition: "
+					err,
+					"testcase '%s' definition: "
 					"verdict.alpha: expected a level in "
 					"(0, 0.5], e.g. 0.05, got %g",
 					testcase, x);
@@ -96,13 +104,15 @@ int verdict_params_parse(json_t *def, const char *testcase,
 		} else if (!strcmp(key, "min_runs")) {
 			if (!(x >= 2 && x <= 1000) || x != floor(x))
 				return rtlab_err_set(
-					err, "testcase '%s' definition: "
+					err,
+					"testcase '%s' definition: "
 					"verdict.min_runs: expected a whole "
 					"number of runs from 2 to 1000, got %g",
 					testcase, x);
 			q.min_runs = (unsigned int)x;
 		} else {
-			return rtlab_err_set(err, "testcase '%s' definition: "
+			return rtlab_err_set(err,
+					     "testcase '%s' definition: "
 					     "verdict.%s: unknown key "
 					     "(expected floor_us, floor_rel, "
 					     "tail_q, alpha or min_runs)",
@@ -111,11 +121,12 @@ int verdict_params_parse(json_t *def, const char *testcase,
 	}
 	if (!isnan(floor_us) && !isnan(floor_abs_us) &&
 	    floor_us != floor_abs_us)
-		return rtlab_err_set(err, "testcase '%s' definition: "
+		return rtlab_err_set(err,
+				     "testcase '%s' definition: "
 				     "verdict.floor_us (%g) and "
 				     "verdict.floor_abs_us (%g) conflict; give "
-				     "one floor", testcase, floor_us,
-				     floor_abs_us);
+				     "one floor",
+				     testcase, floor_us, floor_abs_us);
 	if (!isnan(floor_us))
 		q.floor_abs_us = floor_us;
 	else if (!isnan(floor_abs_us))
@@ -144,8 +155,7 @@ static void result_unusable(struct regress_result *res, const char *why)
 	for (i = 0; i < REGRESS_NMETRICS; i++) {
 		res->metrics[i].verdict = REGRESS_INCONCLUSIVE;
 		res->metrics[i].more_runs = 0;
-		snprintf(res->metrics[i].reason,
-			 sizeof(res->metrics[i].reason),
+		snprintf(res->metrics[i].reason, sizeof(res->metrics[i].reason),
 			 "not compared: see the verdict's reason");
 	}
 }
@@ -235,8 +245,7 @@ static int runs_view(const struct series_runs *s, const char *board,
 		(*out)[i].clock = clock;
 		(*out)[i].cpus = s->runs[i].cpus;
 		(*out)[i].ncpus = s->runs[i].ncpus;
-		if (json_array_append_new(*ids,
-					  json_integer(s->runs[i].id)))
+		if (json_array_append_new(*ids, json_integer(s->runs[i].id)))
 			return -ENOMEM;
 	}
 	return 0;
@@ -253,9 +262,9 @@ static void clocks_text(json_t *clocks, char *buf, size_t size)
 	json_object_foreach(clocks, key, n) {
 		if (len >= size)
 			break;
-		len += snprintf(buf + len, size - len, "%s'%s' (%" JSON_INTEGER_FORMAT
-				" runs)", len ? ", " : "", key,
-				json_integer_value(n));
+		len += snprintf(buf + len, size - len,
+				"%s'%s' (%" JSON_INTEGER_FORMAT " runs)",
+				len ? ", " : "", key, json_integer_value(n));
 	}
 }
 
@@ -271,7 +280,7 @@ static int compute(PGconn *conn, const struct verdict_pair *vp,
 	json_t *bids = NULL, *cids = NULL;
 	struct series_runs sb = { 0 }, sc = { 0 };
 	struct regress_run *rb = NULL, *rc = NULL;
-	char (*lb)[24] = NULL, (*lc)[24] = NULL;
+	char(*lb)[24] = NULL, (*lc)[24] = NULL;
 	struct regress_params params;
 	struct regress_result *res = NULL;
 	struct rtlab_err perr = { "" };
@@ -288,12 +297,15 @@ static int compute(PGconn *conn, const struct verdict_pair *vp,
 		return ret;
 	board = json_string_value(json_object_get(names, "board"));
 	testcase = json_string_value(json_object_get(names, "testcase"));
-	brel = json_string_value(json_object_get(
-		json_object_get(names, "baseline"), "release"));
-	crel = json_string_value(json_object_get(
-		json_object_get(names, "candidate"), "release"));
-	tree = json_string_value(json_object_get(
-		json_object_get(names, "candidate"), "tree"));
+	brel = json_string_value(json_object_get(json_object_get(names,
+								 "baseline"),
+						 "release"));
+	crel = json_string_value(json_object_get(json_object_get(names,
+								 "candidate"),
+						 "release"));
+	tree = json_string_value(json_object_get(json_object_get(names,
+								 "candidate"),
+						 "tree"));
 
 	ret = db_series_clocks(conn, vp->board_id, vp->testcase_id,
 			       vp->cand_kernel_id, &cclocks, err);
@@ -305,24 +317,28 @@ static int compute(PGconn *conn, const struct verdict_pair *vp,
 		clock = json_object_iter_key(it);
 	}
 	if (!clock && !json_object_size(cclocks)) {
-		ret = rtlab_err_seterr(err, ENOENT, "candidate kernel %s has "
+		ret = rtlab_err_seterr(err, ENOENT,
+				       "candidate kernel %s has "
 				       "no complete runs on board %s, testcase "
-				       "%s", crel, board, testcase);
+				       "%s",
+				       crel, board, testcase);
 		goto out;
 	}
 	if (!clock) {
 		clocks_text(cclocks, cl, sizeof(cl));
-		ret = rtlab_err_set(err, "candidate kernel %s has complete runs "
+		ret = rtlab_err_set(err,
+				    "candidate kernel %s has complete runs "
 				    "of several clocks on board %s, testcase "
-				    "%s: %s; choose one (--clock)", crel, board,
-				    testcase, cl);
+				    "%s: %s; choose one (--clock)",
+				    crel, board, testcase, cl);
 		goto out;
 	}
 	if (!json_object_get(cclocks, clock)) {
-		ret = rtlab_err_seterr(err, ENOENT, "candidate kernel %s has "
+		ret = rtlab_err_seterr(err, ENOENT,
+				       "candidate kernel %s has "
 				       "no complete runs with clock '%s' on "
-				       "board %s, testcase %s", crel, clock,
-				       board, testcase);
+				       "board %s, testcase %s",
+				       crel, clock, board, testcase);
 		goto out;
 	}
 
@@ -331,16 +347,19 @@ static int compute(PGconn *conn, const struct verdict_pair *vp,
 	if (ret)
 		goto out;
 	if (!json_object_size(bclocks)) {
-		snprintf(why, sizeof(why), "baseline kernel %s has no complete "
+		snprintf(why, sizeof(why),
+			 "baseline kernel %s has no complete "
 			 "runs on board %s, testcase %s: nothing to compare "
-			 "with", brel, board, testcase);
+			 "with",
+			 brel, board, testcase);
 	} else if (!json_object_get(bclocks, clock)) {
 		clocks_text(bclocks, cl, sizeof(cl));
-		snprintf(why, sizeof(why), "clocks differ: candidate kernel %s "
+		snprintf(why, sizeof(why),
+			 "clocks differ: candidate kernel %s "
 			 "ran with clock '%s', baseline kernel %s only with %s "
 			 "on board %s, testcase %s; figures from different "
-			 "clocks are never compared", crel, clock, brel, cl,
-			 board, testcase);
+			 "clocks are never compared",
+			 crel, clock, brel, cl, board, testcase);
 		if (!unusable_ok) {
 			ret = rtlab_err_set(err, "%s", why);
 			goto out;
@@ -402,8 +421,8 @@ out:
 	return ret;
 }
 
-int verdict_compute(PGconn *conn, const struct verdict_pair *vp,
-		    json_t **out, struct rtlab_err *err)
+int verdict_compute(PGconn *conn, const struct verdict_pair *vp, json_t **out,
+		    struct rtlab_err *err)
 {
 	return compute(conn, vp, false, out, err);
 }
@@ -435,8 +454,8 @@ int verdict_store(PGconn *conn, const struct verdict_pair *vp, json_t *v,
 	details = json_dumps(json_object_get(v, "details"), JSON_COMPACT);
 	bids = ids_of(json_object_get(json_object_get(v, "baseline"), "runs"),
 		      &row.nbase);
-	cids = ids_of(json_object_get(json_object_get(v, "candidate"),
-				      "runs"), &row.ncand);
+	cids = ids_of(json_object_get(json_object_get(v, "candidate"), "runs"),
+		      &row.ncand);
 	if (!details || !bids || !cids) {
 		ret = rtlab_err_seterr(err, ENOMEM, "verdict: out of memory");
 		goto out;
@@ -506,8 +525,8 @@ int64_t verdict_after_ingest(PGconn *conn, int64_t run_id)
 	}
 	if (base == rs.kernel_id) {
 		log_info("run %" PRId64 ": no verdict: its kernel %d is the "
-			 "pinned baseline of tree '%s'", run_id, rs.kernel_id,
-			 rs.tree);
+			 "pinned baseline of tree '%s'",
+			 run_id, rs.kernel_id, rs.tree);
 		return 0;
 	}
 	vp.board_id = rs.board_id;
@@ -520,15 +539,15 @@ int64_t verdict_after_ingest(PGconn *conn, int64_t run_id)
 		ret = verdict_store(conn, &vp, v, &id, &replaced, &err);
 	if (ret) {
 		log_error("run %" PRId64 ": verdict of kernel %d against "
-			  "baseline kernel %d failed: %s", run_id,
-			  rs.kernel_id, base, err.msg);
+			  "baseline kernel %d failed: %s",
+			  run_id, rs.kernel_id, base, err.msg);
 		json_decref(v);
 		return ret;
 	}
 	if (json_object_get(json_object_get(v, "details"), "error"))
 		log_error("run %" PRId64 ": verdict %" PRId64 " (board %s, "
-			  "testcase %s, %s -> %s) is INCONCLUSIVE: %s", run_id,
-			  id, jstr(v, "board"), jstr(v, "testcase"),
+			  "testcase %s, %s -> %s) is INCONCLUSIVE: %s",
+			  run_id, id, jstr(v, "board"), jstr(v, "testcase"),
 			  jstr(json_object_get(v, "baseline"), "release"),
 			  jstr(json_object_get(v, "candidate"), "release"),
 			  jstr(v, "reason"));
@@ -550,7 +569,7 @@ int64_t verdict_after_ingest(PGconn *conn, int64_t run_id)
 struct offline_run {
 	struct manifest m;
 	struct ct_result ct;
-	json_t *doc;		/* manifest.json */
+	json_t *doc; /* manifest.json */
 };
 
 static void offline_cleanup(struct offline_run *r)
@@ -589,8 +608,10 @@ static int offline_load(const char *path, struct offline_run *r,
 		goto out;
 	}
 	if (r->m.status != RUN_STATUS_COMPLETE) {
-		ret = rtlab_err_set(err, "%s: run %s is %s; only complete runs "
-				    "are compared", path, r->m.run_id,
+		ret = rtlab_err_set(err,
+				    "%s: run %s is %s; only complete runs "
+				    "are compared",
+				    path, r->m.run_id,
 				    run_status_name(r->m.status));
 		goto out;
 	}
@@ -621,19 +642,19 @@ static json_t *offline_side(const struct offline_run *r, size_t n)
 		len += snprintf(rel + len, sizeof(rel) - len, "%s%s",
 				len ? ", " : "", r[i].m.kernel_release);
 	}
-	return json_pack("{s:n, s:s, s:s, s:s, s:o}", "kernel_id",
-			 "release", rel,
-			 "version", r[0].m.kernel_version ?
-				    r[0].m.kernel_version : "",
-			 "tree", json_string_value(json_object_get(k, "tree")) ?
+	return json_pack("{s:n, s:s, s:s, s:s, s:o}", "kernel_id", "release",
+			 rel, "version",
+			 r[0].m.kernel_version ? r[0].m.kernel_version : "",
+			 "tree",
+			 json_string_value(json_object_get(k, "tree")) ?
 				 json_string_value(json_object_get(k, "tree")) :
 				 "",
 			 "runs", json_array());
 }
 
 int verdict_compare_bundles(const char *const *base, size_t nbase,
-			    const char *const *cand, size_t ncand,
-			    json_t **out, struct rtlab_err *err)
+			    const char *const *cand, size_t ncand, json_t **out,
+			    struct rtlab_err *err)
 {
 	struct offline_run *ob = NULL, *oc = NULL;
 	struct regress_run *rb = NULL, *rc = NULL;
@@ -686,16 +707,18 @@ int verdict_compare_bundles(const char *const *base, size_t nbase,
 			goto out;
 	}
 	names = json_pack("{s:s, s:s, s:o, s:o}", "board", oc[0].m.board,
-			  "testcase", oc[0].m.testcase,
-			  "baseline", offline_side(ob, nbase),
-			  "candidate", offline_side(oc, ncand));
+			  "testcase", oc[0].m.testcase, "baseline",
+			  offline_side(ob, nbase), "candidate",
+			  offline_side(oc, ncand));
 	bids = json_array();
 	cids = json_array();
 	for (i = 0; names && bids && cids && i < nbase + ncand; i++)
 		if (json_array_append_new(i < nbase ? bids : cids,
 					  json_string(i < nbase ?
-						      ob[i].m.run_id :
-						      oc[i - nbase].m.run_id)))
+							      ob[i].m.run_id :
+							      oc[i - nbase]
+								      .m
+								      .run_id)))
 			break;
 	if (!names) {
 		json_decref(bids);
@@ -703,8 +726,10 @@ int verdict_compare_bundles(const char *const *base, size_t nbase,
 		ret = rtlab_err_seterr(err, ENOMEM, "compare: out of memory");
 		goto out;
 	}
-	ret = verdict_json(names, json_string_value(json_object_get(
-			   json_object_get(names, "candidate"), "tree")),
+	ret = verdict_json(names,
+			   json_string_value(json_object_get(
+				   json_object_get(names, "candidate"),
+				   "tree")),
 			   oc[0].m.clock, "bundles", res, bids, cids,
 			   why[0] ? why : NULL, out, err);
 out:
@@ -756,14 +781,14 @@ static void print_runs(FILE *f, json_t *side)
 			fprintf(f, " %" JSON_INTEGER_FORMAT,
 				json_integer_value(r));
 		else
-			fprintf(f, " %.8s", json_string_value(r) ?
-						    json_string_value(r) : "?");
+			fprintf(f, " %.8s",
+				json_string_value(r) ? json_string_value(r) :
+						       "?");
 	}
 	fprintf(f, "%s\n", json_array_size(runs) ? "" : " (none)");
 }
 
-static void print_side(FILE *f, const char *label, json_t *side,
-		       json_t *stats)
+static void print_side(FILE *f, const char *label, json_t *side, json_t *stats)
 {
 	json_t *kid = json_object_get(side, "kernel_id");
 	const char *src = json_string_value(json_object_get(side, "source"));
@@ -775,12 +800,14 @@ static void print_side(FILE *f, const char *label, json_t *side,
 			fprintf(f, "kernel %" JSON_INTEGER_FORMAT "%s",
 				json_integer_value(kid), src ? ", " : "");
 		if (src)
-			fprintf(f, "%s", !strcmp(src, "requested") ?
-				"as requested" : src);
+			fprintf(f, "%s",
+				!strcmp(src, "requested") ? "as requested" :
+							    src);
 		fprintf(f, ")");
 	}
-	fprintf(f, ": %" JSON_INTEGER_FORMAT " runs with samples, %"
-		JSON_INTEGER_FORMAT " samples\n",
+	fprintf(f,
+		": %" JSON_INTEGER_FORMAT
+		" runs with samples, %" JSON_INTEGER_FORMAT " samples\n",
 		json_integer_value(json_object_get(stats, "runs")),
 		json_integer_value(json_object_get(stats, "samples")));
 	print_runs(f, side);
@@ -803,9 +830,10 @@ void verdict_print(FILE *f, json_t *v)
 	fprintf(f, "%-10s %s\n", "reason", jstr(v, "reason"));
 	more = json_object_get(d, "more_runs");
 	if (json_is_integer(more))
-		fprintf(f, "%-10s about %" JSON_INTEGER_FORMAT " more runs "
-			"per side would likely settle it\n", "more runs",
-			json_integer_value(more));
+		fprintf(f,
+			"%-10s about %" JSON_INTEGER_FORMAT " more runs "
+			"per side would likely settle it\n",
+			"more runs", json_integer_value(more));
 	fprintf(f, "%-10s %s\n", "board", jstr(v, "board"));
 	fprintf(f, "%-10s %s\n", "testcase", jstr(v, "testcase"));
 	fprintf(f, "%-10s tree '%s', clock %s\n", "series", jstr(v, "tree"),
@@ -814,9 +842,11 @@ void verdict_print(FILE *f, json_t *v)
 		   json_object_get(d, "baseline"));
 	print_side(f, "candidate", json_object_get(v, "candidate"),
 		   json_object_get(d, "candidate"));
-	fprintf(f, "%-10s floor %s us or %.0f %%, tail above the baseline's "
-		"p%g, alpha %g (%.3g per metric), at least %"
-		JSON_INTEGER_FORMAT " runs per side\n", "params",
+	fprintf(f,
+		"%-10s floor %s us or %.0f %%, tail above the baseline's "
+		"p%g, alpha %g (%.3g per metric), at least %" JSON_INTEGER_FORMAT
+		" runs per side\n",
+		"params",
 		fig(b1, sizeof(b1), jnum(p, "floor_abs_us"), true, false),
 		jnum(p, "floor_rel") * 100, jnum(p, "tail_q") * 100,
 		jnum(p, "alpha"), jnum(d, "alpha_metric"),
@@ -838,7 +868,8 @@ void verdict_print(FILE *f, json_t *v)
 		snprintf(bc, sizeof(bc), "%s -> %s%s",
 			 fig(b1, sizeof(b1), jnum(m, "baseline"), ratio, false),
 			 fig(b2, sizeof(b2), jnum(m, "candidate"), ratio,
-			     false), ratio ? "" : " us");
+			     false),
+			 ratio ? "" : " us");
 		fprintf(f, "  %-9s %-12s %-24s", metric_order[i],
 			jstr(m, "verdict"), bc);
 		if (ratio)
@@ -853,10 +884,10 @@ void verdict_print(FILE *f, json_t *v)
 			fprintf(f, " %s us [%s, %s]",
 				fig(b3, sizeof(b3), jnum(m, "effect"), false,
 				    true),
-				fig(b4, sizeof(b4), jnum(m, "effect_lo"),
-				    false, true),
-				fig(b5, sizeof(b5), jnum(m, "effect_hi"),
-				    false, true));
+				fig(b4, sizeof(b4), jnum(m, "effect_lo"), false,
+				    true),
+				fig(b5, sizeof(b5), jnum(m, "effect_hi"), false,
+				    true));
 		pv = jnum(m, "p_value");
 		if (!isnan(pv))
 			fprintf(f, "  p=%.3g", pv);
@@ -869,8 +900,10 @@ void verdict_print(FILE *f, json_t *v)
 		fprintf(f, "  %-9s %s", "", jstr(m, "reason"));
 		more = json_object_get(m, "more_runs");
 		if (json_is_integer(more))
-			fprintf(f, " (about %" JSON_INTEGER_FORMAT " more runs "
-				"per side)", json_integer_value(more));
+			fprintf(f,
+				" (about %" JSON_INTEGER_FORMAT " more runs "
+				"per side)",
+				json_integer_value(more));
 		fprintf(f, "\n");
 	}
 }

@@ -31,7 +31,6 @@
 #include "error.h"
 #include "regress.h"
 
-
 /**
  * verdict_params_parse() - the regression parameters of a testcase: the
  * defaults of regress_params_init(), overridden by the definition's
@@ -54,10 +53,10 @@ int verdict_params_parse(json_t *def, const char *testcase,
 struct verdict_pair {
 	int board_id, testcase_id;
 	int base_kernel_id, cand_kernel_id;
-	const char *clock;		/* NULL: the candidate's only clock */
-	const char *base_runs;		/* run ids "{1,2}" to compare, or NULL */
-	const char *cand_runs;		/* for every complete run of the kernel */
-	const char *baseline_source;	/* "pinned", "default", "requested" */
+	const char *clock;	     /* NULL: the candidate's only clock */
+	const char *base_runs;	     /* run ids "{1,2}" to compare, or NULL */
+	const char *cand_runs;	     /* for every complete run of the kernel */
+	const char *baseline_source; /* "pinned", "default", "requested" */
 };
 
 /**
@@ -73,8 +72,8 @@ struct verdict_pair {
  *	is NULL; -ENOENT when the candidate has no complete run there; -EIO,
  *	-ENOMEM.  @err says which.
  */
-int verdict_compute(PGconn *conn, const struct verdict_pair *vp,
-		    json_t **out, struct rtlab_err *err) __must_check;
+int verdict_compute(PGconn *conn, const struct verdict_pair *vp, json_t **out,
+		    struct rtlab_err *err) __must_check;
 
 /**
  * verdict_store() - store @v (from verdict_compute() or
@@ -108,8 +107,8 @@ int64_t verdict_after_ingest(PGconn *conn, int64_t run_id);
  * boards, testcases or clocks differ); -ENOMEM.
  */
 int verdict_compare_bundles(const char *const *base, size_t nbase,
-			    const char *const *cand, size_t ncand,
-			    json_t **out, struct rtlab_err *err) __must_check;
+			    const char *const *cand, size_t ncand, json_t **out,
+			    struct rtlab_err *err) __must_check;
 
 /**
  * verdict_print() - @v (any of the shapes above) for people: the verdict

@@ -62,10 +62,10 @@ struct lease {
 	bool inited;
 	bool started;
 	bool stop;
-	bool lost;		/* another worker holds the job now */
+	bool lost; /* another worker holds the job now */
 	bool phase_new;
 	char phase[32];
-	PGconn *conn;		/* the thread's own connection */
+	PGconn *conn; /* the thread's own connection */
 	int64_t id;
 	const char *worker;
 	unsigned int lease_s;
@@ -124,8 +124,10 @@ static int lease_start(struct lease *l, int64_t id, const char *worker,
 	if (pthread_create(&l->thread, NULL, lease_main, l)) {
 		db_disconnect(l->conn);
 		l->conn = NULL;
-		return rtlab_err_seterr(err, EAGAIN, "job %" PRId64 ": cannot "
-					"start the lease thread", id);
+		return rtlab_err_seterr(err, EAGAIN,
+					"job %" PRId64 ": cannot "
+					"start the lease thread",
+					id);
 	}
 	l->started = true;
 	return 0;
@@ -244,9 +246,9 @@ struct job_run {
 	struct db_job *job;
 	const char *worker;
 	char run_id[37];
-	char *work;		/* work directory */
-	char *bundle;		/* work/bundle.tar.gz */
-	char *log;		/* work/agent.log */
+	char *work;   /* work directory */
+	char *bundle; /* work/bundle.tar.gz */
+	char *log;    /* work/agent.log */
 	char *agent;
 };
 
@@ -286,11 +288,15 @@ static void child_local(const struct job_run *r)
 {
 	char dur[16];
 	char *spool = path_join(r->work, "spool");
-	char *argv[] = { r->agent, "run", "--testcase",
-			 r->job->testcase_file, "--duration", dur, "--board",
-			 r->job->board, "--run-id", (char *)r->run_id,
-			 "--clock", "host", "--out", r->bundle, "--spool",
-			 spool, NULL };
+	char *argv[] = { r->agent,     "run",
+			 "--testcase", r->job->testcase_file,
+			 "--duration", dur,
+			 "--board",    r->job->board,
+			 "--run-id",   (char *)r->run_id,
+			 "--clock",    "host",
+			 "--out",      r->bundle,
+			 "--spool",    spool,
+			 NULL };
 	char msg[RTLAB_ERR_LEN];
 
 	snprintf(dur, sizeof(dur), "%u", r->job->duration_s);
@@ -310,8 +316,8 @@ static void child_qemu(const struct job_run *r)
 	char *defname;
 	int ret = -EINVAL;
 
-	defname = jobs_board_def_name(r->job->board,
-				      r->job->board_definition, &err);
+	defname = jobs_board_def_name(r->job->board, r->job->board_definition,
+				      &err);
 	if (defname)
 		b = board_def_find(defname, &err);
 	if (b) {
@@ -372,11 +378,9 @@ static char *runs_url(const char *server)
 	while (n && server[n - 1] == '/')
 		n--;
 	if (n >= strlen(API_RUNS) &&
-	    !strncmp(server + n - strlen(API_RUNS), API_RUNS,
-		     strlen(API_RUNS)))
+	    !strncmp(server + n - strlen(API_RUNS), API_RUNS, strlen(API_RUNS)))
 		return strndup(server, n);
-	return asprintf(&url, "%.*s" API_RUNS, (int)n, server) < 0 ? NULL :
-								     url;
+	return asprintf(&url, "%.*s" API_RUNS, (int)n, server) < 0 ? NULL : url;
 }
 
 static enum handover upload_server(const struct worker_opts *o,
@@ -393,8 +397,8 @@ static enum handover upload_server(const struct worker_opts *o,
 	CURL *c;
 
 	c = curl_easy_init();
-	if (!c || !url || asprintf(&auth, "Authorization: Bearer %s",
-				   o->token) < 0) {
+	if (!c || !url ||
+	    asprintf(&auth, "Authorization: Bearer %s", o->token) < 0) {
 		auth = NULL;
 		rtlab_err_seterr(err, ENOMEM, "upload: out of memory");
 		goto out;
@@ -428,8 +432,8 @@ static enum handover upload_server(const struct worker_opts *o,
 	j = resp.data ? json_loads(resp.data, 0, NULL) : NULL;
 	rtlab_err_set(err, "upload to %s: HTTP %ld: %s", url, code,
 		      json_is_string(json_object_get(j, "error")) ?
-		      json_string_value(json_object_get(j, "error")) :
-		      "no error message");
+			      json_string_value(json_object_get(j, "error")) :
+			      "no error message");
 	ret = code >= 400 && code < 500 ? HANDOVER_REJECTED : HANDOVER_RETRY;
 out:
 	json_decref(j);
@@ -488,8 +492,13 @@ static int bundle_outcome(const void *data, size_t size, char *run_id,
 
 /* -- one job --------------------------------------------------------------- */
 
-enum outcome { OUTCOME_DONE, OUTCOME_FAILED, OUTCOME_REQUEUED,
-	       OUTCOME_ABANDONED, OUTCOME_LOST };
+enum outcome {
+	OUTCOME_DONE,
+	OUTCOME_FAILED,
+	OUTCOME_REQUEUED,
+	OUTCOME_ABANDONED,
+	OUTCOME_LOST
+};
 
 static pid_t child_start(struct job_run *r)
 {
@@ -508,8 +517,8 @@ static pid_t child_start(struct job_run *r)
 
 /* Wait for the child, drawing progress; stop it when asked or when the
  * lease is lost.  Return: OUTCOME_DONE when it exited by itself. */
-static enum outcome child_wait(pid_t pid, struct lease *l,
-			       struct progress *p, int *status)
+static enum outcome child_wait(pid_t pid, struct lease *l, struct progress *p,
+			       int *status)
 {
 	const struct timespec tick = { 0, 200 * 1000 * 1000 };
 	enum outcome why = OUTCOME_DONE;
@@ -568,9 +577,10 @@ static enum outcome run_job(PGconn *conn, const struct worker_opts *o,
 	pid_t pid;
 
 	log_info("job %" PRId64 ": claimed: board %s (%s), kernel %s, "
-		 "testcase %s, %u s, attempt %d of %d", job->id, job->board,
-		 job->board_kind, job->kernel, job->testcase, job->duration_s,
-		 job->attempts, job->max_attempts);
+		 "testcase %s, %u s, attempt %d of %d",
+		 job->id, job->board, job->board_kind, job->kernel,
+		 job->testcase, job->duration_s, job->attempts,
+		 job->max_attempts);
 	uuid_generate_random(uu);
 	uuid_unparse_lower(uu, r.run_id);
 	snprintf(tmpl, sizeof(tmpl), "%s/rtlab-job-%" PRId64 ".XXXXXX",
@@ -580,13 +590,16 @@ static enum outcome run_job(PGconn *conn, const struct worker_opts *o,
 	r.bundle = r.work ? path_join(r.work, BUNDLE_FILE) : NULL;
 	r.log = r.work ? path_join(r.work, CHILD_LOG_FILE) : NULL;
 	if (!r.agent) {
-		snprintf(why, sizeof(why), "cannot find rtlab-agent (set "
+		snprintf(why, sizeof(why),
+			 "cannot find rtlab-agent (set "
 			 "RTLAB_AGENT)");
 		goto requeue;
 	}
 	if (!r.work || !r.bundle || !r.log) {
-		snprintf(why, sizeof(why), "cannot make a work directory "
-			 "%.300s: %s", tmpl, strerror(errno));
+		snprintf(why, sizeof(why),
+			 "cannot make a work directory "
+			 "%.300s: %s",
+			 tmpl, strerror(errno));
 		goto requeue;
 	}
 	/* Fork before the lease thread exists, so the child inherits no
@@ -625,9 +638,11 @@ static enum outcome run_job(PGconn *conn, const struct worker_opts *o,
 			char tail[256];
 
 			last_line(r.log, tail, sizeof(tail));
-			snprintf(why, sizeof(why), "no bundle (the %s exited "
-				 "with status %d%s%s)", strcmp(job->board_kind,
-				 "local") ? "board" : "agent",
+			snprintf(why, sizeof(why),
+				 "no bundle (the %s exited "
+				 "with status %d%s%s)",
+				 strcmp(job->board_kind, "local") ? "board" :
+								    "agent",
 				 WIFEXITED(status) ? WEXITSTATUS(status) : 128,
 				 tail[0] ? ": " : "", tail);
 		}
@@ -673,8 +688,7 @@ static enum outcome run_job(PGconn *conn, const struct worker_opts *o,
 
 requeue:
 	lease_stop(&l);
-	ret = db_job_requeue(conn, job->id, worker, why, false, &gave_up,
-			     &e2);
+	ret = db_job_requeue(conn, job->id, worker, why, false, &gave_up, &e2);
 	if (ret) {
 		oc = OUTCOME_LOST;
 		snprintf(note, sizeof(note), "%s; %s", why, e2.msg);
@@ -689,12 +703,13 @@ requeue:
 stopped:
 	lease_stop(&l);
 	if (oc == OUTCOME_ABANDONED) {
-		ret = db_job_requeue(conn, job->id, worker,
-				     NULL, true, NULL, &e2);
+		ret = db_job_requeue(conn, job->id, worker, NULL, true, NULL,
+				     &e2);
 		snprintf(note, sizeof(note), "worker stopped; %s",
 			 ret ? e2.msg : "the job is queued again");
 	} else {
-		snprintf(note, sizeof(note), "another worker took it over "
+		snprintf(note, sizeof(note),
+			 "another worker took it over "
 			 "after the lease ran out; child stopped");
 	}
 	job_log_outcome(job, oc, note);
@@ -740,11 +755,14 @@ int worker_run(const struct worker_opts *opts, struct worker_stats *stats,
 	if (!o.poll_s)
 		o.poll_s = WORKER_DEFAULT_POLL_S;
 	if (o.server && (!o.token || !*o.token))
-		return rtlab_err_set(err, "--server %s: uploads need the "
+		return rtlab_err_set(err,
+				     "--server %s: uploads need the "
 				     "board's token (--token or "
-				     "$RTLAB_TOKEN)", o.server);
+				     "$RTLAB_TOKEN)",
+				     o.server);
 	if (o.server && !o.board)
-		return rtlab_err_set(err, "--server %s: a token belongs to "
+		return rtlab_err_set(err,
+				     "--server %s: a token belongs to "
 				     "one board: give it with --board",
 				     o.server);
 	if (o.name) {
@@ -768,8 +786,9 @@ int worker_run(const struct worker_opts *opts, struct worker_stats *stats,
 		goto out;
 	}
 	log_info("worker %s: %s jobs on %s, lease %u s, bundles to %s", me,
-		 o.mode == WORKER_MODE_ONCE ? "one of the" :
-		 o.mode == WORKER_MODE_DRAIN ? "draining the" : "waiting for",
+		 o.mode == WORKER_MODE_ONCE  ? "one of the" :
+		 o.mode == WORKER_MODE_DRAIN ? "draining the" :
+					       "waiting for",
 		 o.board ? o.board : "any local or qemu board", o.lease_s,
 		 o.server ? o.server : "the database");
 	while (!stop_requested) {
@@ -778,7 +797,8 @@ int worker_run(const struct worker_opts *opts, struct worker_stats *stats,
 			break;
 		if (expired)
 			log_warn("worker %s: %u job(s) failed: their lease ran "
-				 "out on the last attempt", me, expired);
+				 "out on the last attempt",
+				 me, expired);
 		ret = db_job_claim(conn, me, o.board, o.lease_s, &job, err);
 		if (ret == -ENOENT) {
 			ret = 0;

@@ -26,30 +26,30 @@
 #define WORKER_DEFAULT_POLL_S 2
 
 enum worker_mode {
-	WORKER_MODE_LOOP,	/* wait for jobs until stopped */
-	WORKER_MODE_ONCE,	/* at most one job, then return */
-	WORKER_MODE_DRAIN,	/* until no job is claimable */
+	WORKER_MODE_LOOP,  /* wait for jobs until stopped */
+	WORKER_MODE_ONCE,  /* at most one job, then return */
+	WORKER_MODE_DRAIN, /* until no job is claimable */
 };
 
 struct worker_opts {
-	const char *name;	/* in jobs.worker; NULL: HOSTNAME:PID */
-	const char *board;	/* only this board; NULL: any local/qemu */
-	const char *server;	/* http://HOST:PORT (or the full
+	const char *name;     /* in jobs.worker; NULL: HOSTNAME:PID */
+	const char *board;    /* only this board; NULL: any local/qemu */
+	const char *server;   /* http://HOST:PORT (or the full
 				 * .../api/v1/runs URL); NULL: ingest into
 				 * the database directly */
-	const char *token;	/* the board's upload token (with server) */
-	unsigned int lease_s;	/* 0: WORKER_DEFAULT_LEASE_S */
-	unsigned int poll_s;	/* idle wait in loop mode; 0: default */
+	const char *token;    /* the board's upload token (with server) */
+	unsigned int lease_s; /* 0: WORKER_DEFAULT_LEASE_S */
+	unsigned int poll_s;  /* idle wait in loop mode; 0: default */
 	enum worker_mode mode;
-	bool keep;		/* keep every job's work directory */
+	bool keep; /* keep every job's work directory */
 };
 
 struct worker_stats {
-	unsigned int done;	/* jobs done (run complete) */
-	unsigned int failed;	/* jobs failed (run not complete, or given
+	unsigned int done;     /* jobs done (run complete) */
+	unsigned int failed;   /* jobs failed (run not complete, or given
 				 * up) */
-	unsigned int requeued;	/* jobs given back to the queue */
-	bool abandoned;		/* stopped while running a job */
+	unsigned int requeued; /* jobs given back to the queue */
+	bool abandoned;	       /* stopped while running a job */
 };
 
 /**

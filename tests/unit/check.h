@@ -13,29 +13,30 @@
 
 static int check_failures;
 
-#define CHECK(cond, ...)                                                   \
-	do {                                                               \
-		int ok_ = !!(cond);                                        \
-		printf(ok_ ? "ok - " : "not ok - ");                       \
-		if (!ok_)                                                  \
-			check_failures++;                                  \
-		printf(__VA_ARGS__);                                       \
-		if (!ok_)                                                  \
+#define CHECK(cond, ...)                                                    \
+	do {                                                                \
+		int ok_ = !!(cond);                                         \
+		printf(ok_ ? "ok - " : "not ok - ");                        \
+		if (!ok_)                                                   \
+			check_failures++;                                   \
+		printf(__VA_ARGS__);                                        \
+		if (!ok_)                                                   \
 			printf("  [%s:%d: %s]", __FILE__, __LINE__, #cond); \
-		printf("\n");                                              \
+		printf("\n");                                               \
 	} while (0)
 
-#define CHECK_INT(got, want, name)                                          \
-	do {                                                                \
-		long long g_ = (long long)(got), w_ = (long long)(want);    \
-		CHECK(g_ == w_, "%s (got %lld, want %lld)", name, g_, w_);  \
+#define CHECK_INT(got, want, name)                                         \
+	do {                                                               \
+		long long g_ = (long long)(got), w_ = (long long)(want);   \
+		CHECK(g_ == w_, "%s (got %lld, want %lld)", name, g_, w_); \
 	} while (0)
 
-#define CHECK_STR(got, want, name)                                          \
-	do {                                                                \
-		const char *g_ = (got), *w_ = (want);                       \
-		CHECK(g_ && w_ && !strcmp(g_, w_), "%s (got \"%s\", want \"%s\")", \
-		      name, g_ ? g_ : "(null)", w_ ? w_ : "(null)");        \
+#define CHECK_STR(got, want, name)                             \
+	do {                                                   \
+		const char *g_ = (got), *w_ = (want);          \
+		CHECK(g_ &&w_ && !strcmp(g_, w_),              \
+		      "%s (got \"%s\", want \"%s\")", name,    \
+		      g_ ? g_ : "(null)", w_ ? w_ : "(null)"); \
 	} while (0)
 
 static inline int check_exit(void)

@@ -59,8 +59,8 @@ static void test_cyclictest(void)
 	testcase_cleanup(&tc);
 }
 
-static void check_load(const char *yaml, const char *want0,
-		       const char *want1, const char *what)
+static void check_load(const char *yaml, const char *want0, const char *want1,
+		       const char *what)
 {
 	struct argv cmds[LOAD_MAX_CMDS];
 	struct testcase tc;

@@ -71,9 +71,11 @@ static int same(const char *name, const char *want)
 /* A tracefs as a board has it before a run, with a few odd settings. */
 static void fake_tracefs(void)
 {
-	static const char *const events[] = { "sched/sched_switch",
-		"sched/sched_wakeup", "irq/softirq_entry", "irq/softirq_exit",
-		"irq/irq_handler_entry", NULL };
+	static const char *const events[] = {
+		"sched/sched_switch",	 "sched/sched_wakeup",
+		"irq/softirq_entry",	 "irq/softirq_exit",
+		"irq/irq_handler_entry", NULL
+	};
 	char name[256];
 	size_t i;
 
@@ -101,9 +103,12 @@ static void test_prepare_restore(void)
 	char *events[] = { "sched:sched_switch", "irq:softirq_*", NULL };
 	char *optional[] = { "irq_vectors:local_timer_entry",
 			     "sched:sched_wakeup", NULL };
-	struct tc_trace t = { .enabled = true, .events = events, .nevents = 2,
+	struct tc_trace t = { .enabled = true,
+			      .events = events,
+			      .nevents = 2,
 			      .optional_events = optional,
-			      .noptional_events = 2, .buffer_kb = 4096,
+			      .noptional_events = 2,
+			      .buffer_kb = 4096,
 			      .break_us = 100 };
 	struct rtlab_err e = { "" };
 	struct knob_list l;
@@ -112,7 +117,8 @@ static void test_prepare_restore(void)
 
 	snprintf(root, sizeof(root), "%s", path_of("t"));
 	fake_tracefs();
-	CHECK(ftrace_find_root(root, &e) == root, "a given tracefs root is used");
+	CHECK(ftrace_find_root(root, &e) == root,
+	      "a given tracefs root is used");
 	CHECK(!ftrace_find_root(dir, &e) && strstr(e.msg, dir),
 	      "a directory without buffer_size_kb is refused, named (%s)",
 	      e.msg);
@@ -139,7 +145,7 @@ static void test_prepare_restore(void)
 	CHECK(same("t/events/sched/sched_switch/enable", "1"),
 	      "sched_switch enabled");
 	CHECK(same("t/events/irq/softirq_entry/enable", "1") &&
-	      same("t/events/irq/softirq_exit/enable", "1"),
+		      same("t/events/irq/softirq_exit/enable", "1"),
 	      "irq:softirq_* enabled event by event");
 	CHECK(same("t/events/sched/sched_wakeup/enable", "1"),
 	      "an optional event that exists is enabled");
@@ -171,9 +177,9 @@ static void test_prepare_restore(void)
 	CHECK(same("t/buffer_size_kb", "1408"),
 	      "buffer_size_kb restored to the number it accepts");
 	CHECK(same("t/events/sched/sched_switch/enable", "0") &&
-	      same("t/events/sched/sched_wakeup/enable", "0") &&
-	      same("t/events/irq/softirq_entry/enable", "0") &&
-	      same("t/events/irq/softirq_exit/enable", "0"),
+		      same("t/events/sched/sched_wakeup/enable", "0") &&
+		      same("t/events/irq/softirq_entry/enable", "0") &&
+		      same("t/events/irq/softirq_exit/enable", "0"),
 	      "every event enable restored to 0");
 	CHECK(same("t/events/irq/irq_handler_entry/enable", "1"),
 	      "an event the board had on stays on");
@@ -186,8 +192,9 @@ static void test_missing(void)
 	char *bad[] = { "sched:sched_switch", "sched:sched_nothing", NULL };
 	char *nomatch[] = { "irq:nomatch_*", NULL };
 	char *nosys[] = { "irq_vectors:local_timer_entry", NULL };
-	struct tc_trace t = { .enabled = true, .events = bad, .nevents = 2,
-			      .buffer_kb = 1024 };
+	struct tc_trace t = {
+		.enabled = true, .events = bad, .nevents = 2, .buffer_kb = 1024
+	};
 	struct rtlab_err e = { "" };
 	struct knob_list l;
 	char root[4096];
@@ -196,18 +203,18 @@ static void test_missing(void)
 	fake_tracefs();
 	knob_list_init(&l);
 	CHECK(ftrace_prepare(root, &t, &l, &e) == -ENOENT &&
-	      strstr(e.msg, "sched:sched_nothing"),
+		      strstr(e.msg, "sched:sched_nothing"),
 	      "a missing event is an error naming it (%s)", e.msg);
 	CHECK_INT(l.n, 0, "nothing changed for a testcase that cannot run");
 	CHECK(same("t/tracing_on", "1"), "tracing_on untouched");
 	t.events = nomatch;
 	t.nevents = 1;
 	CHECK(ftrace_check(root, &t, &e) == -ENOENT &&
-	      strstr(e.msg, "irq:nomatch_*"),
+		      strstr(e.msg, "irq:nomatch_*"),
 	      "a wildcard matching nothing is named (%s)", e.msg);
 	t.events = nosys;
 	CHECK(ftrace_check(root, &t, &e) == -ENOENT &&
-	      strstr(e.msg, "irq_vectors:local_timer_entry"),
+		      strstr(e.msg, "irq_vectors:local_timer_entry"),
 	      "an event of a missing subsystem is named (%s)", e.msg);
 	t.events = NULL;
 	t.nevents = 0;
@@ -217,7 +224,7 @@ static void test_missing(void)
 		  "the same event marked optional is no error");
 	unlink(path_of("t/trace_marker"));
 	CHECK(ftrace_check(root, &t, &e) == -ENOENT &&
-	      strstr(e.msg, "trace_marker"),
+		      strstr(e.msg, "trace_marker"),
 	      "a tracefs without trace_marker is named (%s)", e.msg);
 	put("t/trace_marker", "");
 	knob_list_cleanup(&l);
@@ -231,12 +238,11 @@ static void test_extract_refused(void)
 
 	snprintf(root, sizeof(root), "%s", path_of("t"));
 	fake_tracefs();
-	CHECK(ftrace_extract(root, dir, "trace.dat", &stop, &e) ==
-	      -EXDEV && strstr(e.msg, root),
+	CHECK(ftrace_extract(root, dir, "trace.dat", &stop, &e) == -EXDEV &&
+		      strstr(e.msg, root),
 	      "extract from a directory that is not the mounted tracefs is refused, naming it (%s)",
 	      e.msg);
-	CHECK(access(path_of("trace.dat"), F_OK),
-	      "and writes no trace.dat");
+	CHECK(access(path_of("trace.dat"), F_OK), "and writes no trace.dat");
 }
 
 static void test_spike(void)
@@ -254,7 +260,7 @@ static void test_spike(void)
 	buf[n++] = '\0';
 	n += 30;
 	CHECK(ftrace_find_spike(buf, n, &lat, &thr) && lat == 4961 &&
-	      thr == 3000,
+		      thr == 3000,
 	      "the last mark in binary data is found (%llu > %llu)", lat, thr);
 	CHECK(!ftrace_find_spike(buf, 40, &lat, &thr), "no mark, no spike");
 	memcpy(buf, mark, strlen(mark));
@@ -265,14 +271,14 @@ static void test_spike(void)
 static void test_break(void)
 {
 	static const char hist[] = "000998\t000000\n# Thread Ids: 05572 05574\n"
-		"# Break thread: 5572\n# Break value: 42\n";
+				   "# Break thread: 5572\n# Break value: 42\n";
 	static const char plain[] = "# Max Latencies: 00012\n";
 	long tid = 0;
 	unsigned long long lat = 0;
 
 	CHECK(measure_break(hist, strlen(hist), &tid, &lat) && tid == 5572 &&
-	      lat == 42, "cyclictest's break lines are read (%ld, %llu)",
-	      tid, lat);
+		      lat == 42,
+	      "cyclictest's break lines are read (%ld, %llu)", tid, lat);
 	CHECK(!measure_break(plain, strlen(plain), &tid, &lat),
 	      "no break lines, no break");
 }
@@ -298,10 +304,11 @@ static void test_json_repair(void)
 	size_t len = strlen(broken);
 
 	CHECK_INT(measure_json_repair(&text, &len), 1, "-nan JSON repaired");
-	CHECK(text && !strstr(text, "nan\n") && strstr(text, "cyclictest -b 1 nan"),
+	CHECK(text && !strstr(text, "nan\n") &&
+		      strstr(text, "cyclictest -b 1 nan"),
 	      "the nan value is gone, a nan inside a string stays");
 	CHECK(text && ct_json_parse(text, len, 1000, &res, &e) == 0 &&
-	      res.nthreads == 2,
+		      res.nthreads == 2,
 	      "the repaired document parses as cyclictest JSON (%s)", e.msg);
 	ct_result_cleanup(&res);
 	CHECK_INT(measure_json_repair(&text, &len), 0,
@@ -316,12 +323,13 @@ static void test_json_repair(void)
 
 static void test_testcase(void)
 {
-	static const char yaml[] = "name: t\ntrace:\n"
+	static const char yaml[] =
+		"name: t\ntrace:\n"
 		"  events: [sched:sched_switch]\n"
 		"  optional_events: [irq_vectors:local_timer_entry]\n"
 		"  break_us: 50\n";
 	static const char bad[] = "name: t\ntrace:\n"
-		"  optional_events: [local_timer_entry]\n";
+				  "  optional_events: [local_timer_entry]\n";
 	struct testcase tc;
 	struct rtlab_err e = { "" };
 	json_t *j;
@@ -329,8 +337,8 @@ static void test_testcase(void)
 	CHECK_INT(testcase_parse("t.yaml", yaml, strlen(yaml), &tc, &e), 0,
 		  "testcase with optional_events parses");
 	CHECK(tc.trace.noptional_events == 1 &&
-	      !strcmp(tc.trace.optional_events[0],
-		      "irq_vectors:local_timer_entry"),
+		      !strcmp(tc.trace.optional_events[0],
+			      "irq_vectors:local_timer_entry"),
 	      "optional_events kept");
 	j = testcase_to_json(&tc);
 	CHECK(j && json_array_size(json_object_get(json_object_get(j, "trace"),
@@ -339,7 +347,7 @@ static void test_testcase(void)
 	json_decref(j);
 	testcase_cleanup(&tc);
 	CHECK(testcase_parse("b.yaml", bad, strlen(bad), &tc, &e) < 0 &&
-	      strstr(e.msg, "b.yaml:3: trace.optional_events"),
+		      strstr(e.msg, "b.yaml:3: trace.optional_events"),
 	      "a malformed optional event names file, line and key (%s)",
 	      e.msg);
 	testcase_cleanup(&tc);

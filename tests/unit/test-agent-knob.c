@@ -42,8 +42,8 @@ static int same(const char *name, const char *want)
 	int ok = v && !strcmp(v, want);
 
 	if (!ok)
-		printf("# %s holds '%s', want '%s'\n", name, v ? v : "(unreadable)",
-		       want);
+		printf("# %s holds '%s', want '%s'\n", name,
+		       v ? v : "(unreadable)", want);
 	free(v);
 	return ok;
 }

@@ -57,7 +57,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 		if (r->size < sizeof(r->head) - 1)
 			memcpy(r->head + r->size, data,
 			       *data_size < sizeof(r->head) - 1 - r->size ?
-			       *data_size : sizeof(r->head) - 1 - r->size);
+				       *data_size :
+				       sizeof(r->head) - 1 - r->size);
 		r->size += *data_size;
 		*data_size = 0;
 		return MHD_YES;
@@ -71,7 +72,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 	seen_size = r->size;
 	seen_posts += !strcmp(method, "POST") && !strcmp(url, "/api/v1/runs");
 	if (!strncmp(r->head, "REFUSE", 6)) {
-		static const char no[] = "{\"error\":\"manifest.json: field 'testcase.name': 3000 bytes, more than the limit of 128\"}";
+		static const char no[] =
+			"{\"error\":\"manifest.json: field 'testcase.name': 3000 bytes, more than the limit of 128\"}";
 
 		resp = MHD_create_response_from_buffer(strlen(no), (void *)no,
 						       MHD_RESPMEM_PERSISTENT);
@@ -80,9 +82,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 		return ret;
 	}
 	if (!strncmp(r->head, "BUSY", 4) && busy_answer) {
-		static const char busy[] = "{\"error\":\"database unavailable\"}";
+		static const char busy[] =
+			"{\"error\":\"database unavailable\"}";
 
-		resp = MHD_create_response_from_buffer(strlen(busy), (void *)busy,
+		resp = MHD_create_response_from_buffer(strlen(busy),
+						       (void *)busy,
 						       MHD_RESPMEM_PERSISTENT);
 		ret = MHD_queue_response(c, 503, resp);
 		MHD_destroy_response(resp);
@@ -145,8 +149,7 @@ static int exists(const char *dir, const char *name)
 }
 
 /* The first line of DIR/NAME holding @key, or "". */
-static const char *file_line(const char *dir, const char *name,
-			     const char *key)
+static const char *file_line(const char *dir, const char *name, const char *key)
 {
 	static char line[4096];
 	char p[4200];
@@ -203,23 +206,28 @@ static void test_flush_independent(const char *url)
 	CHECK(ret == -EAGAIN && left == 1,
 	      "flush with 4xx, 5xx, good, good: one left to retry (ret %d, left %u)",
 	      ret, left);
-	CHECK_INT(seen_posts, 4, "every bundle was tried, none waited for another");
-	CHECK(!exists(spool, "c-good.bundle") && !exists(spool, "d-good.bundle"),
+	CHECK_INT(seen_posts, 4,
+		  "every bundle was tried, none waited for another");
+	CHECK(!exists(spool, "c-good.bundle") &&
+		      !exists(spool, "d-good.bundle"),
 	      "the good bundles behind the failing ones are delivered");
 	CHECK(!exists(spool, "a-refused.bundle") &&
-	      exists(q, "a-refused.bundle"),
+		      exists(q, "a-refused.bundle"),
 	      "the refused bundle is moved aside into quarantine/");
 	CHECK_STR(file_line(q, "a-refused.reply", "HTTP"), "HTTP 400",
 		  "... with the server's status beside it");
 	CHECK(strstr(file_line(q, "a-refused.reply", "\"error\""),
 		     "3000 bytes, more than the limit of 128") != NULL,
-	      "... and its answer (%s)", file_line(q, "a-refused.reply", "error"));
+	      "... and its answer (%s)",
+	      file_line(q, "a-refused.reply", "error"));
 	CHECK(exists(spool, "b-busy.bundle"), "the 5xx bundle stays spooled");
-	CHECK_STR(file_line(spool, "b-busy.bundle" UPLOAD_RETRY_SUFFIX, "attempts"),
+	CHECK_STR(file_line(spool, "b-busy.bundle" UPLOAD_RETRY_SUFFIX,
+			    "attempts"),
 		  "attempts 1", "... its attempt is counted");
 	CHECK_STR(file_line(spool, "b-busy.bundle" UPLOAD_RETRY_SUFFIX,
 			    "next_attempt "),
-		  "next_attempt 1796267678", "... and its next attempt recorded (+30 s)");
+		  "next_attempt 1796267678",
+		  "... and its next attempt recorded (+30 s)");
 
 	seen_posts = 0;
 	ret = upload_flush(url, "tok123", spool, t0 + 29, &left, &e);
@@ -232,7 +240,8 @@ static void test_flush_independent(const char *url)
 	      ret, left, seen_posts);
 	CHECK_STR(file_line(spool, "b-busy.bundle" UPLOAD_RETRY_SUFFIX,
 			    "next_attempt "),
-		  "next_attempt 1796267738", "... and the backoff doubles (+60 s)");
+		  "next_attempt 1796267738",
+		  "... and the backoff doubles (+60 s)");
 	busy_answer = 0;
 	seen_posts = 0;
 	ret = upload_flush(url, "tok123", spool, t0 + 90, &left, &e);
@@ -245,8 +254,9 @@ static void test_flush_independent(const char *url)
 	      "the quarantined bundle is never retried");
 
 	CHECK(upload_backoff_s(1) == 30 && upload_backoff_s(2) == 60 &&
-	      upload_backoff_s(7) == 1920 && upload_backoff_s(8) == 3600 &&
-	      upload_backoff_s(1000) == 3600,
+		      upload_backoff_s(7) == 1920 &&
+		      upload_backoff_s(8) == 3600 &&
+		      upload_backoff_s(1000) == 3600,
 	      "backoff: 30 s doubling, bounded by 1 h");
 }
 
@@ -258,7 +268,8 @@ static int rm_entry(const char *p, const struct stat *st, int flag,
 
 int main(void)
 {
-	static const char bundle[] = "not really a bundle, the agent does not care";
+	static const char bundle[] =
+		"not really a bundle, the agent does not care";
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	struct rtlab_err e = { "" };
 	const union MHD_DaemonInfo *info;
@@ -287,7 +298,8 @@ int main(void)
 		 closed_port());
 
 	CHECK(upload_url_valid(url) && !upload_url_valid("ftp://x") &&
-	      !upload_url_valid("http://"), "URL validation");
+		      !upload_url_valid("http://"),
+	      "URL validation");
 
 	ret = upload_deliver(url, "tok123", spool, "run-a", bundle,
 			     sizeof(bundle), &e);
@@ -300,8 +312,8 @@ int main(void)
 	answer_code = 200;
 	answer_body = "{\"run_id\":\"x\",\"status\":\"already stored\"}";
 	CHECK_INT(upload_deliver(url, "tok123", spool, "run-a", bundle,
-				 sizeof(bundle), &e), 0,
-		  "200 (already stored) counts as stored");
+				 sizeof(bundle), &e),
+		  0, "200 (already stored) counts as stored");
 
 	answer_code = 400;
 	answer_body = "{\"error\":\"manifest.json: missing field 'run_id'\"}";
@@ -309,41 +321,46 @@ int main(void)
 	ret = upload_deliver(url, "tok123", spool, "run-b", bundle,
 			     sizeof(bundle), &e);
 	CHECK_INT(ret, -EBADMSG, "400: rejected");
-	CHECK(strstr(e.msg, "HTTP 400") && strstr(e.msg, "missing field 'run_id'"),
+	CHECK(strstr(e.msg, "HTTP 400") &&
+		      strstr(e.msg, "missing field 'run_id'"),
 	      "rejection carries the server's error (%s)", e.msg);
-	CHECK_INT(count_files(rejected), 1, "rejected bundle kept in quarantine/");
+	CHECK_INT(count_files(rejected), 1,
+		  "rejected bundle kept in quarantine/");
 	snprintf(path, sizeof(path), "%s/run-b" UPLOAD_REPLY_SUFFIX, rejected);
 	CHECK(!access(path, F_OK) &&
-	      !strcmp(file_line(rejected, "run-b" UPLOAD_REPLY_SUFFIX, "{"),
-		      "{\"error\":\"manifest.json: missing field 'run_id'\"}"),
+		      !strcmp(file_line(rejected, "run-b" UPLOAD_REPLY_SUFFIX,
+					"{"),
+			      "{\"error\":\"manifest.json: missing field 'run_id'\"}"),
 	      "the server's answer is kept beside it (%s)",
 	      file_line(rejected, "run-b" UPLOAD_REPLY_SUFFIX, "{"));
-	CHECK_INT(count_files(spool), 0, "rejected bundle not spooled for retry");
+	CHECK_INT(count_files(spool), 0,
+		  "rejected bundle not spooled for retry");
 
 	answer_code = 503;
 	answer_body = "busy";
 	CHECK_INT(upload_deliver(url, "tok123", spool, "run-c", bundle,
-				 sizeof(bundle), &e), 0,
-		  "503: spooled, not a failure");
+				 sizeof(bundle), &e),
+		  0, "503: spooled, not a failure");
 	CHECK_INT(count_files(spool), 1, "503 bundle spooled");
 
 	CHECK_INT(upload_deliver(closed, "tok123", spool, "run-d", bundle,
-				 sizeof(bundle), &e), 0,
-		  "closed port: spooled, not a failure");
+				 sizeof(bundle), &e),
+		  0, "closed port: spooled, not a failure");
 	CHECK_INT(count_files(spool), 2, "both undelivered bundles spooled");
 
 	answer_code = 429;
 	answer_body = "{\"error\":\"slow down\"}";
 	CHECK_INT(upload_deliver(url, "tok123", spool, "run-e", bundle,
-				 sizeof(bundle), &e), 0,
-		  "429: spooled to retry, not quarantined");
+				 sizeof(bundle), &e),
+		  0, "429: spooled to retry, not quarantined");
 	CHECK_INT(count_files(spool), 3, "429 bundle spooled");
 	snprintf(path, sizeof(path), "%s/run-e.bundle", spool);
 	unlink(path);
 
 	ret = upload_flush(closed, "tok123", spool, time(NULL), &left, &e);
 	CHECK(ret == -EAGAIN && left == 2,
-	      "flush to a closed port leaves both (ret %d, left %u)", ret, left);
+	      "flush to a closed port leaves both (ret %d, left %u)", ret,
+	      left);
 
 	answer_code = 201;
 	answer_body = "{}";
@@ -353,14 +370,15 @@ int main(void)
 	      "right after, both wait for their next attempt (posts %u)",
 	      seen_posts);
 	ret = upload_flush(url, "tok123", spool, 0, &left, &e);
-	CHECK(ret == 0 && left == 0, "flush to a working server (ret %d, left %u)",
-	      ret, left);
+	CHECK(ret == 0 && left == 0,
+	      "flush to a working server (ret %d, left %u)", ret, left);
 	CHECK_INT(seen_posts, 2, "flush posted each spooled bundle");
 	CHECK_INT(count_files(spool), 0, "flushed bundles deleted");
 	CHECK_INT(count_files(rejected), 1, "rejected bundles left alone");
 
 	ret = upload_flush(url, "tok123", "/nonexistent/spool", 0, &left, &e);
-	CHECK(ret == 0 && left == 0, "flush of a spool that does not exist yet");
+	CHECK(ret == 0 && left == 0,
+	      "flush of a spool that does not exist yet");
 
 	test_flush_independent(url);
 

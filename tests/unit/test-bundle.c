@@ -61,8 +61,18 @@ static int same(const struct bundle *a, const struct bundle *b)
 static void test_add(void)
 {
 	static const char *const bad[] = {
-		"", "/etc/passwd", "../x", "a/../b", "a//b", ".", "a/.",
-		"a b", "tab\there", "new\nline", "back\\slash", "x/",
+		"",
+		"/etc/passwd",
+		"../x",
+		"a/../b",
+		"a//b",
+		".",
+		"a/.",
+		"a b",
+		"tab\there",
+		"new\nline",
+		"back\\slash",
+		"x/",
 		"caf\xc3\xa9",
 	};
 	struct bundle *b = bundle_alloc();
@@ -91,7 +101,7 @@ static void test_add(void)
 	CHECK_INT(ret, 0, "add a.txt again replaces");
 	CHECK_INT(b->nfiles, 2, "replacing does not add a file");
 	CHECK(bundle_get(b, "a.txt") && bundle_get(b, "a.txt")->size == 7 &&
-	      !memcmp(bundle_get(b, "a.txt")->data, "second!", 7),
+		      !memcmp(bundle_get(b, "a.txt")->data, "second!", 7),
 	      "a.txt holds the second content");
 	CHECK(bundle_get(b, "nope") == NULL, "bundle_get of a missing name");
 
@@ -122,7 +132,8 @@ static void test_roundtrip(void)
 	ret = bundle_write_mem(b, &data, &size, &err);
 	CHECK(ret == 0, "write_mem (%s)", err.msg);
 	CHECK(size > 20 && ((unsigned char *)data)[0] == 0x1f &&
-	      ((unsigned char *)data)[1] == 0x8b, "output is gzip");
+		      ((unsigned char *)data)[1] == 0x8b,
+	      "output is gzip");
 	c = bundle_read_mem(data, size, &err);
 	CHECK(c != NULL, "read_mem of what write_mem wrote (%s)", err.msg);
 	if (c) {
@@ -190,7 +201,7 @@ static void test_disk(void)
 	}
 	c = bundle_read(other, &err);
 	CHECK(c == NULL && strstr(err.msg, other) &&
-	      strstr(err.msg, "not a gzip'd tar"),
+		      strstr(err.msg, "not a gzip'd tar"),
 	      "bundle_read of a text file: %s", err.msg);
 	unlink(other);
 	unlink(path);
@@ -355,8 +366,7 @@ static void expect_refused(const struct entry *ents, int n, int gz,
 
 	c = data ? bundle_read_mem(data, size, &err) : NULL;
 	CHECK(data && !c && strstr(err.msg, fragment),
-	      "%s: refused with \"%s\" (got \"%s\")", what, fragment,
-	      err.msg);
+	      "%s: refused with \"%s\" (got \"%s\")", what, fragment, err.msg);
 	bundle_free(c);
 	free(data);
 }
@@ -421,8 +431,7 @@ static void test_hostile(void)
 			many[i].data = "x";
 		}
 		expect_refused(many, BUNDLE_MAX_FILES + 2, 1, -1,
-			       "bundle: more than 256 files",
-			       "too many files");
+			       "bundle: more than 256 files", "too many files");
 	}
 	free(many);
 	free(names);
@@ -488,7 +497,8 @@ static void test_trailing(void)
 	memcpy(two, gz, gzsize);
 	memcpy(two + gzsize, "garbage!", 8);
 	c = bundle_read_mem(two, gzsize + 8, &err);
-	CHECK(!c && strstr(err.msg, "8 bytes of data after the end of the gzip stream"),
+	CHECK(!c && strstr(err.msg,
+			   "8 bytes of data after the end of the gzip stream"),
 	      "bytes after the gzip stream refused: %s", err.msg);
 	bundle_free(c);
 
@@ -555,7 +565,7 @@ static void *zero_bomb(int n, size_t each, size_t *size)
 		archive_entry_set_filetype(e, AE_IFREG);
 		archive_entry_set_perm(e, 0644);
 		archive_entry_set_size(e, i < 0 ? (la_int64_t)strlen(manifest) :
-					   (la_int64_t)each);
+						  (la_int64_t)each);
 		archive_write_header(a, e);
 		archive_entry_free(e);
 		if (i < 0) {
@@ -563,8 +573,10 @@ static void *zero_bomb(int n, size_t each, size_t *size)
 			continue;
 		}
 		for (done = 0; done < each; done += sizeof(zeros))
-			archive_write_data(a, zeros, each - done < sizeof(zeros) ?
-					   each - done : sizeof(zeros));
+			archive_write_data(a, zeros,
+					   each - done < sizeof(zeros) ?
+						   each - done :
+						   sizeof(zeros));
 	}
 	if (archive_write_close(a) != ARCHIVE_OK)
 		goto fail;
@@ -591,18 +603,25 @@ static void test_limits(void)
 	/* a console log keeps its end, within what the limits leave */
 	b = bundle_alloc();
 	{
-		const char con[] = "boot...\nlots\nKernel panic - not syncing\n";
+		const char con[] =
+			"boot...\nlots\nKernel panic - not syncing\n";
 		const struct bundle_file *f;
 		size_t cut = 99;
 
-		CHECK(b && !bundle_add_tail(b, "console.log", con,
-					    strlen(con), 28, &cut) &&
-		      (f = bundle_get(b, "console.log")) && f->size == 28 &&
-		      !memcmp(f->data, "\nKernel panic - not syncing\n", 28) &&
-		      cut == strlen(con) - 28,
+		CHECK(b &&
+			      !bundle_add_tail(b, "console.log", con,
+					       strlen(con), 28, &cut) &&
+			      (f = bundle_get(b, "console.log")) &&
+			      f->size == 28 &&
+			      !memcmp(f->data, "\nKernel panic - not syncing\n",
+				      28) &&
+			      cut == strlen(con) - 28,
 		      "bundle_add_tail keeps the last bytes (cut %zu)", cut);
-		CHECK(b && !bundle_add_tail(b, "short.log", "ok\n", 3, 28, &cut) &&
-		      cut == 0, "bundle_add_tail of a short log keeps it whole");
+		CHECK(b &&
+			      !bundle_add_tail(b, "short.log", "ok\n", 3, 28,
+					       &cut) &&
+			      cut == 0,
+		      "bundle_add_tail of a short log keeps it whole");
 	}
 	bundle_free(b);
 	b = bundle_alloc();
@@ -614,21 +633,23 @@ static void test_limits(void)
 
 		if (big)
 			memset(big, 'x', BUNDLE_MAX_FILE_BYTES);
-		ok = ok && !bundle_add(b, "a.bin", big, BUNDLE_MAX_FILE_BYTES) &&
+		ok = ok &&
+		     !bundle_add(b, "a.bin", big, BUNDLE_MAX_FILE_BYTES) &&
 		     !bundle_add(b, "b.bin", big, BUNDLE_MAX_FILE_BYTES - 100);
 		/* 100 bytes of room left under the 128 MiB */
 		if (big)
 			big[BUNDLE_MAX_FILE_BYTES - 1] = 'E';
-		ok = ok && !bundle_add_tail(b, "console.log", big,
-					    BUNDLE_MAX_FILE_BYTES, (size_t)-1,
-					    &cut);
+		ok = ok &&
+		     !bundle_add_tail(b, "console.log", big,
+				      BUNDLE_MAX_FILE_BYTES, (size_t)-1, &cut);
 		f = b ? bundle_get(b, "console.log") : NULL;
 		CHECK(ok && f && f->size == 100 && f->data[99] == 'E' &&
-		      cut == BUNDLE_MAX_FILE_BYTES - 100,
+			      cut == BUNDLE_MAX_FILE_BYTES - 100,
 		      "bundle_add_tail fits what the total limit leaves (%zu bytes)",
 		      f ? f->size : 0);
 		CHECK(b && bundle_add_tail(b, "more.log", "x", 1, 10, NULL) ==
-			   -EFBIG, "bundle_add_tail with no room at all: -EFBIG");
+				      -EFBIG,
+		      "bundle_add_tail with no room at all: -EFBIG");
 		free(big);
 	}
 	bundle_free(b);
@@ -636,9 +657,8 @@ static void test_limits(void)
 	data = zero_bomb(1, BUNDLE_MAX_FILE_BYTES + 1, &size);
 	errno = 0;
 	c = data ? bundle_read_mem(data, size, &err) : NULL;
-	CHECK(data && !c && errno == EFBIG &&
-	      strstr(err.msg, "'big0.bin'") &&
-	      strstr(err.msg, "limit of 64 MiB for one file"),
+	CHECK(data && !c && errno == EFBIG && strstr(err.msg, "'big0.bin'") &&
+		      strstr(err.msg, "limit of 64 MiB for one file"),
 	      "%zu kB expanding to a member of 64 MiB + 1 refused, naming it and the limit: %s",
 	      size >> 10, err.msg);
 	bundle_free(c);
@@ -654,7 +674,7 @@ static void test_limits(void)
 	errno = 0;
 	c = data ? bundle_read_mem(data, size, &err) : NULL;
 	CHECK(data && !c && errno == EFBIG &&
-	      strstr(err.msg, "limit of 128 MiB"),
+		      strstr(err.msg, "limit of 128 MiB"),
 	      "%zu kB expanding to 150 MiB in all refused, naming the limit: %s",
 	      size >> 10, err.msg);
 	bundle_free(c);

@@ -27,12 +27,14 @@ static void test_ci(void)
 	double lo, hi;
 
 	CHECK(!calibrate_proportion_ci(0, 1, 0.95, &lo, &hi) && lo == 0 &&
-	      fabs(hi - 0.975) < 1e-6, "0/1: [0, 0.975] (got %g, %g)", lo, hi);
+		      fabs(hi - 0.975) < 1e-6,
+	      "0/1: [0, 0.975] (got %g, %g)", lo, hi);
 	CHECK(!calibrate_proportion_ci(1, 1, 0.95, &lo, &hi) && hi == 1 &&
-	      fabs(lo - 0.025) < 1e-6, "1/1: [0.025, 1] (got %g, %g)", lo, hi);
+		      fabs(lo - 0.025) < 1e-6,
+	      "1/1: [0.025, 1] (got %g, %g)", lo, hi);
 	/* A textbook value: 5/20 at 95 % is [0.0866, 0.4910]. */
 	CHECK(!calibrate_proportion_ci(5, 20, 0.95, &lo, &hi) &&
-	      fabs(lo - 0.0866) < 1e-3 && fabs(hi - 0.4910) < 1e-3,
+		      fabs(lo - 0.0866) < 1e-3 && fabs(hi - 0.4910) < 1e-3,
 	      "5/20: [0.0866, 0.4910] (got %.4f, %.4f)", lo, hi);
 	CHECK(calibrate_proportion_ci(0, 0, 0.95, &lo, &hi) == -EINVAL,
 	      "no trials is -EINVAL");
@@ -42,34 +44,39 @@ static void test_ci(void)
 
 static void test_result(void)
 {
-	json_t *v[7] = { verdict("NO_CHANGE"), verdict("INCONCLUSIVE"),
+	json_t *v[7] = { verdict("NO_CHANGE"),	verdict("INCONCLUSIVE"),
 			 verdict("REGRESSION"), verdict("INCONCLUSIVE"),
 			 verdict("REGRESSION"), verdict("REGRESSION"),
 			 verdict("REGRESSION") };
 	struct calib_cmp c[7] = {
-		{ false, 0, v[0] }, { false, 0, v[1] }, { false, 0, v[2] },
-		{ true, 50, v[3] }, { true, 50, v[4] },
-		{ true, 200, v[5] }, { true, 200, v[6] },
+		{ false, 0, v[0] },  { false, 0, v[1] }, { false, 0, v[2] },
+		{ true, 50, v[3] },  { true, 50, v[4] }, { true, 200, v[5] },
+		{ true, 200, v[6] },
 	};
 	json_t *about = json_pack("{s:s}", "board", "b");
 	json_t *r = calibrate_result_json(about, c, 7), *d;
 	size_t i;
 
 	CHECK(r != NULL, "result built");
-	CHECK_INT(json_integer_value(json_object_get(json_object_get(r,
-		  "false_alarm"), "hits")), 1, "one A/A REGRESSION of three");
-	CHECK_INT(json_integer_value(json_object_get(json_object_get(
-		  json_object_get(r, "false_alarm"), "verdicts"),
-		  "INCONCLUSIVE")), 1, "verdicts counted by kind");
+	CHECK_INT(json_integer_value(json_object_get(
+			  json_object_get(r, "false_alarm"), "hits")),
+		  1, "one A/A REGRESSION of three");
+	CHECK_INT(json_integer_value(json_object_get(
+			  json_object_get(json_object_get(r, "false_alarm"),
+					  "verdicts"),
+			  "INCONCLUSIVE")),
+		  1, "verdicts counted by kind");
 	d = json_object_get(r, "detection");
 	CHECK_INT(json_array_size(d), 2, "two spin sizes");
 	CHECK_INT(json_integer_value(json_object_get(json_array_get(d, 0),
-		  "spin_us")), 50, "sizes in ascending order");
+						     "spin_us")),
+		  50, "sizes in ascending order");
 	CHECK_INT(json_integer_value(json_object_get(json_array_get(d, 0),
-		  "hits")), 1, "50 us: 1 of 2");
+						     "hits")),
+		  1, "50 us: 1 of 2");
 	CHECK_INT(json_integer_value(json_object_get(r,
-		  "smallest_reliable_spin_us")), 200,
-		  "smallest reliable: 200 (50 was caught 1 of 2)");
+						     "smallest_reliable_spin_us")),
+		  200, "smallest reliable: 200 (50 was caught 1 of 2)");
 	CHECK_STR(json_string_value(json_object_get(r, "board")), "b",
 		  "the caller's fields are kept");
 	json_decref(r);
@@ -90,7 +97,8 @@ static void test_testcase(void)
 	snprintf(in, sizeof(in), "%s/in.yaml", base);
 	snprintf(out, sizeof(out), "%s/out.yaml", base);
 	f = fopen(in, "w");
-	fprintf(f, "name: cal\nduration_s: 3\nmeasurement:\n  histogram_us: 5000\nloads: []\n");
+	fprintf(f,
+		"name: cal\nduration_s: 3\nmeasurement:\n  histogram_us: 5000\nloads: []\n");
 	fclose(f);
 	CHECK(!calibrate_injected_testcase(in, &inj, out, &err),
 	      "injected testcase written (%s)", err.msg);
@@ -101,7 +109,7 @@ static void test_testcase(void)
 	CHECK_INT(tc.nloads, 1, "one load");
 	if (tc.nloads == 1) {
 		CHECK(tc.loads[0].kind == TC_LOAD_INJECTOR &&
-		      tc.loads[0].inject_mode == TC_INJECT_PREEMPT,
+			      tc.loads[0].inject_mode == TC_INJECT_PREEMPT,
 		      "an injector in preempt mode");
 		CHECK_INT(tc.loads[0].spin_us, 300, "spin_us");
 		CHECK_INT(tc.loads[0].period_ms, 100, "period_ms");
@@ -114,12 +122,12 @@ static void test_testcase(void)
 	fprintf(f, "name: cal2\n");
 	fclose(f);
 	CHECK(!calibrate_injected_testcase(in, &inj, out, &err) &&
-	      !testcase_load(out, &tc, &err) && tc.nloads == 1,
+		      !testcase_load(out, &tc, &err) && tc.nloads == 1,
 	      "a testcase without loads gets one (%s)", err.msg);
 	testcase_cleanup(&tc);
 	CHECK(calibrate_injected_testcase("/nonexistent.yaml", &inj, out,
 					  &err) < 0 &&
-	      strstr(err.msg, "/nonexistent.yaml"),
+		      strstr(err.msg, "/nonexistent.yaml"),
 	      "a missing file is an error naming it");
 	unlink(in);
 	unlink(out);
@@ -152,8 +160,7 @@ static void test_inject(void)
 	CHECK(min >= 50000000 && max <= 150000000,
 	      "sleeps within 100 ms +/- 50 %% (%llu..%llu ns)",
 	      (unsigned long long)min, (unsigned long long)max);
-	CHECK(min < 55000000 && max > 145000000,
-	      "and they cover the range");
+	CHECK(min < 55000000 && max > 145000000, "and they cover the range");
 	inject_rng_init(&b, 42, 1);
 	inject_rng_init(&a, 42, 0);
 	CHECK(inject_sleep_ns(&a, 100, 50) != inject_sleep_ns(&b, 100, 50),
@@ -165,7 +172,8 @@ static void test_inject(void)
 	CHECK_STR(inject_format_cpus(&set, buf, sizeof(buf)), "0,2-3",
 		  "formatted back");
 	CHECK(inject_parse_cpus("3-1", &set, &err) == -EINVAL &&
-	      strstr(err.msg, "'3-1'"), "a reversed range is refused");
+		      strstr(err.msg, "'3-1'"),
+	      "a reversed range is refused");
 	CHECK(inject_parse_cpus("1,", &set, &err) == -EINVAL,
 	      "a trailing comma is refused");
 }

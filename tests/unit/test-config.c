@@ -74,14 +74,15 @@ static void test_parse(void)
 	CHECK(cfg.db == NULL, "default db: embedded");
 
 	ret = rtlab_config_parse(&cfg,
-		"# lab settings\n"
-		"\n"
-		"  db = host=db.lab dbname=rtlab user=lab  \n"
-		"listen=\"127.0.0.1:9000\"\n"
-		"max_upload_mb = 256\n",
-		"lab.conf", &err);
+				 "# lab settings\n"
+				 "\n"
+				 "  db = host=db.lab dbname=rtlab user=lab  \n"
+				 "listen=\"127.0.0.1:9000\"\n"
+				 "max_upload_mb = 256\n",
+				 "lab.conf", &err);
 	CHECK_INT(ret, 0, "valid file parses");
-	CHECK_STR(cfg.db, "host=db.lab dbname=rtlab user=lab", "db value trimmed");
+	CHECK_STR(cfg.db, "host=db.lab dbname=rtlab user=lab",
+		  "db value trimmed");
 	CHECK_STR(cfg.listen, "127.0.0.1:9000", "quoted listen unquoted");
 	CHECK_INT(cfg.max_upload_mb, 256, "max_upload_mb");
 
@@ -191,8 +192,8 @@ static void test_load_and_conninfo(void)
 	free(ci);
 	unsetenv("RTLAB_CONFIG");
 
-	cluster_conninfo_redact("host=h port=1 password=s3cret dbname=d",
-				where, sizeof(where));
+	cluster_conninfo_redact("host=h port=1 password=s3cret dbname=d", where,
+				sizeof(where));
 	CHECK(!strstr(where, "s3cret") && strstr(where, "host=h"),
 	      "redacted conninfo hides the password (%s)", where);
 

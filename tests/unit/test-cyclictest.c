@@ -212,7 +212,8 @@ static const struct {
 	{ "garbled-max.json",
 	  "'thread.0': histogram of thread 0: 183 overflows but max 19 us" },
 	{ "garbled-columns.hist", "line 16: expected 2 counts" },
-	{ "garbled-nonnumeric.hist", "line 17: expected numbers, got '0004x5'" },
+	{ "garbled-nonnumeric.hist",
+	  "line 17: expected numbers, got '0004x5'" },
 	{ "garbled-truncated.hist", "missing line '# Max Latencies:'" },
 	{ "garbled-negative.hist", "got '-0183'" },
 	{ "garbled-total.hist", "thread 0: '# Total:' says 1817" },
@@ -280,9 +281,10 @@ static char *json_threads(unsigned int n, unsigned long long cycles)
 		return NULL;
 	len = snprintf(s, cap, "{\"num_threads\": %u, \"thread\": {", n);
 	for (i = 0; i < n; i++)
-		len += snprintf(s + len, cap - len,
-				"%s\"%u\": {\"histogram\": {\"1\": %llu}, \"cycles\": %llu, \"min\": 1, \"max\": 1}",
-				i ? ", " : "", i, cycles, cycles);
+		len += snprintf(
+			s + len, cap - len,
+			"%s\"%u\": {\"histogram\": {\"1\": %llu}, \"cycles\": %llu, \"min\": 1, \"max\": 1}",
+			i ? ", " : "", i, cycles, cycles);
 	snprintf(s + len, cap - len, "}}");
 	return s;
 }
@@ -314,7 +316,9 @@ static void test_hostile(void)
 	/* each thread within the limit, the run beyond it */
 	text = json_threads(2, 600000000000000ULL);
 	ret = text ? ct_json_parse(text, strlen(text), 20, &r, &err) : -ENOMEM;
-	CHECK(ret == -EINVAL && strstr(err.msg, "threads 0 to 1 have more samples than the limit"),
+	CHECK(ret == -EINVAL &&
+		      strstr(err.msg,
+			     "threads 0 to 1 have more samples than the limit"),
 	      "2 x 6e14 samples: the run total is refused: %s", err.msg);
 	free(text);
 	text = json_threads(2, 400000000000000ULL);
@@ -327,20 +331,24 @@ static void test_hostile(void)
 	ret = text ? ct_json_parse(text, strlen(text),
 				   RTLAB_MAX_HIST_RANGE_US + 1, &r, &err) :
 		     -ENOMEM;
-	CHECK(ret == -EINVAL && strstr(err.msg, "range 100001 us is more than the limit of 100000 us"),
+	CHECK(ret == -EINVAL &&
+		      strstr(err.msg,
+			     "range 100001 us is more than the limit of 100000 us"),
 	      "a range beyond the limit is refused: %s", err.msg);
-	ret = text ? ct_json_parse(text, strlen(text),
-				   RTLAB_MAX_HIST_RANGE_US, &r, &err) :
+	ret = text ? ct_json_parse(text, strlen(text), RTLAB_MAX_HIST_RANGE_US,
+				   &r, &err) :
 		     -ENOMEM;
 	CHECK_INT(ret, 0, "a range at the limit is read");
 	ct_result_cleanup(&r);
 	free(text);
 
 	text = json_threads(RTLAB_MAX_THREADS, 5);
-	ret = text ? ct_json_parse(text, strlen(text),
-				   RTLAB_MAX_HIST_RANGE_US, &r, &err) :
+	ret = text ? ct_json_parse(text, strlen(text), RTLAB_MAX_HIST_RANGE_US,
+				   &r, &err) :
 		     -ENOMEM;
-	CHECK(ret == -EINVAL && strstr(err.msg, "102400000 histogram cells, more than the limit of 8388608"),
+	CHECK(ret == -EINVAL &&
+		      strstr(err.msg,
+			     "102400000 histogram cells, more than the limit of 8388608"),
 	      "1024 threads x 100 ms: too many cells, refused before allocating: %s",
 	      err.msg);
 	ret = text ? ct_json_parse(text, strlen(text), 8192, &r, &err) :
@@ -354,13 +362,17 @@ static void test_hostile(void)
 	if (text)
 		memset(text, ' ', RTLAB_MAX_CT_JSON_BYTES + 1);
 	ret = text ? ct_json_parse(text, RTLAB_MAX_CT_JSON_BYTES + 1, 20, &r,
-				   &err) : -ENOMEM;
-	CHECK(ret == -EINVAL && strstr(err.msg, "33554433 bytes, more than the limit of 33554432"),
+				   &err) :
+		     -ENOMEM;
+	CHECK(ret == -EINVAL &&
+		      strstr(err.msg,
+			     "33554433 bytes, more than the limit of 33554432"),
 	      "a cyclictest.json over 32 MiB is refused unparsed: %s", err.msg);
 	free(text);
 	text = json_threads(RTLAB_MAX_THREADS + 1, 5);
 	ret = text ? ct_json_parse(text, strlen(text), 20, &r, &err) : -ENOMEM;
-	CHECK(ret == -EINVAL && strstr(err.msg, "expected an integer from 0 to 1024"),
+	CHECK(ret == -EINVAL &&
+		      strstr(err.msg, "expected an integer from 0 to 1024"),
 	      "1025 threads refused: %s", err.msg);
 	free(text);
 }

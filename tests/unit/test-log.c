@@ -57,7 +57,7 @@ static void test_log(void)
 	log_info("%s", big);
 	s = contents(f);
 	CHECK(s && strlen(s) < sizeof(big) && s[strlen(s) - 1] == '\n' &&
-	      !strncmp(s, "rtlab-agent: info: xxx", 22),
+		      !strncmp(s, "rtlab-agent: info: xxx", 22),
 	      "a long message is truncated and still ends with a newline");
 	free(s);
 	log_set_stream(NULL);
@@ -96,8 +96,8 @@ static void test_progress(void)
 	log_set_stream(NULL);
 	s = contents(f);
 	CHECK(s && !strncmp(s, "\rcyclictest-idle [loads] elapsed ", 33) &&
-	      strstr(s, " / remaining ") &&
-	      strstr(s, "\033[K\r\033[Krtlab-agent: info: spike\n"),
+		      strstr(s, " / remaining ") &&
+		      strstr(s, "\033[K\r\033[Krtlab-agent: info: spike\n"),
 	      "progress line, then a log line that clears it first");
 	free(s);
 
@@ -109,7 +109,7 @@ static void test_progress(void)
 	progress_done(&p);
 	s = contents(f);
 	CHECK(s && !strncmp(s, "\r[running] elapsed ", 19) &&
-	      !strstr(s, "remaining"),
+		      !strstr(s, "remaining"),
 	      "no total: elapsed only");
 	free(s);
 	fclose(f);

@@ -64,11 +64,12 @@ static void test_valid(void)
 	CHECK_STR(m.started_at, "2026-12-03T03:14:08Z", "started_at");
 	CHECK_INT(m.nfiles, 2, "two files listed");
 	CHECK(m.nfiles == 2 && !strcmp(m.files[0].name, "cyclictest.json") &&
-	      m.files[0].size == 3 && m.files[0].sha256[0] == 'b' &&
-	      m.files[1].size == 0 && m.files[1].sha256[0] == '\0',
+		      m.files[0].size == 3 && m.files[0].sha256[0] == 'b' &&
+		      m.files[1].size == 0 && m.files[1].sha256[0] == '\0',
 	      "files: names, sizes, sha256");
 	CHECK(m.json && strstr(m.json, "\"kept\":true") &&
-	      strstr(m.json, "0f8fad5b-d9cb") && !strstr(m.json, "0F8FAD5B"),
+		      strstr(m.json, "0f8fad5b-d9cb") &&
+		      !strstr(m.json, "0F8FAD5B"),
 	      "json: compact, unknown keys kept, run_id normalized");
 	manifest_cleanup(&m);
 	manifest_cleanup(&m);
@@ -76,8 +77,8 @@ static void test_valid(void)
 }
 
 /* Parse @valid with @path (a.b) removed or replaced by @value (JSON). */
-static int parse_edited(const char *path, const char *value,
-			struct manifest *m, struct rtlab_err *err)
+static int parse_edited(const char *path, const char *value, struct manifest *m,
+			struct rtlab_err *err)
 {
 	json_t *root = json_loads(valid, 0, NULL), *obj = root;
 	char key[64], *dot, *text;
@@ -91,8 +92,8 @@ static int parse_edited(const char *path, const char *value,
 		memmove(key, dot + 1, strlen(dot + 1) + 1);
 	}
 	if (value)
-		json_object_set_new(obj, key, json_loads(value,
-					JSON_DECODE_ANY, NULL));
+		json_object_set_new(obj, key,
+				    json_loads(value, JSON_DECODE_ANY, NULL));
 	else
 		json_object_del(obj, key);
 	text = json_dumps(root, 0);
@@ -119,15 +120,15 @@ static void expect(const char *path, const char *value, const char *msg)
 static void test_required(void)
 {
 	static const char *const req[] = {
-		"run_id", "board", "status", "testcase", "testcase.name",
-		"kernel", "kernel.release",
+		"run_id",	 "board",  "status",	     "testcase",
+		"testcase.name", "kernel", "kernel.release",
 	};
 	char msg[128];
 	unsigned int i;
 
 	for (i = 0; i < sizeof(req) / sizeof(req[0]); i++) {
-		snprintf(msg, sizeof(msg),
-			 "manifest.json: missing field '%s'", req[i]);
+		snprintf(msg, sizeof(msg), "manifest.json: missing field '%s'",
+			 req[i]);
 		expect(req[i], NULL, msg);
 	}
 }
@@ -145,7 +146,8 @@ static void test_bad_values(void)
 	expect("run_id", "\"0f8fad5bxd9cb-469f-a165-70867728950e\"", uuid);
 	expect("run_id", "\"0f8fad5b-d9cb-469f-a165-70867728950g\"", uuid);
 	expect("run_id", "\"{0f8fad5b-d9cb-469f-a165-70867728950e}\"", uuid);
-	expect("run_id", "42", "manifest.json: field 'run_id': expected a string");
+	expect("run_id", "42",
+	       "manifest.json: field 'run_id': expected a string");
 	expect("status", "\"done\"",
 	       "manifest.json: field 'status': expected one of complete, agent_error, boot_failed, panic, hang");
 	expect("status", "\"Complete\"",
@@ -180,8 +182,8 @@ static void test_bad_values(void)
 	/* limits (run-limits.h): names an index must hold, the range */
 	{
 		static const char *const names[] = {
-			"testcase.name", "board", "kernel.release",
-			"kernel.tree", "kernel.name", "environment.clock",
+			"testcase.name", "board",	"kernel.release",
+			"kernel.tree",	 "kernel.name", "environment.clock",
 		};
 		static const unsigned int lens[] = { 3000, 129, 128 };
 		char big[3100], want[160];
@@ -197,12 +199,15 @@ static void test_bad_values(void)
 					 names[i], lens[k]);
 				ret = parse_edited(names[i], big, &m, &err);
 				if (lens[k] > 128)
-					CHECK(ret == -EINVAL && !strcmp(err.msg, want),
+					CHECK(ret == -EINVAL &&
+						      !strcmp(err.msg, want),
 					      "%s of %u bytes refused: %s",
 					      names[i], lens[k], err.msg);
 				else
-					CHECK(ret == 0, "%s of %u bytes is fine (%s)",
-					      names[i], lens[k], ret ? err.msg : "");
+					CHECK(ret == 0,
+					      "%s of %u bytes is fine (%s)",
+					      names[i], lens[k],
+					      ret ? err.msg : "");
 				if (!ret)
 					manifest_cleanup(&m);
 			}
@@ -215,7 +220,9 @@ static void test_bad_values(void)
 		if (huge)
 			memset(huge, ' ', n);
 		ret = huge ? manifest_parse(huge, n, &m, &err) : -ENOMEM;
-		CHECK(ret == -EINVAL && strstr(err.msg, "manifest.json: 1048577 bytes, more than the limit of 1048576"),
+		CHECK(ret == -EINVAL &&
+			      strstr(err.msg,
+				     "manifest.json: 1048577 bytes, more than the limit of 1048576"),
 		      "a manifest.json over 1 MiB is refused unparsed: %s",
 		      err.msg);
 		free(huge);
@@ -326,7 +333,8 @@ static void test_verify(void)
 	CHECK_INT(m.nfiles, 3, "three files listed (manifest.json not)");
 	ftext = manifest_files_json(b);
 	CHECK(ftext && strstr(ftext, "\"dmesg.txt\":{\"sha256\":\"") &&
-	      strstr(ftext, "\"size\":5") && !strstr(ftext, BUNDLE_MANIFEST),
+		      strstr(ftext, "\"size\":5") &&
+		      !strstr(ftext, BUNDLE_MANIFEST),
 	      "files JSON: %s", ftext ? ftext : "(null)");
 	free(ftext);
 	ret = manifest_verify_files(&m, b, &err);
@@ -342,7 +350,7 @@ static void test_verify(void)
 	CHECK_INT(ret, 0, "other size");
 	ret = manifest_verify_files(&m, b, &err);
 	CHECK(ret == -EINVAL &&
-	      strstr(err.msg, "file 'dmesg.txt': size 5 listed but 6"),
+		      strstr(err.msg, "file 'dmesg.txt': size 5 listed but 6"),
 	      "size mismatch named: %s", err.msg);
 	manifest_cleanup(&m);
 	bundle_free(b);
@@ -354,7 +362,8 @@ static void test_verify(void)
 	m.files[2].name = strdup("trace.dat");
 	ret = manifest_verify_files(&m, b, &err);
 	CHECK(ret == -EINVAL &&
-	      strstr(err.msg, "file 'trace.dat' is listed but not in the bundle"),
+		      strstr(err.msg,
+			     "file 'trace.dat' is listed but not in the bundle"),
 	      "listed but missing named: %s", err.msg);
 	manifest_cleanup(&m);
 	bundle_free(b);

@@ -49,7 +49,7 @@ static void test_trend_script(void)
 	CHECK(has(&s, "'6.1.0-1-rt' 0, 'it''s-rt' 1"),
 	      "kernel labels as quoted xtics in order");
 	CHECK(has(&s, "title 'max, per run'") &&
-	      has(&s, "title 'p99.9, median of runs'"),
+		      has(&s, "title 'p99.9, median of runs'"),
 	      "points and medians of both metrics");
 	CHECK(has(&s, "set terminal svg") && has(&s, "set output 'plot.svg'"),
 	      "SVG terminal and output");
@@ -78,7 +78,8 @@ static void test_render(void)
 {
 	double mx[] = { 50, 52, 49 }, p[] = { 30, NAN, 31 };
 	struct plot_trend_kernel k[2] = {
-		{ "6.1.0-1-rt", 3, mx, p }, { "6.1.0-2-rt", 1, mx, p },
+		{ "6.1.0-1-rt", 3, mx, p },
+		{ "6.1.0-2-rt", 1, mx, p },
 	};
 	struct plot_trend t = { "b / t", NULL, 2, k, 0, 0 };
 	struct plot_compare c = { 0 };
@@ -93,8 +94,7 @@ static void test_render(void)
 		return;
 	}
 	ret = plot_trend_render(&t, PLOT_PNG, &img, &size, &err);
-	CHECK(!ret && png_sig(img, size), "trend renders a PNG (%s)",
-	      err.msg);
+	CHECK(!ret && png_sig(img, size), "trend renders a PNG (%s)", err.msg);
 	free(img);
 	img = NULL;
 
@@ -110,10 +110,12 @@ static void test_render(void)
 	c.baseline = (struct plot_compare_side){ "6.1.0-1-rt", 5, &hb };
 	c.candidate = (struct plot_compare_side){ "6.1.0-2-rt", 4, &hc };
 	ret = plot_compare_render(&c, PLOT_SVG, &img, &size, &err);
-	CHECK(!ret && img && strstr(img, "<svg"), "compare renders an SVG "
-	      "(%s)", err.msg);
+	CHECK(!ret && img && strstr(img, "<svg"),
+	      "compare renders an SVG "
+	      "(%s)",
+	      err.msg);
 	CHECK(!ret && img && strstr(img, "baseline 6.1.0-1-rt, 5 runs") &&
-	      strstr(img, "candidate 6.1.0-2-rt, 4 runs (max 250 µs"),
+		      strstr(img, "candidate 6.1.0-2-rt, 4 runs (max 250 µs"),
 	      "compare legend: releases, run counts, maxima");
 	free(img);
 out:

@@ -12,8 +12,7 @@
 #include "../../reports/plot.h"
 #include "check.h"
 
-static int make_hist(struct hist *h, int cpu, uint32_t base_us,
-		     uint32_t max_us)
+static int make_hist(struct hist *h, int cpu, uint32_t base_us, uint32_t max_us)
 {
 	uint32_t i;
 	int ret = hist_init(h, 200);
@@ -97,8 +96,7 @@ int main(void)
 
 	ret = plot_run_histogram(&run, PLOT_PNG, &img, &size, &err);
 	CHECK(ret == 0, "gnuplot renders a PNG (%s)", ret ? err.msg : "");
-	CHECK(ret == 0 && size > 8 &&
-		      !memcmp(img, "\x89PNG\r\n\x1a\n", 8),
+	CHECK(ret == 0 && size > 8 && !memcmp(img, "\x89PNG\r\n\x1a\n", 8),
 	      "image has the PNG signature (%zu bytes)", size);
 	free(img);
 	img = NULL;

@@ -126,8 +126,8 @@ static int load_list(struct side_files *s, const char *dir, char *list,
 
 static int metric_index(const char *name)
 {
-	static const char *const names[] = { "p99", "p99.9", "max",
-					     "tail_rate", "w1" };
+	static const char *const names[] = { "p99", "p99.9", "max", "tail_rate",
+					     "w1" };
 	unsigned int i;
 
 	for (i = 0; i < REGRESS_NMETRICS; i++)
@@ -154,7 +154,8 @@ static void show_result(const struct regress_result *r)
 
 static void table_line(const char *dir, char *line, unsigned int lineno)
 {
-	struct side_files *b = calloc(1, sizeof(*b)), *c = calloc(1, sizeof(*c));
+	struct side_files *b = calloc(1, sizeof(*b)),
+			  *c = calloc(1, sizeof(*c));
 	int want_metric[REGRESS_NMETRICS];
 	struct regress_params p;
 	struct regress_result r;
@@ -185,8 +186,8 @@ static void table_line(const char *dir, char *line, unsigned int lineno)
 		if (tok[0] == '#')
 			break;
 		if (!eq) {
-			snprintf(why, sizeof(why), "expected KEY=VALUE, got '%s'",
-				 tok);
+			snprintf(why, sizeof(why),
+				 "expected KEY=VALUE, got '%s'", tok);
 			ret = -EINVAL;
 			break;
 		}
@@ -210,8 +211,8 @@ static void table_line(const char *dir, char *line, unsigned int lineno)
 			 (want_metric[mi] = regress_verdict_parse(eq)) >= 0)
 			;
 		else {
-			snprintf(why, sizeof(why), "unknown key or value '%s=%s'",
-				 tok, eq);
+			snprintf(why, sizeof(why),
+				 "unknown key or value '%s=%s'", tok, eq);
 			ret = -EINVAL;
 		}
 	}
@@ -220,7 +221,8 @@ static void table_line(const char *dir, char *line, unsigned int lineno)
 		ret = -EINVAL;
 	}
 	snprintf(label, sizeof(label), "verdicts.table:%u %s%s", lineno,
-		 negate ? "not " : "", want >= 0 ? regress_verdict_name(want) : "?");
+		 negate ? "not " : "",
+		 want >= 0 ? regress_verdict_name(want) : "?");
 	if (!ret)
 		ret = load_list(b, dir, blist, why, sizeof(why));
 	if (!ret)
@@ -242,8 +244,8 @@ static void table_line(const char *dir, char *line, unsigned int lineno)
 		if (want_metric[i] < 0)
 			continue;
 		CHECK((int)r.metrics[i].verdict == want_metric[i],
-		      "%s: metric %s is %s (got %s)", label,
-		      r.metrics[i].name, regress_verdict_name(want_metric[i]),
+		      "%s: metric %s is %s (got %s)", label, r.metrics[i].name,
+		      regress_verdict_name(want_metric[i]),
 		      regress_verdict_name(r.metrics[i].verdict));
 		if ((int)r.metrics[i].verdict != want_metric[i])
 			ok = 0;
@@ -309,7 +311,8 @@ static double rng_uniform(void)
 
 static double rng_normal(void)
 {
-	return sqrt(-2.0 * log(rng_uniform())) * cos(2.0 * M_PI * rng_uniform());
+	return sqrt(-2.0 * log(rng_uniform())) *
+	       cos(2.0 * M_PI * rng_uniform());
 }
 
 #define SIM_CPUS 2
@@ -455,11 +458,11 @@ static void test_input(void)
 	CHECK_INT(regress_compare(b, 3, c, 3, &p, &r, &err), -EINVAL,
 		  "alpha 0 refused");
 	regress_params_init(&p);
-	h[4][0].samples++;	/* counts no longer add up */
+	h[4][0].samples++; /* counts no longer add up */
 	CHECK_INT(regress_compare(b, 3, c, 3, &p, &r, &err), -EINVAL,
 		  "inconsistent histogram refused");
-	CHECK(strstr(err.msg, "candidate run 42, CPU histogram 0") != NULL, "message: %s",
-	      err.msg);
+	CHECK(strstr(err.msg, "candidate run 42, CPU histogram 0") != NULL,
+	      "message: %s", err.msg);
 	h[4][0].samples--;
 
 	CHECK_INT(regress_compare(b, 0, c, 3, &p, &r, &err), 0,
@@ -481,8 +484,8 @@ static void test_input(void)
 		  "INCONCLUSIVE", "JSON verdict");
 	m = json_object_get(json_object_get(root, "metrics"), "p99.9");
 	CHECK(m && json_is_string(json_object_get(m, "test")) &&
-	      json_is_integer(json_object_get(m, "more_runs")) &&
-	      json_is_real(json_object_get(m, "baseline")),
+		      json_is_integer(json_object_get(m, "more_runs")) &&
+		      json_is_real(json_object_get(m, "baseline")),
 	      "JSON metric p99.9 carries figures, test and more_runs");
 	CHECK(json_is_null(json_object_get(m, "p_value")),
 	      "NaN p-value (no test ran) is null");
@@ -530,14 +533,16 @@ static void test_json(void)
 	for (i = 0; i < REGRESS_NMETRICS; i++) {
 		m = json_object_get(json_object_get(root, "metrics"),
 				    res.metrics[i].name);
-		same += m && !strcmp(json_string_value(json_object_get(m,
-					"verdict")) ?: "",
-				     regress_verdict_name(res.metrics[i].verdict));
+		same += m &&
+			!strcmp(json_string_value(json_object_get(m, "verdict")) ?:
+					"",
+				regress_verdict_name(res.metrics[i].verdict));
 	}
 	CHECK_INT(same, REGRESS_NMETRICS, "every metric's verdict in JSON");
 	CHECK(json_integer_value(json_object_get(json_object_get(root, "tail"),
 						 "threshold_us")) ==
-	      res.threshold_us, "tail threshold in JSON");
+		      res.threshold_us,
+	      "tail threshold in JSON");
 	CHECK(json_is_null(json_object_get(root, "more_runs")),
 	      "a decided result has no more_runs");
 	json_decref(root);

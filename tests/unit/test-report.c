@@ -87,7 +87,8 @@ static void test_config_delta(void)
 		"CONFIG_B=y\nCONFIG_NEW=\"x\"\n";
 	char *d = report_config_delta(a, strlen(a), b, strlen(b));
 
-	CHECK_STR(d, "+CONFIG_B=y\n-CONFIG_GONE=m\n~CONFIG_HZ: 1000 -> 250\n"
+	CHECK_STR(d,
+		  "+CONFIG_B=y\n-CONFIG_GONE=m\n~CONFIG_HZ: 1000 -> 250\n"
 		  "+CONFIG_NEW=\"x\"\n-CONFIG_PREEMPT_RT=y\n",
 		  "config delta: added, removed, changed, 'is not set', "
 		  "last line without newline");
@@ -126,35 +127,40 @@ static void test_summary_text(void)
 	if (!ctx)
 		return;
 	s = report_summary(ctx);
-	CHECK_STR(s, "[PREEMPT_RT] max latency 55 -> 4690 us (x85) on "
+	CHECK_STR(s,
+		  "[PREEMPT_RT] max latency 55 -> 4690 us (x85) on "
 		  "qemu-icount/cyclictest-hackbench: 6.1.0-57-amd64 vs "
-		  "6.1.0-57-rt-amd64", "summary names metric, figures, "
+		  "6.1.0-57-rt-amd64",
+		  "summary names metric, figures, "
 		  "ratio, board, testcase, candidate vs baseline");
 	t = report_text(ctx, &a, 1, NULL);
 	CHECK(t && !strncmp(t, s, strlen(s)), "report.txt starts with the "
-	      "summary");
+					      "summary");
 	CHECK(t && strstr(t, "== What got worse =="), "section: what got "
-	      "worse");
+						      "worse");
 	CHECK(t && strstr(t, "max latency                      55 us -> "
-			  "4690 us  REGRESSION\n"),
+			     "4690 us  REGRESSION\n"),
 	      "metric line: baseline -> candidate and verdict");
 	CHECK(t && strstr(t, "interval [+4200, +4900] us"),
 	      "the effect's interval");
 	CHECK(t && strstr(t, "decided by: Mann-Whitney U, p = 0.00397"),
 	      "the deciding test and its p-value");
 	CHECK(t && strstr(t, "== How sure ==") &&
-	      strstr(t, "5 baseline (15000 samples), 5 candidate"),
+		      strstr(t, "5 baseline (15000 samples), 5 candidate"),
 	      "section: how sure, runs per side");
 	CHECK(t && strstr(t, "worst spike: 4971 us on CPU 1 in candidate "
-			  "run 3"), "where: the worst spike's run and CPU");
+			     "run 3"),
+	      "where: the worst spike's run and CPU");
 	CHECK(t && strstr(t, "loads:      hackbench -g 4; churn (loops 200)"),
 	      "where: the loads");
 	CHECK(t && strstr(t, "not available (a config is stored only for "
-			  "the baseline)"), "config delta: says which is "
+			     "the baseline)"),
+	      "config delta: says which is "
 	      "missing");
 	CHECK(t && strstr(t, "rtlab job add --board qemu-icount --kernel "
-			  "debian-rt --testcase cyclictest-hackbench "
-			  "--repeat 5"), "reproduce: rtlab job add by kernel "
+			     "debian-rt --testcase cyclictest-hackbench "
+			     "--repeat 5"),
+	      "reproduce: rtlab job add by kernel "
 	      "definition name");
 	CHECK(t && strstr(t, "--kernel 6.1.0-57-amd64 "),
 	      "reproduce: release when the kernel has no name");
@@ -166,19 +172,21 @@ static void test_summary_text(void)
 	      "attachments listed");
 
 	/* Without the trace: said so. */
-	json_array_clear(json_object_get(json_array_get(json_object_get(ctx,
-		"candidate_runs"), 1), "artifacts"));
+	json_array_clear(json_object_get(
+		json_array_get(json_object_get(ctx, "candidate_runs"), 1),
+		"artifacts"));
 	free(t);
 	t = report_text(ctx, NULL, 0, "+CONFIG_X=y\n");
 	CHECK(t && strstr(t, "no trace captured"), "no trace: "
-	      "\"no trace captured\"");
+						   "\"no trace captured\"");
 	CHECK(t && strstr(t, "    +CONFIG_X=y\n"), "config delta included");
 
 	h = t ? report_html(ctx, t, &a, 1) : NULL;
 	CHECK(h && strstr(h, "<h2>What got worse</h2>") &&
-	      strstr(h, "<!DOCTYPE html>"), "HTML with sections");
+		      strstr(h, "<!DOCTYPE html>"),
+	      "HTML with sections");
 	CHECK(h && !strstr(h, "data:image/png"), "HTML: no image for a "
-	      "non-PNG attachment");
+						 "non-PNG attachment");
 	free(h);
 
 	bug = report_bug_json(ctx, NULL, s, t);
@@ -186,8 +194,8 @@ static void test_summary_text(void)
 		  "bug: default product");
 	CHECK_STR(json_string_value(json_object_get(bug, "component")),
 		  "Realtime", "bug: default component");
-	CHECK_STR(json_string_value(json_object_get(bug, "platform")),
-		  "x86-64", "bug: platform from the machine");
+	CHECK_STR(json_string_value(json_object_get(bug, "platform")), "x86-64",
+		  "bug: platform from the machine");
 	CHECK_STR(json_string_value(json_object_get(bug, "op_sys")), "Linux",
 		  "bug: op_sys");
 	CHECK_STR(json_string_value(json_object_get(bug, "cf_tree")),
@@ -199,7 +207,9 @@ static void test_summary_text(void)
 	CHECK_STR(json_string_value(json_object_get(bug, "severity")), "high",
 		  "bug: severity high for a max that grew x85");
 	CHECK(t && !strcmp(json_string_value(json_object_get(bug,
-		"description")), t), "bug: description is report.txt");
+							     "description")),
+			   t),
+	      "bug: description is report.txt");
 	json_decref(bug);
 
 	att = report_attachment_json(&a, 0);
@@ -234,27 +244,30 @@ static void test_adapt(void)
 	json_t *hidden = json_pack("{s:s, s:b, s:[]}", "name",
 				   "cf_kernel_version", "is_on_bug_entry", 0,
 				   "values");
-	json_t *text = json_pack("{s:s, s:[]}", "name", "cf_kernel_version",
-				 "values");
+	json_t *text =
+		json_pack("{s:s, s:[]}", "name", "cf_kernel_version", "values");
 	char note[256];
 
 	CHECK_INT(bz_bug_adapt(bug, "cf_tree", with, note, sizeof(note)), 0,
 		  "cf_tree kept when PREEMPT_RT is offered");
 	CHECK_INT(bz_bug_adapt(bug, "cf_kernel_version", text, note,
-			       sizeof(note)), 0, "free-text field kept");
+			       sizeof(note)),
+		  0, "free-text field kept");
 	CHECK_INT(bz_bug_adapt(bug, "cf_kernel_version", hidden, note,
-			       sizeof(note)), 1,
-		  "field not on bug entry dropped");
+			       sizeof(note)),
+		  1, "field not on bug entry dropped");
 	CHECK_INT(bz_bug_adapt(bug, "cf_tree", without, note, sizeof(note)), 1,
 		  "cf_tree dropped when PREEMPT_RT is not offered");
 	CHECK(strstr(note, "'PREEMPT_RT'") && strstr(note, "cf_tree"),
 	      "note names value and field (%s)", note);
 	CHECK(!json_object_get(bug, "cf_tree"), "cf_tree gone from the bug");
 	CHECK_INT(bz_bug_adapt(bug, "cf_regression", inactive, note,
-			       sizeof(note)), 1, "inactive value dropped");
+			       sizeof(note)),
+		  1, "inactive value dropped");
 	json_object_set_new(bug, "cf_bisect_commit", json_string("abc"));
 	CHECK_INT(bz_bug_adapt(bug, "cf_bisect_commit", NULL, note,
-			       sizeof(note)), 1, "unknown field dropped");
+			       sizeof(note)),
+		  1, "unknown field dropped");
 	CHECK_STR(json_string_value(json_object_get(bug, "summary")),
 		  "[PREEMPT_RT] x", "summary keeps the tag");
 	json_decref(bug);
@@ -356,7 +369,9 @@ static void test_kcidb(void)
 	CHECK_INT(kcidb_validate(doc, "rtlab", &err), 0,
 		  "built document validates");
 	CHECK_INT(json_integer_value(json_object_get(json_object_get(doc,
-		  "version"), "minor")), 3, "version 5.3");
+								     "version"),
+						     "minor")),
+		  3, "version 5.3");
 	CHECK_INT(json_array_size(json_object_get(doc, "checkouts")), 2,
 		  "a checkout per kernel");
 	CHECK_INT(json_array_size(json_object_get(doc, "builds")), 2,
@@ -376,21 +391,29 @@ static void test_kcidb(void)
 	CHECK(json_real_value(json_object_get(t, "duration")) == 12.0,
 	      "duration from the run's times");
 	CHECK_STR(json_string_value(json_object_get(find_by_id(doc, "tests",
-		  "rtlab:run-u2"), "status")), "FAIL",
-		  "candidate run of a regression: FAIL");
+							       "rtlab:run-u2"),
+						    "status")),
+		  "FAIL", "candidate run of a regression: FAIL");
 	CHECK_STR(json_string_value(json_object_get(find_by_id(doc, "tests",
-		  "rtlab:run-u3"), "status")), "MISS", "boot_failed: MISS");
+							       "rtlab:run-u3"),
+						    "status")),
+		  "MISS", "boot_failed: MISS");
 	CHECK_STR(json_string_value(json_object_get(find_by_id(doc, "tests",
-		  "rtlab:run-u4"), "status")), "FAIL", "panic: FAIL");
+							       "rtlab:run-u4"),
+						    "status")),
+		  "FAIL", "panic: FAIL");
 	CHECK(!json_object_get(find_by_id(doc, "tests", "rtlab:run-u3"),
-			       "number"), "no number for a run without "
+			       "number"),
+	      "no number for a run without "
 	      "figures");
-	CHECK_STR(json_string_value(json_object_get(find_by_id(doc,
-		  "checkouts", "rtlab:kernel-2"), "git_commit_hash")),
+	CHECK_STR(json_string_value(json_object_get(find_by_id(doc, "checkouts",
+							       "rtlab:kernel-2"),
+						    "git_commit_hash")),
 		  "0123456789abcdef0123456789abcdef01234567",
 		  "commit hash carried over");
 	CHECK_STR(json_string_value(json_object_get(find_by_id(doc, "issues",
-		  "rtlab:verdict-9"), "report_url")),
+							       "rtlab:verdict-9"),
+						    "report_url")),
 		  "https://bz.example/show_bug.cgi?id=5",
 		  "issue links the filed bug");
 
@@ -456,11 +479,13 @@ static void test_config(void)
 	CHECK_STR(cfg.bugzilla_version, "unspecified", "default version");
 	CHECK(!cfg.bugzilla_url && !cfg.bugzilla_api_key,
 	      "no default Bugzilla URL or key");
-	ret = rtlab_config_parse(&cfg,
+	ret = rtlab_config_parse(
+		&cfg,
 		"bugzilla_url = https://bz.example/rest.cgi\n"
 		"bugzilla_product = \"Process Management\"\n"
 		"bugzilla_component = Scheduler\nbugzilla_version = 2.5\n"
-		"bugzilla_api_key = k3y\n", "rtlab.conf", &err);
+		"bugzilla_api_key = k3y\n",
+		"rtlab.conf", &err);
 	CHECK(ret == 0, "Bugzilla keys parse (%s)", err.msg);
 	CHECK_STR(cfg.bugzilla_url, "https://bz.example/rest.cgi", "url");
 	CHECK_STR(cfg.bugzilla_product, "Process Management", "product");

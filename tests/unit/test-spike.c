@@ -28,9 +28,8 @@ static char *fixture(const char *name)
 	return path;
 }
 
-static const struct spike_item *find_item(const struct spike_result *r,
-					  enum spike_kind kind,
-					  const char *comm)
+static const struct spike_item *
+find_item(const struct spike_result *r, enum spike_kind kind, const char *comm)
 {
 	size_t i;
 
@@ -48,8 +47,7 @@ static void check_sums(const struct spike_result *r, const char *name)
 
 	CHECK(r->irq_ns + r->softirq_ns + r->thread_ns + r->self_ns == window,
 	      "%s: IRQ + softirq + threads + measuring thread = window", name);
-	CHECK(window >= r->lat_us * 1000 &&
-	      window <= r->lat_us * 1000 + 100000,
+	CHECK(window >= r->lat_us * 1000 && window <= r->lat_us * 1000 + 100000,
 	      "%s: window %.2f us covers the latency %llu us (+ < 100 us)",
 	      name, window / 1000.0, (unsigned long long)r->lat_us);
 	CHECK_STR(r->release, "6.1.0-57-rt-amd64",
@@ -65,7 +63,7 @@ static void check_text_json(const struct spike_result *r, const char *name,
 	json_t *j = NULL;
 
 	CHECK(text && strstr(text, "## CPU 0 hit stop tracing, analyzing "
-			     "it ##\n") == text,
+				   "it ##\n") == text,
 	      "%s: text starts like rtla's: ## CPU 0 hit stop tracing", name);
 	snprintf(want, sizeof(want), "blocking thread: %s", blocking);
 	CHECK(text && strstr(text, want), "%s: text names '%s'", name, want);
@@ -74,19 +72,20 @@ static void check_text_json(const struct spike_result *r, const char *name,
 	if (js)
 		j = json_loads(js, 0, &jerr);
 	CHECK(j != NULL, "%s: JSON parses", name);
-	CHECK_INT(json_integer_value(json_object_get(j, "lat_us")),
-		  r->lat_us, "JSON lat_us");
-	CHECK_STR(json_string_value(json_object_get(j, "source")),
-		  "tracemark", "JSON source");
+	CHECK_INT(json_integer_value(json_object_get(j, "lat_us")), r->lat_us,
+		  "JSON lat_us");
+	CHECK_STR(json_string_value(json_object_get(j, "source")), "tracemark",
+		  "JSON source");
 	snprintf(want, sizeof(want), "%s", blocking);
 	if (strchr(want, ':'))
 		*strchr(want, ':') = '\0';
-	CHECK_STR(json_string_value(json_object_get(
-			  json_object_get(j, "blocking"), "comm")),
+	CHECK_STR(json_string_value(json_object_get(json_object_get(j,
+								    "blocking"),
+						    "comm")),
 		  want, "JSON blocking.comm");
 	CHECK(json_array_size(json_object_get(j, "items")) == r->nitems &&
-	      r->nitems > 0, "%s: JSON lists the %zu items", name,
-	      r->nitems);
+		      r->nitems > 0,
+	      "%s: JSON lists the %zu items", name, r->nitems);
 	json_decref(j);
 	free(text);
 	free(js);
@@ -121,14 +120,17 @@ static void test_hackbench(void)
 	      "timer IRQ duration plausible (%.2f us)",
 	      r.timer_irq_ns / 1000.0);
 	CHECK(r.wakeup_ns > r.timer_ns && r.wakeup_ns < r.run_ns &&
-	      r.run_ns < r.end_ns, "timer entry < wakeup < switch-in < mark");
+		      r.run_ns < r.end_ns,
+	      "timer entry < wakeup < switch-in < mark");
 	it = find_item(&r, SPIKE_KIND_TIMER, NULL);
 	CHECK(it && it->window_ns == r.timer_irq_ns && it->total_ns,
 	      "the timer IRQ is listed with its duration");
 	it = find_item(&r, SPIKE_KIND_THREAD, "hackbench");
 	CHECK(it && it->window_ns == r.blocking_window_ns &&
-	      it->window_ns > 1000, "hackbench's time in the window listed "
-	      "(%.2f us)", it ? it->window_ns / 1000.0 : 0.0);
+		      it->window_ns > 1000,
+	      "hackbench's time in the window listed "
+	      "(%.2f us)",
+	      it ? it->window_ns / 1000.0 : 0.0);
 	CHECK(r.self_ns > 0 && r.self_ns < 65000,
 	      "measuring thread's switch-in to mark (%.2f us)",
 	      r.self_ns / 1000.0);
@@ -150,8 +152,8 @@ static void test_inject(const char *file, bool irq_off)
 	if (ret)
 		goto out;
 	CHECK(r.source == SPIKE_SOURCE_TRACEMARK && r.cpu == 0 &&
-	      r.threshold_us == 150, "%s: tracemark on CPU 0, threshold 150",
-	      file);
+		      r.threshold_us == 150,
+	      "%s: tracemark on CPU 0, threshold 150", file);
 	CHECK(r.lat_us >= 150 && r.lat_us <= 320,
 	      "%s: latency %llu us, within the 300 us spin", file,
 	      (unsigned long long)r.lat_us);
@@ -165,7 +167,7 @@ static void test_inject(const char *file, bool irq_off)
 	      "%s: the injector holds most of the window (%.2f us)", file,
 	      r.blocking_window_ns / 1000.0);
 	CHECK(!strcmp(r.silent_task.comm, "rtlab_inject/0") &&
-	      r.silent_ns >= 150000,
+		      r.silent_ns >= 150000,
 	      "%s: a silent stretch of %.2f us while %s ran", file,
 	      r.silent_ns / 1000.0, r.silent_task.comm);
 	if (irq_off) {
@@ -234,7 +236,7 @@ static void test_nothing(void)
 
 	ret = spike_analyze_file(fixture("hackbench-end.dat"), &r, &err);
 	CHECK(ret == -EINVAL && strstr(err.msg, "no spike to analyze") &&
-	      strstr(err.msg, "hackbench-end.dat"),
+		      strstr(err.msg, "hackbench-end.dat"),
 	      "no mark and no measuring thread: -EINVAL naming the file (%s)",
 	      err.msg);
 	spike_result_cleanup(&r);
@@ -290,9 +292,10 @@ static void test_errors(void)
 		err.msg[0] = '\0';
 		ret = spike_analyze_file(tmp, &r, &err);
 		CHECK(ret == -EINVAL && strstr(err.msg, tmp) &&
-		      strstr(err.msg, "truncated"),
+			      strstr(err.msg, "truncated"),
 		      "truncated to %ld of %ld bytes: error naming the file "
-		      "(%d: %s)", sizes[i], size, ret, err.msg);
+		      "(%d: %s)",
+		      sizes[i], size, ret, err.msg);
 		spike_result_cleanup(&r);
 	}
 	unlink(tmp);
@@ -314,7 +317,7 @@ static void test_errors(void)
 	CHECK_INT(ret, 0, "the run's own kernel passes");
 	ret = spike_check_release(&r, "6.1.0-57-amd64", &err);
 	CHECK(ret == -EXDEV && strstr(err.msg, "6.1.0-57-rt-amd64") &&
-	      strstr(err.msg, "6.1.0-57-amd64"),
+		      strstr(err.msg, "6.1.0-57-amd64"),
 	      "another kernel's trace: -EXDEV naming both (%s)", err.msg);
 	spike_result_cleanup(&r);
 	spike_result_cleanup(&r);

@@ -26,14 +26,15 @@ static uint64_t rng_next(void)
 	return z ^ (z >> 31);
 }
 
-static double rng_uniform(void)	/* (0, 1) */
+static double rng_uniform(void) /* (0, 1) */
 {
 	return ((double)(rng_next() >> 11) + 0.5) / 9007199254740992.0;
 }
 
 static double rng_normal(void)
 {
-	return sqrt(-2.0 * log(rng_uniform())) * cos(2.0 * M_PI * rng_uniform());
+	return sqrt(-2.0 * log(rng_uniform())) *
+	       cos(2.0 * M_PI * rng_uniform());
 }
 
 static double norm_cdf(double z)
@@ -90,7 +91,8 @@ static void test_binomial(void)
 	CHECK(sf > 0 && sf < 1e-40,
 	      "far tail keeps its digits: P(Bin(1000,0.001) >= 40) = %.3g", sf);
 	CHECK(stats_binom_cdf(-1, 10, 0.5) == 0.0 &&
-	      stats_binom_cdf(10, 10, 0.5) == 1.0, "cdf edges");
+		      stats_binom_cdf(10, 10, 0.5) == 1.0,
+	      "cdf edges");
 	CHECK(fabs(stats_norm_quantile(0.975) - 1.959963984540054) < 1e-9,
 	      "z(0.975) = %.12f", stats_norm_quantile(0.975));
 	CHECK(fabs(stats_norm_quantile(1e-6) + 4.753424308822899) < 1e-8,
@@ -98,7 +100,7 @@ static void test_binomial(void)
 	/* smallest k with P(B <= k) >= t, checked against the cdf itself */
 	k = stats_binom_quantile(0.025, 1000, 0.99);
 	CHECK(stats_binom_cdf((int64_t)k, 1000, 0.99) >= 0.025 &&
-	      stats_binom_cdf((int64_t)k - 1, 1000, 0.99) < 0.025,
+		      stats_binom_cdf((int64_t)k - 1, 1000, 0.99) < 0.025,
 	      "binomial quantile is the smallest k (k=%llu)",
 	      (unsigned long long)k);
 	/* a billion samples: exact, and close to the normal approximation */
@@ -166,7 +168,7 @@ static void test_quantile_ci(void)
 		  "empty histogram has no quantile");
 	for (i = 0; i < 990; i++)
 		hist_add(&h, 3, 1);
-	hist_add(&h, 50, 10);	/* overflows */
+	hist_add(&h, 50, 10); /* overflows */
 	CHECK_INT(stats_quantile_ci(&h, 0.999, 0.95, &ci), 0,
 		  "p99.9 among overflows");
 	CHECK_INT(ci.est_us, HIST_Q_OVERFLOW, "estimate is HIST_Q_OVERFLOW");
@@ -184,7 +186,7 @@ static int64_t true_q(double (*cdf)(double), double q)
 	return -1;
 }
 
-static double lognorm_cdf(double x)	/* X = floor(5 + 20 exp(0.5 Z)) */
+static double lognorm_cdf(double x) /* X = floor(5 + 20 exp(0.5 Z)) */
 {
 	return x <= 5.0 ? 0.0 : norm_cdf(log((x - 5.0) / 20.0) / 0.5);
 }
@@ -194,7 +196,7 @@ static double lognorm_draw(void)
 	return 5.0 + 20.0 * exp(0.5 * rng_normal());
 }
 
-static double expo_cdf(double x)	/* X = floor(3 + Exp(mean 4)) */
+static double expo_cdf(double x) /* X = floor(3 + Exp(mean 4)) */
 {
 	return x <= 3.0 ? 0.0 : 1.0 - exp(-(x - 3.0) / 4.0);
 }
@@ -249,7 +251,8 @@ static void test_distance(void)
 	fill(&b, 100, vb, 4);
 	CHECK_INT(stats_distance(&a, &b, &d), 0, "distance");
 	CHECK(fabs(d.w1_us - 3.0) < 1e-12 && fabs(d.w1_up_us - 3.0) < 1e-12 &&
-	      d.w1_down_us == 0.0, "W1 of a 3 us shift is 3 us, upwards");
+		      d.w1_down_us == 0.0,
+	      "W1 of a 3 us shift is 3 us, upwards");
 	CHECK(fabs(d.ks - 1.0) < 1e-12 && !d.partial, "KS of disjoint is 1");
 	CHECK_INT(stats_distance(&b, &a, &d), 0, "distance reversed");
 	CHECK(fabs(d.w1_down_us - 3.0) < 1e-12, "reversed shift is downwards");
@@ -346,7 +349,7 @@ static void brute_rank(const double *v, unsigned int N, unsigned int n,
 			below += v[j] < v[i];
 			eq += v[j] == v[i];
 		}
-		rank2[i] = 2.0 * below + eq + 1.0;	/* doubled mid-rank */
+		rank2[i] = 2.0 * below + eq + 1.0; /* doubled mid-rank */
 	}
 	for (mask = 0; mask < (1u << N); mask++) {
 		bits = (unsigned int)__builtin_popcount(mask);
@@ -424,7 +427,8 @@ static void test_rank(void)
 	CHECK_INT(stats_rank_test(big_x, 60, big_y, 60, 0.05, &t), 0,
 		  "60 vs 60");
 	CHECK(!t.exact && t.p_greater < 0.01 && t.shift_lo > 0 &&
-	      t.shift_lo < t.shift && t.shift < t.shift_hi, "normal approximation: p=%.3g shift %.2f [%.2f, %.2f]",
+		      t.shift_lo < t.shift && t.shift < t.shift_hi,
+	      "normal approximation: p=%.3g shift %.2f [%.2f, %.2f]",
 	      t.p_greater, t.shift, t.shift_lo, t.shift_hi);
 }
 

@@ -21,8 +21,8 @@ static int parse(const char *text, struct testcase *tc, struct rtlab_err *e)
 }
 
 /* Parse must fail with a message containing every one of @want. */
-static void expect_error(const char *what, const char *text,
-			 const char *want1, const char *want2)
+static void expect_error(const char *what, const char *text, const char *want1,
+			 const char *want2)
 {
 	struct testcase tc;
 	struct rtlab_err e;
@@ -30,7 +30,7 @@ static void expect_error(const char *what, const char *text,
 
 	CHECK(ret < 0, "%s: rejected (ret %d)", what, ret);
 	CHECK(strstr(e.msg, "t.yaml") && strstr(e.msg, want1) &&
-	      (!want2 || strstr(e.msg, want2)),
+		      (!want2 || strstr(e.msg, want2)),
 	      "%s: message names file and '%s' (%s)", what, want1, e.msg);
 	testcase_cleanup(&tc);
 }
@@ -58,31 +58,30 @@ static void test_defaults(void)
 
 static void test_full(void)
 {
-	static const char text[] =
-		"name: full\n"
-		"description: all keys\n"
-		"duration_s: 5\n"
-		"measurement:\n"
-		"  tool: cyclictest\n"
-		"  priority: 80\n"
-		"  interval_us: 500\n"
-		"  histogram_us: 2000\n"
-		"  threads: 2\n"
-		"  affinity: 0,1\n"
-		"  mlockall: false\n"
-		"  extra_args: [--smp]\n"
-		"loads:\n"
-		"  - name: hackbench\n"
-		"  - name: hackbench-churn\n"
-		"    loops: 50\n"
-		"  - name: stress-ng\n"
-		"    args: [--cpu, '1']\n"
-		"  - name: network\n"
-		"    mode: ping\n"
-		"trace:\n"
-		"  events: [sched:sched_switch, 'irq:*']\n"
-		"  buffer_kb: 1024\n"
-		"  break_us: 500\n";
+	static const char text[] = "name: full\n"
+				   "description: all keys\n"
+				   "duration_s: 5\n"
+				   "measurement:\n"
+				   "  tool: cyclictest\n"
+				   "  priority: 80\n"
+				   "  interval_us: 500\n"
+				   "  histogram_us: 2000\n"
+				   "  threads: 2\n"
+				   "  affinity: 0,1\n"
+				   "  mlockall: false\n"
+				   "  extra_args: [--smp]\n"
+				   "loads:\n"
+				   "  - name: hackbench\n"
+				   "  - name: hackbench-churn\n"
+				   "    loops: 50\n"
+				   "  - name: stress-ng\n"
+				   "    args: [--cpu, '1']\n"
+				   "  - name: network\n"
+				   "    mode: ping\n"
+				   "trace:\n"
+				   "  events: [sched:sched_switch, 'irq:*']\n"
+				   "  buffer_kb: 1024\n"
+				   "  break_us: 500\n";
 	struct testcase tc;
 	struct rtlab_err e;
 	const char **tools;
@@ -108,14 +107,16 @@ static void test_full(void)
 
 	tools = testcase_tools(&tc);
 	CHECK(tools && !strcmp(tools[0], "cyclictest") &&
-	      !strcmp(tools[1], "hackbench") &&
-	      !strcmp(tools[2], "stress-ng") && !strcmp(tools[3], "ping") &&
-	      !tools[4], "tools: cyclictest hackbench stress-ng ping, once each");
+		      !strcmp(tools[1], "hackbench") &&
+		      !strcmp(tools[2], "stress-ng") &&
+		      !strcmp(tools[3], "ping") && !tools[4],
+	      "tools: cyclictest hackbench stress-ng ping, once each");
 	free(tools);
 
 	j = testcase_to_json(&tc);
 	CHECK(j && json_integer_value(json_object_get(
-			   json_object_get(j, "measurement"), "priority")) == 80,
+			   json_object_get(j, "measurement"), "priority")) ==
+			      80,
 	      "definition JSON carries measurement.priority");
 	CHECK(j && json_array_size(json_object_get(j, "loads")) == 4,
 	      "definition JSON lists the loads");
@@ -127,9 +128,10 @@ static void test_full(void)
 
 static void test_shipped(void)
 {
-	static const char *const names[] = { "cyclictest-idle",
-		"cyclictest-hackbench", "cyclictest-network",
-		"cyclictest-stress", "cyclictest-churn" };
+	static const char *const names[] = {
+		"cyclictest-idle", "cyclictest-hackbench", "cyclictest-network",
+		"cyclictest-stress", "cyclictest-churn"
+	};
 	const char *top = getenv("RTLAB_TOP");
 	char path[4096];
 	size_t i;
@@ -143,8 +145,10 @@ static void test_shipped(void)
 			 top ? top : ".", names[i]);
 		ret = testcase_load(path, &tc, &e);
 		CHECK(ret == 0, "shipped %s parses (%s)", names[i], e.msg);
-		CHECK_STR(tc.name, names[i], "shipped testcase's name matches its file");
-		CHECK_INT(tc.duration_s, 60, "shipped testcases default to 60 s");
+		CHECK_STR(tc.name, names[i],
+			  "shipped testcase's name matches its file");
+		CHECK_INT(tc.duration_s, 60,
+			  "shipped testcases default to 60 s");
 		testcase_cleanup(&tc);
 	}
 }
@@ -191,8 +195,10 @@ static void test_errors(void)
 		     "measurement.extra_args", "list");
 	expect_error("bad trace event", "name: x\ntrace:\n  events: [sched]\n",
 		     "trace.events", "subsystem:event");
-	expect_error("network mode", "name: x\nloads:\n  - name: network\n"
-		     "    mode: udp\n", "loads[0].mode", "iperf3 or ping");
+	expect_error("network mode",
+		     "name: x\nloads:\n  - name: network\n"
+		     "    mode: udp\n",
+		     "loads[0].mode", "iperf3 or ping");
 	expect_error("missing name", "duration_s: 3\n", "name", "missing");
 	expect_error("not a mapping", "- a\n- b\n", "top level", NULL);
 	expect_error("invalid YAML", "name: [x\n", "not valid YAML", NULL);
@@ -217,7 +223,7 @@ static void test_errors(void)
 
 	memset(&e, 0, sizeof(e));
 	CHECK(testcase_load("/nonexistent/t.yaml", &tc, &e) == -ENOENT &&
-	      strstr(e.msg, "/nonexistent/t.yaml"),
+		      strstr(e.msg, "/nonexistent/t.yaml"),
 	      "missing file: -ENOENT naming it (%s)", e.msg);
 	testcase_cleanup(&tc);
 }

@@ -52,14 +52,17 @@ static void test_overrides(void)
 
 	CHECK_INT(parse("{\"verdict\": {\"floor_us\": 50, \"floor_rel\": 0.2, "
 			"\"tail_q\": 0.99, \"alpha\": 0.1, \"min_runs\": 8}}",
-			&p, &err), 0, "every key set");
+			&p, &err),
+		  0, "every key set");
 	CHECK(p.floor_abs_us == 50 && p.floor_rel == 0.2 && p.tail_q == 0.99 &&
-	      p.alpha == 0.1 && p.min_runs == 8, "... all applied");
+		      p.alpha == 0.1 && p.min_runs == 8,
+	      "... all applied");
 	CHECK_INT(parse("{\"verdict\": {\"floor_abs_us\": 7}}", &p, &err), 0,
 		  "alias floor_abs_us");
 	CHECK(p.floor_abs_us == 7, "... applied");
 	CHECK_INT(parse("{\"verdict\": {\"floor_us\": 7, \"floor_abs_us\": 7}}",
-			&p, &err), 0, "floor_us and its alias agreeing");
+			&p, &err),
+		  0, "floor_us and its alias agreeing");
 }
 
 static void test_invalid(void)
@@ -78,7 +81,8 @@ static void test_invalid(void)
 		{ "{\"verdict\": {\"alpha\": 0.6}}", "verdict.alpha" },
 		{ "{\"verdict\": {\"min_runs\": 4.5}}", "verdict.min_runs" },
 		{ "{\"verdict\": {\"min_runs\": 1}}", "verdict.min_runs" },
-		{ "{\"verdict\": {\"floor\": 5}}", "verdict.floor: unknown key" },
+		{ "{\"verdict\": {\"floor\": 5}}",
+		  "verdict.floor: unknown key" },
 		{ "{\"verdict\": {\"floor_us\": 5, \"floor_abs_us\": 8}}",
 		  "verdict.floor_us (5) and verdict.floor_abs_us (8) conflict" },
 	};
@@ -91,7 +95,7 @@ static void test_invalid(void)
 
 		CHECK_INT(parse(cases[i].def, &p, &err), -EINVAL, cases[i].def);
 		CHECK(strstr(err.msg, cases[i].words) &&
-		      strstr(err.msg, "testcase 'tc'"),
+			      strstr(err.msg, "testcase 'tc'"),
 		      "... message '%s' names the testcase and '%s'", err.msg,
 		      cases[i].words);
 		CHECK(same(&p, &d), "... and leaves the defaults");

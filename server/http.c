@@ -31,6 +31,7 @@
 struct conn_watch {
 	struct conn_watch *prev, *next;
 	int fd;
+	char addr[INET6_ADDRSTRLEN];	/* the client, for the log */
 	struct timespec start;		/* waiting for a request since */
 	bool answering;			/* the request is in */
 	bool closed;			/* shut down by the watchdog */
@@ -322,6 +323,24 @@ static void watch_answering(struct http_server *srv,
 	pthread_mutex_unlock(&srv->watch_lock);
 }
 
+/* The client's address as text, "?" when unknown. */
+static void client_addr(struct MHD_Connection *conn, char *out, size_t size)
+{
+	const union MHD_ConnectionInfo *ci;
+	const struct sockaddr *sa;
+
+	snprintf(out, size, "?");
+	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	sa = ci ? ci->client_addr : NULL;
+	if (sa && sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr,
+			  out, size);
+	else if (sa && sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6,
+			  &((const struct sockaddr_in6 *)sa)->sin6_addr, out,
+			  size);
+}
+
 static void on_connection(void *cls, struct MHD_Connection *conn,
 			  void **socket_context,
 			  enum MHD_ConnectionNotificationCode code)
@@ -338,6 +357,7 @@ static void on_connection(void *cls, struct MHD_Connection *conn,
 		if (!w)
 			return;	/* unwatched, the idle timeout still holds */
 		w->fd = ci->connect_fd;
+		client_addr(conn, w->addr, sizeof(w->addr));
 		clock_gettime(CLOCK_MONOTONIC, &w->start);
 		pthread_mutex_lock(&srv->watch_lock);
 		w->next = srv->watched;
@@ -387,10 +407,10 @@ static void *watchdog_main(void *arg)
 			w->closed = true;
 			shutdown(w->fd, SHUT_RDWR);
 			if (!srv->cfg->quiet)
-				fprintf(stderr, "rtlab server: closed a "
-					"connection whose request was not in "
-					"after %u s (request timeout)\n",
-					srv->request_timeout_s);
+				fprintf(stderr, "rtlab server: closed the "
+					"connection of %s: its request was not "
+					"in after %u s (--request-timeout)\n",
+					w->addr, srv->request_timeout_s);
 		}
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += 1;

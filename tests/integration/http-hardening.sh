@@ -272,7 +272,9 @@ start_server "$work" --request-timeout 2 ||
 out=$(python3 "$work/trickle.py" "$PORT" 2>&1)
 check "a trickled request is closed at the deadline ($out)" \
 	test "${out#closed by the server}" != "$out"
-check "... and logged" grep -q 'request was not in' "$work/server.log"
+check "... and logged with the client's address" \
+	grep -q 'connection of 127.0.0.1: its request was not in' \
+	"$work/server.log"
 check "... while a normal request is answered" \
 	test "$(curl -s -o /dev/null -w '%{http_code}' "$URL/healthz")" = 200
 kill "$SPID"

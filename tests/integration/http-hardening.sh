@@ -92,7 +92,13 @@ has_header() {	# NAME VALUE-PART
 }
 
 # == security headers, artifacts, streaming, uploads, trend =================
-start_server "$work" --max-upload-mb 1 || { not_ok "server starts"; exit 1; }
+# Each server gets a directory of its own: start_server reads the address
+# from DIR/server.out, which a previous server's output must not feed.
+srv() {	# NAME: a fresh directory for the next server
+	mkdir "$work/$1" && echo "$work/$1"
+}
+S=$(srv limits)
+start_server "$S" --max-upload-mb 1 || { not_ok "server starts"; exit 1; }
 python3 "$work/mkbundle.py" --out "$work/a.tgz" --json "$FIX/idle.json" \
 	--big 48
 python3 "$work/mkbundle.py" --out "$work/notree.tgz" \
@@ -164,7 +170,7 @@ sys.exit(1)
 EOF
 out=$(python3 "$work/chunked.py" "$PORT" "$TOKEN" 2>&1)
 check "chunked upload over the limit: cut off early ($out)" test $? = 0
-check "... logged as 413" grep -q 'POST /api/v1/runs 413' "$work/server.log"
+check "... logged as 413" grep -q 'POST /api/v1/runs 413' "$S/server.log"
 
 st=$(head_of "/api/v1/plots/trend.svg?board=hard1&testcase=cyclictest-idle")
 check "trend plot of a kernel without a tree: 200 (got $st: $(head -c 200 \
@@ -200,7 +206,7 @@ print("extra-from-same:", "answered" if answers(conn(src)) else "refused")
 print("from-127.0.0.1:", "answered" if answers(conn("127.0.0.1")) else
       "refused")
 EOF
-start_server "$work" --max-connections-per-ip 3 ||
+start_server "$(srv perip)" --max-connections-per-ip 3 ||
 	{ not_ok "server starts with --max-connections-per-ip"; exit 1; }
 python3 "$work/conns.py" "$PORT" 127.0.0.2 3 >"$work/perip.out" 2>&1
 check "per-address cap: a 4th connection from one address is refused" \
@@ -239,7 +245,7 @@ extra.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
 print("extra-answered:", "yes" if extra.recv(100).startswith(b"HTTP/1.1 200")
       else "no")
 EOF
-start_server "$work" --max-connections 4 --threads 1 \
+start_server "$(srv total)" --max-connections 4 --threads 1 \
 	--max-connections-per-ip 0 ||
 	{ not_ok "server starts with --max-connections"; exit 1; }
 python3 "$work/total.py" "$PORT" 4 >"$work/total.out" 2>&1
@@ -267,14 +273,15 @@ except OSError:
 print("still open after 240 trickled headers")
 sys.exit(1)
 EOF
-start_server "$work" --request-timeout 2 ||
+S=$(srv deadline)
+start_server "$S" --request-timeout 2 ||
 	{ not_ok "server starts with --request-timeout"; exit 1; }
 out=$(python3 "$work/trickle.py" "$PORT" 2>&1)
 check "a trickled request is closed at the deadline ($out)" \
 	test "${out#closed by the server}" != "$out"
 check "... and logged with the client's address" \
 	grep -q 'connection of 127.0.0.1: its request was not in' \
-	"$work/server.log"
+	"$S/server.log"
 check "... while a normal request is answered" \
 	test "$(curl -s -o /dev/null -w '%{http_code}' "$URL/healthz")" = 200
 kill "$SPID"
@@ -283,7 +290,7 @@ wait "$SPID" 2>/dev/null
 # == slow work off the connection threads ==================================
 # One connection thread, one slow thread, no queue.  A plot is held up by a
 # lock on its table; a second plot gets 503, /healthz still answers.
-start_server "$work" --threads 1 --slow-threads 1 --slow-queue 0 ||
+start_server "$(srv slow)" --threads 1 --slow-threads 1 --slow-queue 0 ||
 	{ not_ok "server starts with --slow-threads"; exit 1; }
 mkfifo "$work/lock.fifo"
 "$RTLAB" db psql -q <"$work/lock.fifo" >"$work/lock.out" 2>&1 &

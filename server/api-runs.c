@@ -310,6 +310,7 @@ struct artifact_stream {
 	struct artifact_info info;
 	uint64_t buf_off;		/* artifact offset of buf[0] */
 	size_t buf_len;
+	size_t buf_cap;			/* ARTIFACT_CHUNK, or less */
 	char buf[];
 };
 
@@ -339,7 +340,7 @@ static ssize_t artifact_stream_read(void *cls, uint64_t pos, char *out,
 		db = http_thread_db(&err);
 		if (!db ||
 		    db_artifact_read(db, st->run_id, st->name, st->info.sha256,
-				     pos, st->buf, ARTIFACT_CHUNK,
+				     pos, st->buf, st->buf_cap,
 				     &st->buf_len, &err) ||
 		    !st->buf_len) {
 			fprintf(stderr, "rtlab server: run %" PRId64 " "
@@ -401,20 +402,14 @@ static enum MHD_Result artifact(struct http_request *req, int64_t id,
 {
 	struct rtlab_err err = { "" };
 	struct artifact_stream *st;
+	struct artifact_info info;
 	enum MHD_Result r;
 	char disp[300];
+	size_t cap;
 	int ret;
 
-	st = calloc(1, sizeof(*st) + ARTIFACT_CHUNK);
-	if (!st || !(st->name = strdup(name))) {
-		free(st);
-		return http_respond_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR,
-					  "out of memory");
-	}
-	st->run_id = id;
-	ret = db_artifact_stat(req->db, id, name, &st->info, &err);
+	ret = db_artifact_stat(req->db, id, name, &info, &err);
 	if (ret) {
-		artifact_stream_free(st);
 		if (ret == -ENOENT && trace)
 			return http_respond_error(
 				req, MHD_HTTP_NOT_FOUND,
@@ -423,6 +418,18 @@ static enum MHD_Result artifact(struct http_request *req, int64_t id,
 		return http_respond_error(req, http_errno_status(ret), "%s",
 					  err.msg);
 	}
+	/* A small artifact needs no megabyte of buffer. */
+	cap = info.size < ARTIFACT_CHUNK ? info.size + 1 : ARTIFACT_CHUNK;
+	st = calloc(1, sizeof(*st) + cap);
+	if (!st || !(st->name = strdup(name))) {
+		free(st);
+		artifact_info_cleanup(&info);
+		return http_respond_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR,
+					  "out of memory");
+	}
+	st->run_id = id;
+	st->info = info;
+	st->buf_cap = cap;
 	disposition(disp, sizeof(disp), name);
 	r = http_respond_stream(req, MHD_HTTP_OK,
 				artifact_served_type(st->info.content_type),

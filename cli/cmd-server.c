@@ -2,7 +2,7 @@
 /*
  * rtlab server: run the HTTP API (server/http.c, server/api.c) until
  * SIGINT or SIGTERM.  Options override the lab configuration file's
- * listen and max_upload_mb.
+ * listen and max_upload_mb, and set the server's limits (docs/api.md).
  */
 
 #include <getopt.h>
@@ -22,7 +22,10 @@ static void server_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: rtlab server [--listen HOST:PORT] [--max-upload-mb N]\n"
-		"                    [--threads N] [--quiet]\n\n"
+		"                    [--threads N] [--max-connections N]\n"
+		"                    [--max-connections-per-ip N]\n"
+		"                    [--request-timeout S] [--slow-threads N]\n"
+		"                    [--slow-queue N] [--quiet]\n\n"
 		"Serve the rtlab HTTP API (docs/api.md) until SIGINT/SIGTERM.\n"
 		"  --listen HOST:PORT  address to bind (default: the configuration\n"
 		"                      file's 'listen', else " RTLAB_DEFAULT_LISTEN
@@ -32,8 +35,22 @@ static void server_usage(FILE *out)
 		"                      else %d); larger uploads get 413\n"
 		"  --threads N         worker threads, each with its own database\n"
 		"                      connection (default 4)\n"
+		"  --max-connections N open connections in total (default %d)\n"
+		"  --max-connections-per-ip N\n"
+		"                      open connections per client address\n"
+		"                      (default %d; 0: no per-address cap)\n"
+		"  --request-timeout S seconds a connection gets to deliver a\n"
+		"                      whole request, headers and body\n"
+		"                      (default %d)\n"
+		"  --slow-threads N    threads for plots, comparisons and spike\n"
+		"                      analyses (default %d)\n"
+		"  --slow-queue N      slow requests that may wait for them;\n"
+		"                      beyond, 503 with Retry-After (default %d)\n"
 		"  --quiet             no request log on stderr\n",
-		RTLAB_DEFAULT_MAX_UPLOAD_MB);
+		RTLAB_DEFAULT_MAX_UPLOAD_MB, HTTP_DEFAULT_MAX_CONNECTIONS,
+		HTTP_DEFAULT_MAX_CONNECTIONS_PER_IP,
+		HTTP_DEFAULT_REQUEST_TIMEOUT_S, HTTP_DEFAULT_SLOW_THREADS,
+		HTTP_DEFAULT_SLOW_QUEUE);
 }
 
 int cmd_server(int argc, char **argv)
@@ -42,6 +59,11 @@ int cmd_server(int argc, char **argv)
 		{ "listen", required_argument, NULL, 'l' },
 		{ "max-upload-mb", required_argument, NULL, 'm' },
 		{ "threads", required_argument, NULL, 't' },
+		{ "max-connections", required_argument, NULL, 'C' },
+		{ "max-connections-per-ip", required_argument, NULL, 'P' },
+		{ "request-timeout", required_argument, NULL, 'T' },
+		{ "slow-threads", required_argument, NULL, 'S' },
+		{ "slow-queue", required_argument, NULL, 'Q' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -51,6 +73,11 @@ int cmd_server(int argc, char **argv)
 	struct rtlab_err err = { "" };
 	const char *listen = NULL;
 	unsigned int max_mb = 0, threads = 4;
+	unsigned int max_conn = HTTP_DEFAULT_MAX_CONNECTIONS;
+	unsigned int per_ip = HTTP_DEFAULT_MAX_CONNECTIONS_PER_IP;
+	unsigned int timeout_s = HTTP_DEFAULT_REQUEST_TIMEOUT_S;
+	unsigned int slow_threads = HTTP_DEFAULT_SLOW_THREADS;
+	unsigned int slow_queue = HTTP_DEFAULT_SLOW_QUEUE;
 	bool quiet = false;
 	char *schema;
 	PGconn *conn;
@@ -69,6 +96,31 @@ int cmd_server(int argc, char **argv)
 		case 't':
 			if (opt_uint("server", "--threads", optarg, 1, 256,
 				     &threads))
+				return EXIT_USAGE;
+			break;
+		case 'C':
+			if (opt_uint("server", "--max-connections", optarg, 1,
+				     100000, &max_conn))
+				return EXIT_USAGE;
+			break;
+		case 'P':
+			if (opt_uint("server", "--max-connections-per-ip",
+				     optarg, 0, 100000, &per_ip))
+				return EXIT_USAGE;
+			break;
+		case 'T':
+			if (opt_uint("server", "--request-timeout", optarg, 1,
+				     86400, &timeout_s))
+				return EXIT_USAGE;
+			break;
+		case 'S':
+			if (opt_uint("server", "--slow-threads", optarg, 1, 64,
+				     &slow_threads))
+				return EXIT_USAGE;
+			break;
+		case 'Q':
+			if (opt_uint("server", "--slow-queue", optarg, 0, 10000,
+				     &slow_queue))
 				return EXIT_USAGE;
 			break;
 		case 'q':
@@ -115,6 +167,11 @@ int cmd_server(int argc, char **argv)
 	hc.listen = listen ? listen : cfg.listen;
 	hc.max_upload_mb = max_mb ? max_mb : cfg.max_upload_mb;
 	hc.threads = threads;
+	hc.max_connections = max_conn;
+	hc.max_connections_per_ip = per_ip;
+	hc.request_timeout_s = timeout_s;
+	hc.slow_threads = slow_threads;
+	hc.slow_queue = slow_queue;
 	hc.quiet = quiet;
 	hc.handlers = server_routes;
 	hc.nhandlers = server_nroutes;

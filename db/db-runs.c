@@ -750,6 +750,91 @@ out:
 	return ret;
 }
 
+void artifact_info_cleanup(struct artifact_info *info)
+{
+	if (!info)
+		return;
+	free(info->content_type);
+	memset(info, 0, sizeof(*info));
+}
+
+int db_artifact_stat(PGconn *conn, int64_t run_id, const char *name,
+		     struct artifact_info *info, struct rtlab_err *err)
+{
+	char id[24];
+	const char *p[2] = { id, name };
+	PGresult *res = NULL;
+	int ret;
+
+	memset(info, 0, sizeof(*info));
+	snprintf(id, sizeof(id), "%" PRId64, run_id);
+	/* octet_length() of a stored value reads its header, not its data. */
+	ret = db_query_rows(conn,
+			    "SELECT content_type, octet_length(data), sha256 "
+			    "FROM artifacts WHERE run_id = $1::bigint AND "
+			    "name = $2",
+			    2, p, &res, err, "reading the artifact");
+	if (ret)
+		return ret;
+	if (PQntuples(res) < 1) {
+		ret = rtlab_err_seterr(err, ENOENT,
+				       "run %s has no artifact '%s'", id, name);
+		goto out;
+	}
+	info->content_type = strdup(PQgetvalue(res, 0, 0));
+	info->size = strtoull(PQgetvalue(res, 0, 1), NULL, 10);
+	snprintf(info->sha256, sizeof(info->sha256), "%s",
+		 PQgetvalue(res, 0, 2));
+	if (!info->content_type)
+		ret = rtlab_err_seterr(err, ENOMEM,
+				       "artifact '%s': out of memory", name);
+out:
+	PQclear(res);
+	return ret;
+}
+
+int db_artifact_read(PGconn *conn, int64_t run_id, const char *name,
+		     const char *sha256, uint64_t off, void *buf, size_t len,
+		     size_t *got, struct rtlab_err *err)
+{
+	char id[24], from[24], count[24];
+	const char *p[5] = { id, name, sha256, from, count };
+	PGresult *res;
+	size_t n;
+	int ret = 0;
+
+	*got = 0;
+	snprintf(id, sizeof(id), "%" PRId64, run_id);
+	snprintf(from, sizeof(from), "%" PRIu64, off + 1);
+	snprintf(count, sizeof(count), "%zu", len);
+	/* Binary results: the bytes come back as they were stored. */
+	res = PQexecParams(conn,
+			   "SELECT substring(data FROM $4::integer FOR "
+			   "$5::integer) FROM artifacts WHERE run_id = "
+			   "$1::bigint AND name = $2 AND sha256 = $3",
+			   5, NULL, p, NULL, NULL, 1);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		ret = db_fail(conn, res, err, "reading the artifact");
+		goto out;
+	}
+	if (PQntuples(res) < 1) {
+		ret = rtlab_err_seterr(err, ENOENT,
+				       "run %s: artifact '%s' "
+				       "was removed or replaced while being "
+				       "read",
+				       id, name);
+		goto out;
+	}
+	n = PQgetlength(res, 0, 0);
+	if (n > len)
+		n = len;
+	memcpy(buf, PQgetvalue(res, 0, 0), n);
+	*got = n;
+out:
+	PQclear(res);
+	return ret;
+}
+
 int db_ping(PGconn *conn, struct rtlab_err *err)
 {
 	PGresult *res = PQexec(conn, "SELECT 1");

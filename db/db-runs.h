@@ -123,6 +123,37 @@ int db_artifact_put_text(PGconn *conn, int64_t run_id, const char *name,
 			 const char *content_type, const char *text,
 			 struct rtlab_err *err) __must_check;
 
+/* What db_artifact_stat() tells of an artifact, without its bytes. */
+struct artifact_info {
+	char *content_type; /* malloc'd */
+	char sha256[65];    /* hex; names this version of the bytes */
+	uint64_t size;
+};
+
+/**
+ * db_artifact_stat() - content type, size and sha256 of artifact @name of
+ * run @run_id, without reading its data.
+ * Return: 0, -ENOENT with @err "run N has no artifact 'NAME'", -EIO,
+ * -ENOMEM.  Caller frees @info->content_type (artifact_info_cleanup()).
+ */
+int db_artifact_stat(PGconn *conn, int64_t run_id, const char *name,
+		     struct artifact_info *info,
+		     struct rtlab_err *err) __must_check;
+
+/**
+ * db_artifact_read() - up to @len bytes of artifact @name of run @run_id
+ * from byte @off into @buf, so a large artifact can be sent in pieces.
+ * @sha256: the version db_artifact_stat() saw; a replaced artifact reads
+ * as gone.  *@got: bytes read (0 at the end).
+ * Return: 0, -ENOENT when the artifact is gone or was replaced, -EIO.
+ */
+int db_artifact_read(PGconn *conn, int64_t run_id, const char *name,
+		     const char *sha256, uint64_t off, void *buf, size_t len,
+		     size_t *got, struct rtlab_err *err) __must_check;
+
+/** artifact_info_cleanup() - free @info's fields; safe twice. */
+void artifact_info_cleanup(struct artifact_info *info);
+
 /** artifact_cleanup() - free an artifact's fields; safe twice. */
 void artifact_cleanup(struct artifact *a);
 

@@ -52,22 +52,26 @@ int plot_format_parse(const char *name, enum plot_format *fmt)
 	return -EINVAL;
 }
 
-/* A gnuplot single-quoted string: only '' needs escaping there, and
- * backslashes are literal.  Control characters become spaces. */
+/*
+ * A gnuplot double-quoted string: '"' and '\' escaped with a backslash,
+ * control characters made spaces.  Not single quotes: gnuplot mis-scans
+ * two doubled quotes in a row there (a tree named "" gave "tree '''''",
+ * a syntax error).
+ */
 static void ps_quoted(struct strbuf *s, const char *text)
 {
 	const char *p;
 
-	strbuf_addf(s, "'");
+	strbuf_addf(s, "\"");
 	for (p = text ? text : ""; *p; p++) {
-		if (*p == '\'')
-			strbuf_addf(s, "''");
+		if (*p == '"' || *p == '\\')
+			strbuf_addf(s, "\\%c", *p);
 		else if ((unsigned char)*p < 0x20)
 			strbuf_addf(s, " ");
 		else
 			strbuf_addf(s, "%c", *p);
 	}
-	strbuf_addf(s, "'");
+	strbuf_addf(s, "\"");
 }
 
 /* Highest latency to show: the last counted bucket, or the true maximum

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <sys/types.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -300,34 +301,155 @@ out:
 	return r;
 }
 
+/* Bytes fetched from the database per query while streaming. */
+#define ARTIFACT_CHUNK (1u << 20)
+
+/* An artifact being sent: read from the database a chunk at a time. */
+struct artifact_stream {
+	int64_t run_id;
+	char *name;
+	struct artifact_info info;
+	uint64_t buf_off; /* artifact offset of buf[0] */
+	size_t buf_len;
+	size_t buf_cap; /* ARTIFACT_CHUNK, or less */
+	char buf[];
+};
+
+static void artifact_stream_free(void *cls)
+{
+	struct artifact_stream *st = cls;
+
+	if (!st)
+		return;
+	free(st->name);
+	artifact_info_cleanup(&st->info);
+	free(st);
+}
+
+/* libmicrohttpd asks for the bytes at @pos as it sends them. */
+static ssize_t artifact_stream_read(void *cls, uint64_t pos, char *out,
+				    size_t max)
+{
+	struct artifact_stream *st = cls;
+	struct rtlab_err err = { "" };
+	PGconn *db;
+	size_t n;
+
+	if (pos >= st->info.size)
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	if (pos < st->buf_off || pos >= st->buf_off + st->buf_len) {
+		db = http_thread_db(&err);
+		if (!db ||
+		    db_artifact_read(db, st->run_id, st->name, st->info.sha256,
+				     pos, st->buf, st->buf_cap, &st->buf_len,
+				     &err) ||
+		    !st->buf_len) {
+			fprintf(stderr,
+				"rtlab server: run %" PRId64 " "
+				"artifact '%s' at byte %" PRIu64 ": %s\n",
+				st->run_id, st->name, pos,
+				err.msg[0] ? err.msg : "shorter than stored");
+			return MHD_CONTENT_READER_END_WITH_ERROR;
+		}
+		st->buf_off = pos;
+	}
+	n = st->buf_off + st->buf_len - pos;
+	if (n > max)
+		n = max;
+	memcpy(out, st->buf + (pos - st->buf_off), n);
+	return n;
+}
+
+/*
+ * The type an artifact is served as: boards supply artifacts, so nothing
+ * a browser would run or render as a page (HTML, SVG, XML ...) keeps its
+ * type; text is shown as plain text, the rest is bytes.
+ */
+static const char *artifact_served_type(const char *stored)
+{
+	static const char *const keep[] = {
+		"text/plain; charset=utf-8",
+		"application/json",
+		"application/yaml",
+		"application/gzip",
+		"image/png",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+		if (!strcmp(stored, keep[i]))
+			return keep[i];
+	if (!strncmp(stored, "text/", 5) || !strcmp(stored, "image/svg+xml"))
+		return "text/plain; charset=utf-8";
+	return "application/octet-stream";
+}
+
+/* The file name of @name for Content-Disposition: quotes and controls
+ * would break out of the header's quoted string. */
+static void disposition(char *out, size_t size, const char *name)
+{
+	const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+	size_t n = 0;
+
+	n = snprintf(out, size, "attachment; filename=\"");
+	for (; *base && n + 3 < size; base++)
+		out[n++] = (*base == '"' || *base == '\\' ||
+			    (unsigned char)*base < 0x20 ||
+			    (unsigned char)*base >= 0x7f) ?
+				   '_' :
+				   *base;
+	out[n++] = '"';
+	out[n] = '\0';
+}
+
+/* A stored artifact, streamed from the database: constant memory however
+ * large it is, served as an attachment that never runs in the page. */
 static enum MHD_Result artifact(struct http_request *req, int64_t id,
 				const char *name, bool trace)
 {
 	struct rtlab_err err = { "" };
-	struct artifact a;
-	char disp[300];
+	struct artifact_stream *st;
+	struct artifact_info info;
 	enum MHD_Result r;
+	char disp[300];
+	size_t cap;
 	int ret;
 
-	ret = db_artifact_get(req->db, id, name, &a, &err);
-	if (ret == -ENOENT && trace)
-		return http_respond_error(req, MHD_HTTP_NOT_FOUND,
-					  "run %" PRId64 " has no trace "
-					  "(no trace.dat in its bundle)",
-					  id);
-	if (ret)
+	ret = db_artifact_stat(req->db, id, name, &info, &err);
+	if (ret) {
+		if (ret == -ENOENT && trace)
+			return http_respond_error(req, MHD_HTTP_NOT_FOUND,
+						  "run %" PRId64
+						  " has no trace (no trace.dat "
+						  "in its bundle)",
+						  id);
 		return http_respond_error(req, http_errno_status(ret), "%s",
 					  err.msg);
-	snprintf(disp, sizeof(disp), "attachment; filename=\"%s\"",
-		 strrchr(name, '/') ? strrchr(name, '/') + 1 : name);
-	r = http_respond(req, MHD_HTTP_OK, a.content_type, a.data, a.size,
-			 trace ? "Content-Disposition" : NULL, disp);
-	artifact_cleanup(&a);
+	}
+	/* A small artifact needs no megabyte of buffer. */
+	cap = info.size < ARTIFACT_CHUNK ? info.size + 1 : ARTIFACT_CHUNK;
+	st = calloc(1, sizeof(*st) + cap);
+	if (!st || !(st->name = strdup(name))) {
+		free(st);
+		artifact_info_cleanup(&info);
+		return http_respond_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR,
+					  "out of memory");
+	}
+	st->run_id = id;
+	st->info = info;
+	st->buf_cap = cap;
+	disposition(disp, sizeof(disp), name);
+	r = http_respond_stream(req, MHD_HTTP_OK,
+				artifact_served_type(st->info.content_type),
+				st->info.size, artifact_stream_read, st,
+				artifact_stream_free, "Content-Disposition",
+				disp);
 	return r;
 }
 
-/* The spike analysis of the run's trace, analyzed and stored on first
- * request (services/spike-store.c). */
+/* The spike analysis of the run's trace: the stored one (`rtlab analyze
+ * --store`), else analyzed now and not stored, since a GET writes
+ * nothing (services/spike-store.c). */
 static enum MHD_Result spike(struct http_request *req, int64_t id, bool json)
 {
 	struct rtlab_err err = { "" };
@@ -336,7 +458,7 @@ static enum MHD_Result spike(struct http_request *req, int64_t id, bool json)
 	unsigned int status;
 	int ret;
 
-	ret = spike_run_get(req->db, id, json, &a, &err);
+	ret = spike_run_get(req->db, id, json, false, &a, &err);
 	if (ret) {
 		/*
 		 * The request was fine but the stored trace is damaged or
@@ -351,6 +473,15 @@ static enum MHD_Result spike(struct http_request *req, int64_t id, bool json)
 			 NULL);
 	artifact_cleanup(&a);
 	return r;
+}
+
+bool api_runs_slow(const char *path)
+{
+	struct match mt;
+
+	route_path(path, &mt);
+	return mt.route == ROUTE_PLOT_PNG || mt.route == ROUTE_PLOT_SVG ||
+	       mt.route == ROUTE_SPIKE_TXT || mt.route == ROUTE_SPIKE_JSON;
 }
 
 bool api_health_match(const char *path)

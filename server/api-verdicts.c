@@ -30,6 +30,11 @@ bool verdict_api_match(const char *path)
 	return !path[n] || (path[n] == '/' && !strchr(path + n + 1, '/'));
 }
 
+bool verdict_api_slow(const char *path)
+{
+	return !strcmp(path, API_COMPARE);
+}
+
 static enum MHD_Result api_list(struct http_request *req)
 {
 	struct verdict_filter f = { 0 };

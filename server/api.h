@@ -44,6 +44,10 @@ bool api_runs_match(const char *path);
  */
 enum MHD_Result api_runs_begin(struct http_request *req);
 
+/** api_runs_slow() - whether @path under /api/v1/runs is slow work (a
+ *  plot, a spike analysis), run on the server's slow-work threads. */
+bool api_runs_slow(const char *path);
+
 /**
  * api_runs_handle() - answer a complete request under /api/v1/runs (body,
  * if any, received).  Return: what libmicrohttpd expects.
@@ -53,6 +57,9 @@ enum MHD_Result api_runs_handle(struct http_request *req);
 /** verdict_api_match() - whether @path is one of the verdict endpoints:
  *  /api/v1/verdicts, /api/v1/verdicts/ID, /api/v1/compare. */
 bool verdict_api_match(const char *path);
+
+/** verdict_api_slow() - whether @path is /api/v1/compare, slow work. */
+bool verdict_api_slow(const char *path);
 
 /**
  * verdict_api_handle() - answer GET /api/v1/verdicts (query: board,

@@ -3,9 +3,12 @@
  * The HTTP side of `rtlab server`: a libmicrohttpd daemon with a thread
  * pool.  Each worker thread keeps one PostgreSQL connection of its own
  * (thread-local, reconnected when it breaks, closed when the thread ends).
- * Request bodies are collected up to the upload limit and then dropped, so
- * an oversized upload costs no memory.  The main thread only waits for
- * SIGINT/SIGTERM.  Every request ends in one log line on stderr.
+ * Request bodies are collected up to the upload limit; an upload that
+ * passes it is refused at once.  Slow handlers run on a few threads of
+ * their own (the connection is suspended meanwhile) behind a bounded queue,
+ * a watchdog thread closes connections whose request is not in by the
+ * deadline, and libmicrohttpd caps the connections.  The main thread only
+ * waits for SIGINT/SIGTERM.  Every request ends in one log line on stderr.
  */
 
 #include <arpa/inet.h>
@@ -14,17 +17,48 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "../db/db.h"
 #include "http.h"
 
+/* A connection, watched for the request deadline. */
+struct conn_watch {
+	struct conn_watch *prev, *next;
+	int fd;
+	char addr[INET6_ADDRSTRLEN]; /* the client, for the log */
+	struct timespec start;	     /* waiting for a request since */
+	bool answering;		     /* the request is in */
+	bool closed;		     /* shut down by the watchdog */
+};
+
 struct http_server {
 	const struct http_config *cfg;
 	size_t max_body;
+	unsigned int request_timeout_s;
+
+	/* Slow work: a queue and the threads that empty it */
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	struct http_request *head, *tail;
+	unsigned int slow_busy; /* queued + running */
+	unsigned int slow_max;	/* threads + queue */
+	bool stopping;
+	pthread_t *slow;
+	unsigned int nslow;
+
+	/* The watchdog of the request deadline */
+	pthread_mutex_t watch_lock;
+	pthread_cond_t watch_wake;
+	struct conn_watch *watched;
+	bool watch_stop;
+	pthread_t watchdog;
+	bool watchdog_running;
 };
 
 /* One connection per worker thread; libpq connections are not shared. */
@@ -42,7 +76,7 @@ static void db_key_create(void)
 		abort();
 }
 
-static PGconn *thread_db(struct rtlab_err *err)
+PGconn *http_thread_db(struct rtlab_err *err)
 {
 	PGconn *c;
 
@@ -73,27 +107,83 @@ const char *http_query(struct http_request *req, const char *name)
 					   name);
 }
 
+/* The headers of every answer, then queue it (or keep it, on a slow
+ * thread, for the connection's thread to queue once resumed). */
+static enum MHD_Result respond_with(struct http_request *req,
+				    unsigned int status, struct MHD_Response *r,
+				    const char *content_type,
+				    const char *extra_header,
+				    const char *extra_value, size_t size)
+{
+	bool own_csp = extra_header &&
+		       !strcasecmp(extra_header, "Content-Security-Policy");
+	enum MHD_Result ret = MHD_YES;
+
+	if (MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				    content_type) == MHD_NO ||
+	    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff") ==
+		    MHD_NO ||
+	    MHD_add_response_header(r, "Referrer-Policy", "same-origin") ==
+		    MHD_NO ||
+	    (!own_csp && !strncmp(content_type, "text/html", 9) &&
+	     MHD_add_response_header(r, "Content-Security-Policy",
+				     HTTP_CSP_PAGE) == MHD_NO) ||
+	    (extra_header && extra_value &&
+	     MHD_add_response_header(r, extra_header, extra_value) == MHD_NO)) {
+		MHD_destroy_response(r);
+		return MHD_NO;
+	}
+	if (req->deferred) {
+		MHD_destroy_response(req->pending);
+		req->pending = r;
+	} else {
+		ret = MHD_queue_response(req->conn, status, r);
+		MHD_destroy_response(r);
+	}
+	req->status = status;
+	req->bytes = size;
+	req->responded = true;
+	return ret;
+}
+
 enum MHD_Result http_respond(struct http_request *req, unsigned int status,
 			     const char *content_type, const void *data,
 			     size_t size, const char *extra_header,
 			     const char *extra_value)
 {
 	struct MHD_Response *r;
-	enum MHD_Result ret;
 
 	r = MHD_create_response_from_buffer(size, (void *)data,
 					    MHD_RESPMEM_MUST_COPY);
 	if (!r)
 		return MHD_NO;
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
-	if (extra_header && extra_value)
-		MHD_add_response_header(r, extra_header, extra_value);
-	ret = MHD_queue_response(req->conn, status, r);
-	MHD_destroy_response(r);
-	req->status = status;
-	req->bytes = size;
-	req->responded = true;
-	return ret;
+	return respond_with(req, status, r, content_type, extra_header,
+			    extra_value, size);
+}
+
+enum MHD_Result http_respond_stream(struct http_request *req,
+				    unsigned int status,
+				    const char *content_type, uint64_t size,
+				    MHD_ContentReaderCallback read, void *cls,
+				    MHD_ContentReaderFreeCallback free_cls,
+				    const char *extra_header,
+				    const char *extra_value)
+{
+	struct MHD_Response *r;
+
+	r = MHD_create_response_from_callback(size, 64 << 10, read, cls,
+					      free_cls);
+	if (!r) {
+		free_cls(cls);
+		return MHD_NO;
+	}
+	if (MHD_add_response_header(r, "Content-Security-Policy",
+				    HTTP_CSP_SANDBOX) == MHD_NO) {
+		MHD_destroy_response(r);
+		return MHD_NO;
+	}
+	return respond_with(req, status, r, content_type, extra_header,
+			    extra_value, size);
 }
 
 enum MHD_Result http_respond_json(struct http_request *req, unsigned int status,
@@ -204,10 +294,134 @@ static void request_free(struct http_request *req)
 {
 	if (!req)
 		return;
+	MHD_destroy_response(req->pending);
 	free(req->path);
 	free(req->body);
 	free(req->board);
 	free(req);
+}
+
+/* The watch of @conn's socket, or NULL. */
+static struct conn_watch *conn_watch_of(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci;
+
+	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return ci ? ci->socket_context : NULL;
+}
+
+/* The request is in (or answered early): the deadline no longer runs. */
+static void watch_answering(struct http_server *srv,
+			    struct MHD_Connection *conn, bool answering)
+{
+	struct conn_watch *w = conn_watch_of(conn);
+
+	if (!w)
+		return;
+	pthread_mutex_lock(&srv->watch_lock);
+	w->answering = answering;
+	if (!answering)
+		clock_gettime(CLOCK_MONOTONIC, &w->start);
+	pthread_mutex_unlock(&srv->watch_lock);
+}
+
+/* The client's address as text, "?" when unknown. */
+static void client_addr(struct MHD_Connection *conn, char *out, size_t size)
+{
+	const union MHD_ConnectionInfo *ci;
+	const struct sockaddr *sa;
+
+	snprintf(out, size, "?");
+	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	sa = ci ? ci->client_addr : NULL;
+	if (sa && sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr,
+			  out, size);
+	else if (sa && sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6,
+			  &((const struct sockaddr_in6 *)sa)->sin6_addr, out,
+			  size);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn,
+			  void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct http_server *srv = cls;
+	const union MHD_ConnectionInfo *ci;
+	struct conn_watch *w;
+
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		ci = MHD_get_connection_info(conn,
+					     MHD_CONNECTION_INFO_CONNECTION_FD);
+		w = ci ? calloc(1, sizeof(*w)) : NULL;
+		*socket_context = w;
+		if (!w)
+			return; /* unwatched, the idle timeout still holds */
+		w->fd = ci->connect_fd;
+		client_addr(conn, w->addr, sizeof(w->addr));
+		clock_gettime(CLOCK_MONOTONIC, &w->start);
+		pthread_mutex_lock(&srv->watch_lock);
+		w->next = srv->watched;
+		if (w->next)
+			w->next->prev = w;
+		srv->watched = w;
+		pthread_mutex_unlock(&srv->watch_lock);
+		return;
+	}
+	w = *socket_context;
+	if (!w)
+		return;
+	/* Off the list before libmicrohttpd closes the socket, so the
+	 * watchdog never shuts down a descriptor reused by another. */
+	pthread_mutex_lock(&srv->watch_lock);
+	if (w->prev)
+		w->prev->next = w->next;
+	else
+		srv->watched = w->next;
+	if (w->next)
+		w->next->prev = w->prev;
+	pthread_mutex_unlock(&srv->watch_lock);
+	free(w);
+	*socket_context = NULL;
+}
+
+/*
+ * The request deadline: libmicrohttpd's timeout is an idle one that every
+ * trickled byte resets, so a connection that has not delivered its whole
+ * request (headers and body) within request_timeout_s of starting to wait
+ * for it is shut down here; libmicrohttpd then sees it end and cleans up.
+ */
+static void *watchdog_main(void *arg)
+{
+	struct http_server *srv = arg;
+	struct timespec now, until;
+	struct conn_watch *w;
+
+	pthread_mutex_lock(&srv->watch_lock);
+	while (!srv->watch_stop) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		for (w = srv->watched; w; w = w->next) {
+			if (w->answering || w->closed ||
+			    now.tv_sec - w->start.tv_sec <
+				    (time_t)srv->request_timeout_s)
+				continue;
+			w->closed = true;
+			shutdown(w->fd, SHUT_RDWR);
+			if (!srv->cfg->quiet)
+				fprintf(stderr,
+					"rtlab server: closed the "
+					"connection of %s: its request was not "
+					"in after %u s (--request-timeout)\n",
+					w->addr, srv->request_timeout_s);
+		}
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 1;
+		pthread_cond_timedwait(&srv->watch_wake, &srv->watch_lock,
+				       &until);
+	}
+	pthread_mutex_unlock(&srv->watch_lock);
+	return NULL;
 }
 
 /* Keep at most max_body bytes; past that, remember and drop the rest. */
@@ -250,6 +464,84 @@ static void body_append(struct http_request *req, const char *data, size_t size)
 	req->body_len += size;
 }
 
+/* A slow thread: take queued requests, answer them, resume them. */
+static void *slow_main(void *arg)
+{
+	struct http_server *srv = arg;
+	struct rtlab_err err = { "" };
+	struct http_request *req;
+
+	pthread_mutex_lock(&srv->lock);
+	for (;;) {
+		while (!srv->head && !srv->stopping)
+			pthread_cond_wait(&srv->wake, &srv->lock);
+		req = srv->head;
+		if (!req)
+			break;
+		srv->head = req->next;
+		if (!srv->head)
+			srv->tail = NULL;
+		req->next = NULL;
+		pthread_mutex_unlock(&srv->lock);
+
+		err.msg[0] = '\0';
+		req->db = http_thread_db(&err);
+		if (!req->db)
+			snprintf(req->db_error, sizeof(req->db_error), "%s",
+				 err.msg);
+		if (srv->stopping)
+			http_respond_error(req, MHD_HTTP_SERVICE_UNAVAILABLE,
+					   "the server is stopping");
+		else
+			dispatch(req);
+		if (!req->pending)
+			http_respond_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR,
+					   "%s: no answer (out of memory?)",
+					   req->path);
+		req->db = NULL;
+
+		pthread_mutex_lock(&srv->lock);
+		srv->slow_busy--;
+		MHD_resume_connection(req->conn);
+	}
+	pthread_mutex_unlock(&srv->lock);
+	return NULL;
+}
+
+/* Hand @req to the slow threads, or answer 503 when they are all taken. */
+static enum MHD_Result offload(struct http_server *srv,
+			       struct http_request *req)
+{
+	bool full;
+
+	pthread_mutex_lock(&srv->lock);
+	full = srv->stopping || srv->slow_busy >= srv->slow_max;
+	if (!full) {
+		srv->slow_busy++;
+		req->deferred = true;
+		MHD_suspend_connection(req->conn);
+		if (srv->tail)
+			srv->tail->next = req;
+		else
+			srv->head = req;
+		srv->tail = req;
+		pthread_cond_signal(&srv->wake);
+	}
+	pthread_mutex_unlock(&srv->lock);
+	if (!full)
+		return MHD_YES;
+	{
+		static const char body[] =
+			"{\"error\":\"busy: every slow-work slot (plots, "
+			"comparisons, spike analyses) is taken; retry in a "
+			"few seconds\"}";
+
+		return http_respond(req, MHD_HTTP_SERVICE_UNAVAILABLE,
+				    "application/json", body, sizeof(body) - 1,
+				    "Retry-After", "5");
+	}
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 				  const char *url, const char *method,
 				  const char *version, const char *upload_data,
@@ -258,6 +550,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	struct http_server *srv = cls;
 	struct http_request *req = *con_cls;
 	struct rtlab_err err = { "" };
+	enum MHD_Result r;
 
 	if (!req) {
 		req = calloc(1, sizeof(*req));
@@ -273,23 +566,49 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 		*con_cls = req;
 		if (!req->path)
 			return MHD_NO;
-		req->db = thread_db(&err);
+		req->db = http_thread_db(&err);
 		if (!req->db)
 			snprintf(req->db_error, sizeof(req->db_error), "%s",
 				 err.msg);
-		return dispatch_begin(srv->cfg, req);
+		r = dispatch_begin(srv->cfg, req);
+		if (req->responded)
+			watch_answering(srv, conn, true);
+		return r;
 	}
 	if (*upload_data_size) {
-		if (req->want_body && !req->responded)
+		if (req->want_body && !req->responded) {
 			body_append(req, upload_data, *upload_data_size);
+			/*
+			 * libmicrohttpd cannot answer in the middle of a
+			 * body: past the limit, close the connection now
+			 * rather than read the rest (a declared
+			 * Content-Length over it got its 413 before).
+			 */
+			if (req->too_large) {
+				req->status = MHD_HTTP_CONTENT_TOO_LARGE;
+				req->responded = true;
+				return MHD_NO;
+			}
+		}
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
+	if (req->pending) {
+		/* Back from a slow thread with its answer. */
+		req->deferred = false;
+		r = MHD_queue_response(conn, req->status, req->pending);
+		MHD_destroy_response(req->pending);
+		req->pending = NULL;
+		return r;
+	}
 	if (req->responded)
 		return MHD_YES;
+	watch_answering(srv, conn, true);
+	if (req->handler->slow && req->handler->slow(req->path) &&
+	    !req->deferred)
+		return offload(srv, req);
 	return dispatch(req);
 }
-
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
@@ -301,6 +620,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	time_t t;
 	double ms;
 
+	watch_answering(srv, conn, false);
 	if (!req)
 		return;
 	*con_cls = NULL;
@@ -394,14 +714,77 @@ static void print_listening(struct MHD_Daemon *d,
 	fflush(stdout);
 }
 
+/* Stop the slow threads (the queue answered first) and the watchdog. */
+static void workers_stop(struct http_server *srv)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&srv->lock);
+	srv->stopping = true;
+	pthread_cond_broadcast(&srv->wake);
+	pthread_mutex_unlock(&srv->lock);
+	for (i = 0; i < srv->nslow; i++)
+		pthread_join(srv->slow[i], NULL);
+	srv->nslow = 0;
+	free(srv->slow);
+	srv->slow = NULL;
+	if (srv->watchdog_running) {
+		pthread_mutex_lock(&srv->watch_lock);
+		srv->watch_stop = true;
+		pthread_cond_signal(&srv->watch_wake);
+		pthread_mutex_unlock(&srv->watch_lock);
+		pthread_join(srv->watchdog, NULL);
+		srv->watchdog_running = false;
+	}
+}
+
+static int workers_start(struct http_server *srv, struct rtlab_err *err)
+{
+	const struct http_config *cfg = srv->cfg;
+	unsigned int n = cfg->slow_threads ? cfg->slow_threads :
+					     HTTP_DEFAULT_SLOW_THREADS;
+	int rc;
+
+	srv->slow_max = n + cfg->slow_queue;
+	srv->slow = calloc(n, sizeof(*srv->slow));
+	if (!srv->slow)
+		return rtlab_err_seterr(err, ENOMEM, "out of memory");
+	for (; srv->nslow < n; srv->nslow++) {
+		rc = pthread_create(&srv->slow[srv->nslow], NULL, slow_main,
+				    srv);
+		if (rc)
+			return rtlab_err_seterr(err, rc,
+						"cannot start the "
+						"slow-work threads: %s",
+						strerror(rc));
+	}
+	rc = pthread_create(&srv->watchdog, NULL, watchdog_main, srv);
+	if (rc)
+		return rtlab_err_seterr(err, rc,
+					"cannot start the request "
+					"watchdog: %s",
+					strerror(rc));
+	srv->watchdog_running = true;
+	return 0;
+}
+
 int http_serve(const struct http_config *cfg, struct rtlab_err *err)
 {
-	struct http_server srv = { .cfg = cfg };
+	struct http_server srv = {
+		.cfg = cfg,
+		.lock = PTHREAD_MUTEX_INITIALIZER,
+		.wake = PTHREAD_COND_INITIALIZER,
+		.watch_lock = PTHREAD_MUTEX_INITIALIZER,
+	};
 	struct sockaddr_storage ss;
-	struct MHD_Daemon *d;
+	struct MHD_Daemon *d = NULL;
 	unsigned int threads = cfg->threads ? cfg->threads : 4;
+	unsigned int max_conn = cfg->max_connections ?
+					cfg->max_connections :
+					HTTP_DEFAULT_MAX_CONNECTIONS;
 	unsigned int flags = MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD |
-			     MHD_USE_ERROR_LOG;
+			     MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME;
+	pthread_condattr_t ca;
 	sigset_t set, old;
 	socklen_t len;
 	int sig, ret;
@@ -412,6 +795,16 @@ int http_serve(const struct http_config *cfg, struct rtlab_err *err)
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	srv.max_body = (size_t)cfg->max_upload_mb << 20;
+	srv.request_timeout_s = cfg->request_timeout_s ?
+					cfg->request_timeout_s :
+					HTTP_DEFAULT_REQUEST_TIMEOUT_S;
+	/* Each pool thread gets its share of the limit; at least one. */
+	if (max_conn < threads)
+		threads = max_conn;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_REALTIME);
+	pthread_cond_init(&srv.watch_wake, &ca);
+	pthread_condattr_destroy(&ca);
 
 	/* Workers inherit the blocked mask; only sigwait() sees the signals. */
 	signal(SIGPIPE, SIG_IGN);
@@ -420,6 +813,9 @@ int http_serve(const struct http_config *cfg, struct rtlab_err *err)
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
 
+	ret = workers_start(&srv, err);
+	if (ret)
+		goto out;
 	/* The port argument only feeds libmicrohttpd's own messages. */
 	d = MHD_start_daemon(flags,
 			     ntohs(ss.ss_family == AF_INET6 ?
@@ -431,8 +827,12 @@ int http_serve(const struct http_config *cfg, struct rtlab_err *err)
 			     (struct sockaddr *)&ss,
 			     MHD_OPTION_THREAD_POOL_SIZE, threads,
 			     MHD_OPTION_NOTIFY_COMPLETED, on_completed, &srv,
-			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
-			     MHD_OPTION_END);
+			     MHD_OPTION_NOTIFY_CONNECTION, on_connection, &srv,
+			     MHD_OPTION_CONNECTION_TIMEOUT,
+			     (unsigned int)HTTP_IDLE_TIMEOUT_S,
+			     MHD_OPTION_CONNECTION_LIMIT, max_conn,
+			     MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+			     cfg->max_connections_per_ip, MHD_OPTION_END);
 	if (!d) {
 		ret = rtlab_err_seterr(err, EADDRINUSE,
 				       "cannot listen on %s (address in use "
@@ -444,9 +844,13 @@ int http_serve(const struct http_config *cfg, struct rtlab_err *err)
 	while (sigwait(&set, &sig) == EINTR)
 		;
 	fprintf(stderr, "rtlab server: %s, stopping\n", strsignal(sig));
-	MHD_stop_daemon(d);
 	ret = 0;
 out:
+	/* Slow requests are answered (and resumed) before the daemon goes. */
+	workers_stop(&srv);
+	if (d)
+		MHD_stop_daemon(d);
+	pthread_cond_destroy(&srv.watch_wake);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return ret;
 }

@@ -11,6 +11,12 @@
  * one line per request.  It knows no route itself.  The request and
  * response helpers here, with the one errno -> status mapping
  * (http_errno_status()), are what the handlers use to answer.
+ *
+ * It also holds the server's limits (docs/api.md, "Limits"): connections
+ * in total and per client address, a deadline for a whole request that
+ * trickled bytes do not extend, and a small separate pool of threads for
+ * slow work (plots, comparisons, spike analyses) that answers 503 when it
+ * is full, so the connection threads keep answering everything else.
  */
 
 #include <stdbool.h>
@@ -24,6 +30,13 @@
 #include "error.h"
 
 struct http_request;
+
+/* The policy of the server's own pages: nothing inline, nothing foreign. */
+#define HTTP_CSP_PAGE                                               \
+	"default-src 'self'; base-uri 'none'; form-action 'self'; " \
+	"frame-ancestors 'none'"
+/* The policy of stored, board-supplied content: never active. */
+#define HTTP_CSP_SANDBOX "default-src 'none'; sandbox"
 
 /*
  * One resource of the server: which paths it answers and how.  http.c
@@ -43,16 +56,36 @@ struct http_handler {
 	enum MHD_Result (*handle)(struct http_request *req);
 	/* Answer 503 "database unavailable" without a connection. */
 	bool needs_db;
+	/*
+	 * Whether the request for @path is slow work (a plot, a comparison,
+	 * an analysis): handle() then runs on the slow-work threads.  NULL:
+	 * never.
+	 */
+	bool (*slow)(const char *path);
 };
 
 struct http_config {
 	const char *listen; /* "HOST:PORT", port 0: any free one */
 	const struct http_handler *handlers; /* tried in order */
 	size_t nhandlers;
-	unsigned int max_upload_mb; /* largest request body accepted */
-	unsigned int threads;	    /* worker threads (0: 4) */
-	bool quiet;		    /* no request log */
+	unsigned int max_upload_mb;	     /* largest request body accepted */
+	unsigned int threads;		     /* worker threads (0: 4) */
+	unsigned int max_connections;	     /* in total (0: 256) */
+	unsigned int max_connections_per_ip; /* per client (0: none) */
+	unsigned int request_timeout_s; /* whole request in by then (0: 60) */
+	unsigned int slow_threads;	/* threads for slow work (0: 2) */
+	unsigned int slow_queue;	/* slow requests waiting (0: none) */
+	bool quiet;			/* no request log */
 };
+
+/* Defaults of the limits above, for `rtlab server --help` and docs. */
+#define HTTP_DEFAULT_MAX_CONNECTIONS 256
+#define HTTP_DEFAULT_MAX_CONNECTIONS_PER_IP 32
+#define HTTP_DEFAULT_REQUEST_TIMEOUT_S 60
+#define HTTP_DEFAULT_SLOW_THREADS 2
+#define HTTP_DEFAULT_SLOW_QUEUE 8
+/* Seconds a connection may stay silent (waiting or being answered). */
+#define HTTP_IDLE_TIMEOUT_S 30
 
 /* One request, alive from its first header to its log line. */
 struct http_request {
@@ -78,6 +111,11 @@ struct http_request {
 	unsigned int status;
 	size_t bytes;
 	bool responded;
+
+	/* Slow work (private to http.c) */
+	bool deferred;		      /* on a slow thread: keep the answer */
+	struct MHD_Response *pending; /* the kept answer */
+	struct http_request *next;    /* in the slow-work queue */
 };
 
 /**
@@ -99,13 +137,40 @@ const char *http_query(struct http_request *req, const char *name);
 /**
  * http_respond() - queue a response of @size bytes of @data (copied).
  * @content_type: MIME type.  @extra_header/@extra_value: one more header,
- * may be NULL.  Return: MHD_YES, or MHD_NO (libmicrohttpd then closes the
- * connection).
+ * may be NULL.  Every response gets X-Content-Type-Options: nosniff and
+ * Referrer-Policy; HTML ones a Content-Security-Policy (HTTP_CSP_PAGE)
+ * unless @extra_header is a Content-Security-Policy of its own.
+ * Return: MHD_YES, or MHD_NO (libmicrohttpd then closes the connection).
  */
 enum MHD_Result http_respond(struct http_request *req, unsigned int status,
 			     const char *content_type, const void *data,
 			     size_t size, const char *extra_header,
 			     const char *extra_value);
+
+/**
+ * http_respond_stream() - queue a response of @size bytes that @read
+ * produces as libmicrohttpd sends it (MHD_create_response_from_callback()
+ * semantics), so a large body never sits in memory whole.  @free_cls is
+ * called with @cls once the response is done, also when this fails.
+ * @content_type and the one extra header as for http_respond().  Meant
+ * for stored content, so it is sent with HTTP_CSP_SANDBOX.
+ * Return: MHD_YES, or MHD_NO.
+ */
+enum MHD_Result http_respond_stream(struct http_request *req,
+				    unsigned int status,
+				    const char *content_type, uint64_t size,
+				    MHD_ContentReaderCallback read, void *cls,
+				    MHD_ContentReaderFreeCallback free_cls,
+				    const char *extra_header,
+				    const char *extra_value);
+
+/**
+ * http_thread_db() - the calling thread's database connection, connected
+ * (again) when needed; for work done after the handler returned, such as
+ * a streamed response's reader.  Return: the connection, owned by the
+ * thread (never close it), or NULL with @err saying why.
+ */
+PGconn *http_thread_db(struct rtlab_err *err);
 
 /** http_respond_json() - queue @j (reference stolen) as JSON. */
 enum MHD_Result http_respond_json(struct http_request *req, unsigned int status,

@@ -362,6 +362,14 @@ bool web_match(const char *path)
 	return m.route != WEB_NONE;
 }
 
+bool web_slow(const char *path)
+{
+	struct web_match m;
+
+	web_route(path, &m);
+	return m.route == WEB_PLOT_COMPARE || m.route == WEB_PLOT_TREND;
+}
+
 /* ------------------------------------------------------------------ */
 /* Pages                                                              */
 
@@ -1129,8 +1137,11 @@ static enum MHD_Result report_file(struct http_request *req, const char *ref,
 				 "read");
 		goto out;
 	}
-	res = http_respond(req, MHD_HTTP_OK, ctype, data, st.st_size, NULL,
-			   NULL);
+	/* report.html carries its own <style>; nothing else runs. */
+	res = http_respond(req, MHD_HTTP_OK, ctype, data, st.st_size,
+			   "Content-Security-Policy",
+			   "default-src 'none'; style-src 'unsafe-inline'; "
+			   "img-src 'self'; frame-ancestors 'none'");
 out:
 	if (fd >= 0)
 		close(fd);

@@ -27,6 +27,9 @@ struct http_request;
  */
 bool web_match(const char *path);
 
+/** web_slow() - whether @path is one of the plots, slow work. */
+bool web_slow(const char *path);
+
 /**
  * web_handle() - answer a GET or HEAD of a path web_match() accepted:
  * pages as text/html; charset=utf-8 (a 404 page for unknown runs and

@@ -171,7 +171,7 @@ static int attach_spike(PGconn *conn, struct report *r, const json_t *run,
 	struct artifact a = { 0 };
 	int ret;
 
-	if (spike_run_get(conn, id, false, &a, &serr)) {
+	if (spike_run_get(conn, id, false, true, &a, &serr)) {
 		json_object_set_new(r->ctx, "spike_error",
 				    json_string(serr.msg));
 		return 0;

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The spike analysis of a stored run: its trace.dat is read from the
- * database, analyzed by reports/spike.c and the result stored beside the
- * run as spike.txt and spike.json, so the API, the web pages and reports
- * analyze each trace once.
+ * database, analyzed by reports/spike.c and, by `rtlab analyze --store`
+ * and reports, the result stored beside the run as spike.txt and
+ * spike.json, so later readers need not analyze it again.  The HTTP API
+ * only reads: it answers the stored result or analyzes without storing.
  */
 
 #include <errno.h>
@@ -115,8 +116,8 @@ out:
 	return ret;
 }
 
-int spike_run_get(PGconn *conn, int64_t run_id, bool json, struct artifact *a,
-		  struct rtlab_err *err)
+int spike_run_get(PGconn *conn, int64_t run_id, bool json, bool store,
+		  struct artifact *a, struct rtlab_err *err)
 {
 	const char *name = json ? SPIKE_ARTIFACT_JSON : SPIKE_ARTIFACT_TEXT;
 	struct spike_result res = { 0 };
@@ -136,8 +137,24 @@ int spike_run_get(PGconn *conn, int64_t run_id, bool json, struct artifact *a,
 		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
 		goto out;
 	}
-	ret = spike_store(conn, run_id, text, js, err) ?:
-		      db_artifact_get(conn, run_id, name, a, err);
+	if (store) {
+		ret = spike_store(conn, run_id, text, js, err) ?:
+			      db_artifact_get(conn, run_id, name, a, err);
+		goto out;
+	}
+	a->name = strdup(name);
+	a->content_type =
+		strdup(json ? "application/json" : "text/plain; charset=utf-8");
+	a->data = json ? js : text;
+	a->size = strlen(a->data);
+	if (json)
+		js = NULL;
+	else
+		text = NULL;
+	if (!a->name || !a->content_type) {
+		artifact_cleanup(a);
+		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+	}
 out:
 	free(text);
 	free(js);

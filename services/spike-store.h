@@ -41,12 +41,13 @@ struct artifact;
 /**
  * spike_run_get() - the stored analysis of run @run_id as an artifact
  * (spike.json when @json, else spike.txt); when none is stored yet, the
- * run's trace.dat is analyzed and both are stored first, so the next call
- * only reads.
+ * run's trace.dat is analyzed, and with @store both results are stored
+ * first, so the next call only reads.  Without @store nothing is written
+ * (what a GET of the HTTP API must keep to).
  * Return: 0 with @a filled (caller releases with artifact_cleanup()), or
  * what spike_run_analyze() or spike_store() returned, @err saying why.
  */
-int spike_run_get(PGconn *conn, int64_t run_id, bool json, struct artifact *a,
-		  struct rtlab_err *err) __must_check;
+int spike_run_get(PGconn *conn, int64_t run_id, bool json, bool store,
+		  struct artifact *a, struct rtlab_err *err) __must_check;
 
 #endif

@@ -104,6 +104,13 @@ nspike() {	# [SQL-CONDITION]: spike artifacts stored
 		WHERE name LIKE 'spike%' ${1:+AND $1}"
 }
 check "nothing stored without --store" test "$(nspike)" = 0
+# A GET analyzes and answers, but never writes: storing is --store's.
+st=$(get "$GOOD/spike.json")
+check "GET spike.json before --store: 200, lat_us 300 (got $st)" \
+	sh -c "test $st = 200 && jq -e '.lat_us == 300' '$work/resp' >/dev/null"
+st=$(get "$GOOD/spike")
+check "GET spike before --store: 200 (got $st)" test "$st" = 200
+check "... and the GETs stored nothing" test "$(nspike)" = 0
 "$RTLAB" analyze "$GOOD" --store >/dev/null 2>"$work/s.err"
 check "--store: spike.txt and spike.json stored with run $GOOD" test \
 	"$("$RTLAB" db psql -tAc "SELECT string_agg(name, ' ' ORDER BY name)

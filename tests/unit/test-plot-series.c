@@ -46,7 +46,7 @@ static void test_trend_script(void)
 	ret = plot_script_trend(&t, PLOT_SVG, &s);
 	CHECK_INT(ret, 0, "trend script builds");
 	CHECK(has(&s, "set logscale y"), "values over 20x apart: log scale");
-	CHECK(has(&s, "'6.1.0-1-rt' 0, 'it''s-rt' 1"),
+	CHECK(has(&s, "\"6.1.0-1-rt\" 0, \"it's-rt\" 1"),
 	      "kernel labels as quoted xtics in order");
 	CHECK(has(&s, "title 'max, per run'") &&
 		      has(&s, "title 'p99.9, median of runs'"),

@@ -62,9 +62,9 @@ int main(void)
 	CHECK(s.buf && strstr(s.buf, "'series-0.dat'") &&
 		      strstr(s.buf, "'series-1.dat'"),
 	      "one data file per series");
-	CHECK(s.buf && strstr(s.buf, "board ''qemu'' / 6.1.0-rt"),
-	      "single quote in title doubled");
-	CHECK(s.buf && strstr(s.buf, "'#1 SMP PREEMPT_RT \"x\" \\n'"),
+	CHECK(s.buf && strstr(s.buf, "\"board 'qemu' / 6.1.0-rt"),
+	      "single quote in title kept inside double quotes");
+	CHECK(s.buf && strstr(s.buf, "\"#1 SMP PREEMPT_RT \\\"x\\\" \\\\n\""),
 	      "subtitle stays a literal string");
 	CHECK(s.buf && strstr(s.buf, "from 150, graph 0 to 150, graph 1"),
 	      "maximum of CPU 1 marked");

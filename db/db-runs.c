@@ -396,11 +396,16 @@ int db_run_resolve(PGconn *conn, const char *ref, int64_t *run_id,
 	PGresult *res;
 	int ret;
 
+	/* A number is a run id first; one that is no run's id may still be
+	 * a uuid prefix (one in 40 uuids starts with eight digits). */
+	ret = -ENOENT;
 	if (all_digits(ref, 18))
 		ret = db_query_id(conn,
 				  "SELECT id FROM runs WHERE id = $1::bigint",
 				  1, p, run_id, err, "looking up the run");
-	else if (n == 36 && strspn(ref, "0123456789abcdefABCDEF-") == n)
+	if (ret != -ENOENT)
+		return ret;
+	if (n == 36 && strspn(ref, "0123456789abcdefABCDEF-") == n)
 		ret = db_query_id(conn,
 				  "SELECT id FROM runs WHERE uuid = $1::uuid",
 				  1, p, run_id, err, "looking up the run");

@@ -50,7 +50,9 @@ int db_run_store(PGconn *conn, const struct run_record *rec, int64_t *run_id,
 		 bool *duplicate, struct rtlab_err *err) __must_check;
 
 /**
- * db_run_resolve() - a run reference (numeric id or uuid) to its id.
+ * db_run_resolve() - a run reference to its id: a number is a run id,
+ * else (or when no run has that id) a uuid or a uuid prefix of at least 4
+ * characters that only one run's uuid starts with.
  * Return: 0, -ENOENT with @err "run 'REF' not found", -EIO.
  */
 int db_run_resolve(PGconn *conn, const char *ref, int64_t *run_id,

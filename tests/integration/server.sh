@@ -424,6 +424,16 @@ check "rtlab show prints the environment" \
 "$RTLAB" show "$(echo "$UUID" | cut -c1-8)" >"$work/show2.txt" 2>&1
 check "rtlab show by uuid prefix" grep -q "^run  *$RUN  *$UUID" \
 	"$work/show2.txt"
+# A uuid that starts with eight digits (one in 40 do): no run has that
+# number as its id, so it is taken as a uuid prefix.
+mkbundle --out "$work/digits.tgz" --json "$FIX/idle.json" \
+	--uuid 20261203-0000-4000-8000-000000000001 >/dev/null
+st=$(upload "$work/digits.tgz")
+check "a bundle whose uuid starts with digits is stored ($st)" test "$st" = 201
+DIGITS_RUN=$(jq -r .id "$work/resp")
+"$RTLAB" show 20261203 >"$work/show3.txt" 2>&1
+check "rtlab show by a uuid prefix of digits only" \
+	grep -q "^run  *$DIGITS_RUN  *20261203-" "$work/show3.txt"
 "$RTLAB" show 999999 >/dev/null 2>"$work/show.err"
 check "rtlab show of an unknown run fails with a message" \
 	grep -q "run '999999' not found" "$work/show.err"

@@ -111,3 +111,32 @@ start_server() {
 	URL=http://127.0.0.1:$PORT
 	[ -n "$PORT" ]
 }
+
+# has FILE REGEX: FILE has a line matching REGEX (shows FILE when it does not).
+has() {
+	if grep -Eq -- "$2" "$1"; then return 0; fi
+	echo "# $1 lacks /$2/:"; sed 's/^/#   /' "$1" | head -n 30
+	return 1
+}
+
+# jqt JQ-ARGS... FILE: jq -e, quietly.
+jqt() {
+	jq -e "$@" >/dev/null
+}
+
+# The HTTP helpers talk to the server start_server started ($URL); the
+# response body lands in $work/resp.
+
+# upload FILE [TOKEN]: posts bundle FILE as the board of TOKEN (default
+# $TOKEN); prints the HTTP status.
+upload() {
+	curl -s -o "$work/resp" -w '%{http_code}' \
+		-H "Authorization: Bearer ${2-$TOKEN}" \
+		-H 'Content-Type: application/gzip' \
+		--data-binary @"$1" "$URL/api/v1/runs"
+}
+
+# get PATH: prints the HTTP status of GET $URL/PATH.
+get() {
+	curl -s -o "$work/resp" -w '%{http_code}' "$URL$1"
+}

@@ -88,9 +88,6 @@ else
 	not_ok "bug.json equals the golden file"
 	head -n 40 "$work/bug.diff"
 fi
-jqt() {	# jq -e, quietly: JQ-ARGS... FILE
-	jq -e "$@" >/dev/null
-}
 check "bug.json: description is report.txt" \
 	jqt --rawfile t "$OUT/report.txt" '.description == $t' "$OUT/bug.json"
 check "bug.json: summary tagged [PREEMPT_RT], names figures and kernels" \

@@ -113,19 +113,6 @@ EOF
 
 mkbundle() { python3 "$work/mkbundle.py" "$@"; }
 
-# upload FILE [TOKEN]: prints the status; the body lands in $work/resp.
-upload() {
-	curl -s -o "$work/resp" -w '%{http_code}' \
-		-H "Authorization: Bearer ${2-$TOKEN}" \
-		-H 'Content-Type: application/gzip' \
-		--data-binary @"$1" "$API"
-}
-
-# get PATH: prints the status; the body lands in $work/resp.
-get() {
-	curl -s -o "$work/resp" -w '%{http_code}' "$URL$1"
-}
-
 counts() {
 	"$RTLAB" db psql -tAc "SELECT (SELECT count(*) FROM runs) || ' ' ||
 		(SELECT count(*) FROM histograms) || ' ' ||
@@ -149,10 +136,6 @@ bad() {
 		resp_error_has "$_word"
 	check "$_bn: runs/histograms/artifacts unchanged" \
 		test "$(counts)" = "$_before"
-}
-
-jqt() {	# jq -e, quietly: JQ-ARGS... FILE
-	jq -e "$@" >/dev/null
 }
 
 # -- health -----------------------------------------------------------------

@@ -121,23 +121,11 @@ mkruns() {
 	python3 "$work/mkruns.py" --prefix "$work/$_n-" "$@" >/dev/null
 }
 
-# upload FILE: prints the HTTP status
-upload() {
-	curl -s -o "$work/resp" -w '%{http_code}' \
-		-H "Authorization: Bearer $TOKEN" \
-		-H 'Content-Type: application/gzip' \
-		--data-binary @"$1" "$URL/api/v1/runs"
-}
-
 # upload_all NAME: every bundle of NAME; fails unless each is stored
 upload_all() {
 	for _b in "$work/$1"-*.bundle; do
 		[ "$(upload "$_b")" = 201 ] || return 1
 	done
-}
-
-get() {	# PATH: prints the status; the body lands in $work/resp
-	curl -s -o "$work/resp" -w '%{http_code}' "$URL$1"
 }
 
 verdicts_json() {	# ARGS: rtlab verdicts --json ARGS

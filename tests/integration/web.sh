@@ -82,19 +82,6 @@ with tarfile.open(fileobj=buf, mode="w:gz") as t:
 open(a.out, "wb").write(buf.getvalue())
 PYEOF
 
-# upload FILE: prints the HTTP status; the body lands in $work/resp
-upload() {
-	curl -s -o "$work/resp" -w '%{http_code}' \
-		-H "Authorization: Bearer $TOKEN" \
-		-H 'Content-Type: application/gzip' \
-		--data-binary @"$1" "$URL/api/v1/runs"
-}
-
-# get PATH: prints the status; the body lands in $work/resp
-get() {
-	curl -s -o "$work/resp" -w '%{http_code}' "$URL$1"
-}
-
 sql() {
 	"$RTLAB" db psql -tAc "$1" 2>>"$work/psql.err"
 }

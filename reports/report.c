@@ -906,6 +906,18 @@ int report_attachment_add(struct report *r, const char *file_name,
 	return 0;
 }
 
+/* @text (malloc'd, taken over; NULL when building it ran out of memory)
+ * as an attachment. */
+static int attach_text(struct report *r, const char *file_name,
+		       const char *content_type, const char *summary,
+		       char *text)
+{
+	if (!text)
+		return -ENOMEM;
+	return report_attachment_add(r, file_name, content_type, summary, text,
+				     strlen(text));
+}
+
 const json_t *report_worst_run(const json_t *ctx, const char *side)
 {
 	return worst_run(ctx, side);
@@ -1043,26 +1055,17 @@ int report_attach_histograms(struct report *r, const json_t *doc)
 		}
 	}
 	text = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-	if (!text) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	ret = report_attachment_add(r, "histograms.json", "application/json",
-				    "every run's histograms per CPU (1 us "
-				    "buckets)",
-				    text, strlen(text));
+	ret = attach_text(r, "histograms.json", "application/json",
+			  "every run's histograms per CPU (1 us buckets)",
+			  text);
 	if (ret)
 		goto out;
 	text = strbuf_take(&csv);
 	csv.buf = NULL;
-	if (!text) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	ret = report_attachment_add(r, "histograms.csv", "text/csv",
-				    "every run's histograms as CSV "
-				    "(side, run, thread, cpu, lat_us, count)",
-				    text, strlen(text));
+	ret = attach_text(r, "histograms.csv", "text/csv",
+			  "every run's histograms as CSV "
+			  "(side, run, thread, cpu, lat_us, count)",
+			  text);
 out:
 	free(csv.buf);
 	return ret;

@@ -88,6 +88,16 @@ start_db() {
 	fi
 }
 
+# need_db: start_db, reported as the test's first check; the test stops
+# when there is no database.
+need_db() {
+	if ! start_db; then
+		not_ok "throwaway database starts"
+		exit 1
+	fi
+	ok "throwaway database starts"
+}
+
 # start_server DIR [ARGS...]: returns 1, saying why, when it does not come up.
 start_server() {
 	_dir=$1

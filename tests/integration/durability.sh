@@ -15,11 +15,7 @@ on_exit "rm -rf '$work'"
 FIX=$TOP/tests/fixtures/cyclictest
 NBUNDLES=400
 
-if ! start_db; then
-	not_ok "throwaway database starts"
-	exit 1
-fi
-ok "throwaway database starts"
+need_db
 TOKEN=$("$RTLAB" board add dur1 --quiet 2>"$work/board.err")
 check "board registered" test ${#TOKEN} = 64
 start_server "$work" --threads 4 || { not_ok "server starts"; exit 1; }

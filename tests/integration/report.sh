@@ -25,11 +25,7 @@ FIX=$TOP/tests/fixtures/report
 STANDIN=$TOP/tests/bugzilla-standin.py
 unset RTLAB_BUGZILLA_API_KEY
 
-if ! start_db; then
-	not_ok "throwaway database starts"
-	exit 1
-fi
-ok "throwaway database starts"
+need_db
 
 TOKEN=$("$RTLAB" board add qemu-icount --kind qemu --quiet 2>"$work/board.err")
 check "board qemu-icount registered" test ${#TOKEN} = 64

@@ -13,11 +13,7 @@ work=$(mktemp -d /tmp/rtlab-srvtest.XXXXXX) || exit 1
 on_exit "rm -rf '$work'"
 FIX=$TOP/tests/fixtures/cyclictest
 
-if ! start_db; then
-	not_ok "throwaway database starts"
-	exit 1
-fi
-ok "throwaway database starts"
+need_db
 
 TOKEN=$("$RTLAB" board add qemu1 --kind qemu --quiet 2>"$work/board.err")
 check "board qemu1 registered, token printed" test ${#TOKEN} = 64

@@ -17,11 +17,7 @@
 work=$(mktemp -d /tmp/rtlab-verdicttest.XXXXXX) || exit 1
 on_exit "rm -rf '$work'"
 
-if ! start_db; then
-	not_ok "throwaway database starts"
-	exit 1
-fi
-ok "throwaway database starts"
+need_db
 
 TOKEN=$("$RTLAB" board add b1 --kind qemu --quiet 2>"$work/board.err")
 check "board b1 registered" test ${#TOKEN} = 64

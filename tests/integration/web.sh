@@ -24,11 +24,7 @@ if ! command -v "$CHROMIUM" >/dev/null; then
 	exit 1
 fi
 
-if ! start_db; then
-	not_ok "throwaway database starts"
-	exit 1
-fi
-ok "throwaway database starts"
+need_db
 
 TOKEN=$("$RTLAB" board add web1 --kind qemu --quiet 2>"$work/board.err")
 check "board web1 registered" test ${#TOKEN} = 64

@@ -992,12 +992,28 @@ int report_attach_overlay(struct report *r, const struct hist *hb,
 	return ret;
 }
 
+/* One row of histograms.csv: @lat_us is a bucket ("12") or the
+ * overflows (">=100"). */
+static void csv_row(struct strbuf *csv, const char *side, json_int_t run_id,
+		    const char *uuid, const json_t *t, const char *lat_us,
+		    json_int_t count)
+{
+	strbuf_addf(csv,
+		    "%s,%" JSON_INTEGER_FORMAT ",%s,%" JSON_INTEGER_FORMAT
+		    ",%" JSON_INTEGER_FORMAT ",%s,%" JSON_INTEGER_FORMAT "\n",
+		    side, run_id, uuid,
+		    json_integer_value(json_object_get(t, "thread")),
+		    json_integer_value(json_object_get(t, "cpu")), lat_us,
+		    count);
+}
+
 int report_attach_histograms(struct report *r, const json_t *doc)
 {
 	static const char *const sides[] = { "baseline", "candidate" };
 	const json_t *run, *t;
 	struct strbuf csv = { 0 };
-	char *text;
+	char *text, lat[32];
+	json_int_t over;
 	size_t s, i, j, k;
 	int ret;
 
@@ -1014,43 +1030,27 @@ int report_attach_histograms(struct report *r, const json_t *doc)
 				json_t *bu = json_object_get(t, "bucket_us");
 				json_t *co = json_object_get(t, "counts");
 
-				for (k = 0; k < json_array_size(bu); k++)
-					strbuf_addf(
-						&csv,
-						"%s,%" JSON_INTEGER_FORMAT
-						",%s,%" JSON_INTEGER_FORMAT
-						",%" JSON_INTEGER_FORMAT
-						",%" JSON_INTEGER_FORMAT
-						",%" JSON_INTEGER_FORMAT "\n",
-						sides[s], id, uuid,
-						json_integer_value(json_object_get(
-							t, "thread")),
-						json_integer_value(
-							json_object_get(t,
-									"cpu")),
-						json_integer_value(
-							json_array_get(bu, k)),
+				for (k = 0; k < json_array_size(bu); k++) {
+					snprintf(lat, sizeof(lat),
+						 "%" JSON_INTEGER_FORMAT,
+						 json_integer_value(
+							 json_array_get(bu,
+									k)));
+					csv_row(&csv, sides[s], id, uuid, t,
+						lat,
 						json_integer_value(
 							json_array_get(co, k)));
-				if (json_integer_value(
-					    json_object_get(t, "overflows")))
-					strbuf_addf(
-						&csv,
-						"%s,%" JSON_INTEGER_FORMAT
-						",%s,%" JSON_INTEGER_FORMAT
-						",%" JSON_INTEGER_FORMAT
-						",>=%" JSON_INTEGER_FORMAT
-						",%" JSON_INTEGER_FORMAT "\n",
-						sides[s], id, uuid,
-						json_integer_value(json_object_get(
-							t, "thread")),
-						json_integer_value(
-							json_object_get(t,
-									"cpu")),
-						json_integer_value(json_object_get(
-							t, "range_us")),
-						json_integer_value(json_object_get(
-							t, "overflows")));
+				}
+				over = json_integer_value(
+					json_object_get(t, "overflows"));
+				if (over) {
+					snprintf(lat, sizeof(lat),
+						 ">=%" JSON_INTEGER_FORMAT,
+						 json_integer_value(json_object_get(
+							 t, "range_us")));
+					csv_row(&csv, sides[s], id, uuid, t,
+						lat, over);
+				}
 			}
 		}
 	}

@@ -30,7 +30,9 @@ API=$URL/api/v1/runs
 # Bundles built the way the agent builds them (gzip'd tar, manifest first),
 # with switches to break exactly one thing.
 cat >"$work/mkbundle.py" <<'EOF'
-import argparse, hashlib, io, json, os, tarfile, uuid
+import argparse, json, os, sys, uuid
+sys.path.insert(0, os.path.join(os.environ["RTLAB_TOP"], "tests"))
+import bundletar
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--out", required=True)
@@ -83,8 +85,7 @@ m = {
     "commands": ["cyclictest -m -p90 -i1000 -t -h %d" % a.range],
     "started_at": "2026-12-03T03:14:08Z",
     "finished_at": "2026-12-03T03:14:12Z",
-    "files": {n: {"size": len(b), "sha256": hashlib.sha256(b).hexdigest()}
-              for n, b in files.items()},
+    "files": bundletar.files_entry(files),
 }
 if a.status != "complete":
     m["error"] = "kernel panic - not syncing"
@@ -95,15 +96,8 @@ if a.drop:
     for p in a.drop.split(".")[:-1]:
         o = o[p]
     del o[a.drop.split(".")[-1]]
-buf = io.BytesIO()
-with tarfile.open(fileobj=buf, mode="w:gz") as t:
-    for name, data in [("manifest.json", json.dumps(m).encode())] + \
-            list(files.items()):
-        ti = tarfile.TarInfo(name)
-        ti.size = len(data)
-        ti.mtime = 1796267648
-        t.addfile(ti, io.BytesIO(data))
-open(a.out, "wb").write(buf.getvalue() + (b"garbage" if a.trailing else b""))
+tgz = bundletar.tgz(m, files, mtime=1796267648)
+open(a.out, "wb").write(tgz + (b"garbage" if a.trailing else b""))
 print(m.get("run_id", "-"))
 EOF
 

@@ -30,7 +30,9 @@ check "server listens on a loopback port" test -n "$PORT"
 # 14 us plus a 0.5 % tail band 25..40 us (moved by --tail-shift), with
 # run-to-run wander, written as cyclictest --json.  Fresh run ids.
 cat >"$work/mkruns.py" <<'EOF'
-import argparse, hashlib, io, json, math, random, tarfile, uuid
+import argparse, json, math, os, random, sys, uuid
+sys.path.insert(0, os.path.join(os.environ["RTLAB_TOP"], "tests"))
+import bundletar
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--prefix", required=True)
@@ -94,19 +96,12 @@ for i in range(a.count):
          "commands": ["cyclictest -m -p95 -t -h %d" % a.range],
          "started_at": "2026-12-03T03:14:08Z",
          "finished_at": "2026-12-03T03:14:28Z",
-         "files": {n: {"size": len(b), "sha256": hashlib.sha256(b).hexdigest()}
-                   for n, b in files.items()}}
+         "files": bundletar.files_entry(files)}
     if a.status != "complete":
         m["error"] = "kernel panic - not syncing"
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as t:
-        for name, data in [("manifest.json", json.dumps(m).encode())] + \
-                list(files.items()):
-            ti = tarfile.TarInfo(name)
-            ti.size = len(data)
-            t.addfile(ti, io.BytesIO(data))
+    tgz = bundletar.tgz(m, files)
     path = "%s%d.bundle" % (a.prefix, i + 1)
-    open(path, "wb").write(buf.getvalue())
+    open(path, "wb").write(tgz)
     print(path)
 EOF
 

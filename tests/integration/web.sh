@@ -35,7 +35,9 @@ check "server listens on a loopback port" test -n "$PORT"
 # -- fixture runs ---------------------------------------------------------
 # A bundle as the agent builds it, around a real cyclictest --json file.
 cat >"$work/mkbundle.py" <<'PYEOF'
-import argparse, hashlib, io, json, tarfile, uuid
+import argparse, json, os, sys, uuid
+sys.path.insert(0, os.path.join(os.environ["RTLAB_TOP"], "tests"))
+import bundletar
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--out", required=True)
@@ -66,16 +68,8 @@ m = {"format": "rtlab-bundle", "format_version": 1,
      "commands": ["cyclictest -m -p90 -i1000 -t -h %d" % a.range],
      "started_at": "2026-12-03T03:14:08Z",
      "finished_at": "2026-12-03T03:14:12Z",
-     "files": {n: {"size": len(b), "sha256": hashlib.sha256(b).hexdigest()}
-               for n, b in files.items()}}
-buf = io.BytesIO()
-with tarfile.open(fileobj=buf, mode="w:gz") as t:
-    for name, data in [("manifest.json", json.dumps(m).encode())] + \
-            list(files.items()):
-        ti = tarfile.TarInfo(name)
-        ti.size = len(data)
-        t.addfile(ti, io.BytesIO(data))
-open(a.out, "wb").write(buf.getvalue())
+     "files": bundletar.files_entry(files)}
+open(a.out, "wb").write(bundletar.tgz(m, files))
 PYEOF
 
 sql() {

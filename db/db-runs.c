@@ -465,13 +465,17 @@ int db_runs_list(PGconn *conn, const struct run_filter *f, json_t **out,
 	return db_query_json(conn, sql, 5, p, out, err, "listing runs");
 }
 
-/* @sql's JSON about run @id (its only parameter), naming the run when
- * there is none. */
-static int run_json(PGconn *conn, const char *sql, const char *id, json_t **out,
+/* @sql's JSON about run @run_id (its only parameter), naming the run
+ * when there is none. */
+static int run_json(PGconn *conn, const char *sql, int64_t run_id, json_t **out,
 		    struct rtlab_err *err, const char *what)
 {
+	char id[24];
 	const char *p[1] = { id };
-	int ret = db_query_json(conn, sql, 1, p, out, err, what);
+	int ret;
+
+	snprintf(id, sizeof(id), "%" PRId64, run_id);
+	ret = db_query_json(conn, sql, 1, p, out, err, what);
 
 	if (ret == -ENOENT)
 		rtlab_err_seterr(err, ENOENT, "run '%s' not found", id);
@@ -515,10 +519,8 @@ int db_run_get(PGconn *conn, int64_t run_id, json_t **out,
 											 "JOIN kernels k ON k.id = r.kernel_id "
 											 "JOIN testcases t ON t.id = r.testcase_id "
 											 "WHERE r.id = $1::bigint";
-	char id[24];
 
-	snprintf(id, sizeof(id), "%" PRId64, run_id);
-	return run_json(conn, sql, id, out, err, "reading the run");
+	return run_json(conn, sql, run_id, out, err, "reading the run");
 }
 
 int db_run_histograms(PGconn *conn, int64_t run_id, json_t **out,
@@ -532,10 +534,8 @@ int db_run_histograms(PGconn *conn, int64_t run_id, json_t **out,
 		"'bucket_us', bucket_us, 'counts', counts) ORDER BY thread) "
 		"FROM histograms WHERE run_id = r.id), '[]')::text "
 		"FROM runs r WHERE r.id = $1::bigint";
-	char id[24];
 
-	snprintf(id, sizeof(id), "%" PRId64, run_id);
-	return run_json(conn, sql, id, out, err, "reading histograms");
+	return run_json(conn, sql, run_id, out, err, "reading histograms");
 }
 
 static int load_hist(PGresult *res, int row, struct hist *h)

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <tracefs.h>
 
+#include "clock.h"
 #include "ftrace.h"
 #include "proc.h"
 
@@ -253,14 +254,6 @@ int ftrace_stop(const char *root, struct knob_list *knobs, bool *was_on,
 	return knob_set(knobs, path, "0", NULL, err);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* @root is the tracefs trace-cmd will read (same file behind tracing_on). */
 static bool is_mounted_tracefs(const char *root)
 {
@@ -344,7 +337,7 @@ int ftrace_extract(const char *root, const char *dir, const char *name,
 		_exit(127);
 	}
 	close(fd);
-	deadline = now_s() + FTRACE_EXTRACT_LIMIT_S;
+	deadline = clock_mono_s() + FTRACE_EXTRACT_LIMIT_S;
 	for (;;) {
 		double t;
 
@@ -357,7 +350,7 @@ int ftrace_extract(const char *root, const char *dir, const char *name,
 					       strerror(errno));
 			goto out;
 		}
-		t = now_s();
+		t = clock_mono_s();
 		if (!sig && ((stop && *stop) || t > deadline)) {
 			sig = SIGINT;
 			kill(pid, sig);

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "cmd.h"
 #include "inject.h"
 #include "testcase.h"
@@ -154,14 +155,6 @@ static void __printf(1, 2) inject_note(const char *fmt, ...)
 		}
 		close(fd);
 	}
-}
-
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static uint64_t mono_ns(void)
@@ -297,7 +290,7 @@ static int inject_user(const struct inject_opts *o, const sigset_t *stop)
 				sp[i].cpu, sp[i].what, strerror(sp[i].error));
 			ret = AGENT_EXIT_FAILURE;
 		}
-	t0 = mono_s();
+	t0 = clock_mono_s();
 	if (ret == AGENT_EXIT_OK) {
 		inject_note("start mode=user spin_us=%u period_ms=%u jitter_pct=%u seed=%llu cpus=%s (SCHED_FIFO %d)",
 			    o->spin_us, o->period_ms, o->jitter_pct, o->seed,
@@ -317,7 +310,7 @@ static int inject_user(const struct inject_opts *o, const sigset_t *stop)
 	pthread_barrier_destroy(&spin_ready);
 	if (ret == AGENT_EXIT_OK)
 		inject_note("stop mode=user seed=%llu injections=%llu seconds=%.1f",
-			    o->seed, total, mono_s() - t0);
+			    o->seed, total, clock_mono_s() - t0);
 	free(sp);
 	return ret;
 }

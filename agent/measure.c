@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <jansson.h>
 
+#include "clock.h"
 #include "measure.h"
 
 /* cyclictest may take a while to start (mlockall) and to write its JSON. */
@@ -55,14 +56,6 @@ int measure_build_argv(const struct testcase *tc, unsigned int duration_s,
 	for (x = m->extra_args; x && *x; x++)
 		argv_add(a, *x);
 	return argv_failed(a) ? -ENOMEM : 0;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 int measure_run(const struct argv *a, const char *cwd, const char *hist_path,
@@ -113,7 +106,7 @@ int measure_run(const struct argv *a, const char *cwd, const char *hist_path,
 			strerror(errno));
 		_exit(127);
 	}
-	start = now_s();
+	start = clock_mono_s();
 	deadline = start + duration_s + MEASURE_MARGIN_S;
 	for (;;) {
 		double t;
@@ -127,7 +120,7 @@ int measure_run(const struct argv *a, const char *cwd, const char *hist_path,
 					       strerror(errno));
 			break;
 		}
-		t = now_s();
+		t = clock_mono_s();
 		if (*stop && !sig_sent) {
 			kill(pid, SIGINT);
 			sig_sent = SIGINT;

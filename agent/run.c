@@ -27,6 +27,7 @@
 #include <uuid/uuid.h>
 #include <jansson.h>
 
+#include "clock.h"
 #include "bundle.h"
 #include "cmd.h"
 #include "cyclictest.h"
@@ -85,25 +86,6 @@ struct run_ctx {
 
 static void run_kernel_label(struct run_ctx *r);
 
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static char *iso_now(void)
-{
-	char buf[32];
-	time_t t = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return strdup(buf);
-}
-
 /* A line for agent.log; with @level below INFO, for stderr too. */
 static void __printf(3, 4)
 	rlog(struct run_ctx *r, enum log_level level, const char *fmt, ...)
@@ -115,7 +97,7 @@ static void __printf(3, 4)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (r->log) {
-		fprintf(r->log, "[%8.3f] %s%s\n", mono_s() - r->t0,
+		fprintf(r->log, "[%8.3f] %s%s\n", clock_mono_s() - r->t0,
 			level == LOG_LEVEL_ERROR ? "error: " :
 			level == LOG_LEVEL_WARN	 ? "warning: " :
 						   "",
@@ -616,11 +598,12 @@ static void run_measure(struct run_ctx *r)
 	phase(r, "measure");
 	/* Run where its output lands, so the recorded command line
 	 * carries no temporary path. */
-	t0 = mono_s();
+	t0 = clock_mono_s();
 	ret = measure_run(&a, r->workdir, hist_path, err_path, r->duration_s,
 			  &run_stop_signal, measure_tick, r, &status, &err);
 	json_object_set_new(r->measurement, "measured_s",
-			    json_real((long)((mono_s() - t0) * 1000) / 1000.0));
+			    json_real((long)((clock_mono_s() - t0) * 1000) /
+				      1000.0));
 	if (ret)
 		json_object_set_new(r->measurement, "stopped_early",
 				    json_true());
@@ -747,7 +730,7 @@ static int run_finish(struct run_ctx *r)
 	int ret, status = r->error ? AGENT_EXIT_FAILURE : AGENT_EXIT_OK;
 
 	free(r->finished_at);
-	r->finished_at = iso_now();
+	r->finished_at = clock_iso_now();
 	if (!r->kernel) {
 		r->kernel = env_kernel_json("");
 		run_kernel_label(r);
@@ -1012,7 +995,7 @@ int cmd_run(int argc, char **argv)
 	ret = run_parse_opts(argc, argv, &r.o);
 	if (ret)
 		return ret < 0 ? AGENT_EXIT_OK : ret;
-	r.t0 = mono_s();
+	r.t0 = clock_mono_s();
 	log_set_prog("rtlab-agent");
 	knob_list_init(&r.knobs);
 	load_set_init(&r.loads);
@@ -1022,7 +1005,7 @@ int cmd_run(int argc, char **argv)
 		uuid_generate_random(uu);
 	}
 	uuid_unparse_lower(uu, r.run_id);
-	r.started_at = iso_now();
+	r.started_at = clock_iso_now();
 	r.commands = json_array();
 	r.files = bundle_alloc();
 	snprintf(r.workdir, sizeof(r.workdir), "/tmp/rtlab-agent.XXXXXX");

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "upload.h"
 
 #define UPLOAD_CONNECT_TIMEOUT_S 10
@@ -418,13 +419,10 @@ static void retry_read(const char *path, struct retry_state *st)
 static int retry_write(const char *path, const struct retry_state *st,
 		       const char *why, struct rtlab_err *err)
 {
-	time_t t = (time_t)st->next_attempt;
-	char when[32] = "", *text;
-	struct tm tm;
+	char when[CLOCK_ISO_SIZE], *text;
 	int n, ret;
 
-	if (gmtime_r(&t, &tm))
-		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	clock_iso_utc(when, (time_t)st->next_attempt);
 	n = asprintf(&text,
 		     "attempts %u\nnext_attempt %lld\nnext_attempt_at %s\nlast_error %s\n",
 		     st->attempts, st->next_attempt, when, why);

@@ -21,19 +21,12 @@
 #include <time.h>
 #include <uuid/uuid.h>
 
+#include "clock.h"
 #include "bundle.h"
 #include "manifest.h"
 
 #define NCPUS 2
 #define NBUCKETS 1000
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* A cyclictest --json document whose threads have NBUCKETS non-empty
  * buckets each, shaped like a long-tailed latency distribution. */
@@ -163,10 +156,10 @@ static double bench_upload(const char *url, const char *token, int nruns,
 			break;
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, data);
 		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)size);
-		t0 = now_s();
+		t0 = clock_mono_s();
 		if (curl_easy_perform(c) == CURLE_OK)
 			curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-		total += now_s() - t0;
+		total += clock_mono_s() - t0;
 		free(data);
 		if (status == 201)
 			ok++;
@@ -200,7 +193,7 @@ static double bench_copy(PGconn *db, int nruns)
 	if (!exec_ok(db, "CREATE TEMP TABLE bench_buckets (run_id bigint, "
 			 "cpu int, bucket_us int, count bigint)"))
 		return 0;
-	t0 = now_s();
+	t0 = clock_mono_s();
 	for (i = 0; i < nruns; i++) {
 		PGresult *r;
 
@@ -225,7 +218,7 @@ static double bench_copy(PGconn *db, int nruns)
 		if (!exec_ok(db, "COMMIT"))
 			return 0;
 	}
-	t = now_s() - t0;
+	t = clock_mono_s() - t0;
 	exec_ok(db, "DROP TABLE bench_buckets");
 	return nruns / t;
 }
@@ -241,7 +234,7 @@ static double bench_insert_each(PGconn *db, int nruns)
 	if (!exec_ok(db, "CREATE TEMP TABLE bench_rows (run_id bigint, "
 			 "cpu int, bucket_us int, count bigint)"))
 		return 0;
-	t0 = now_s();
+	t0 = clock_mono_s();
 	for (i = 0; i < nruns; i++) {
 		if (!exec_ok(db, "BEGIN"))
 			return 0;
@@ -264,7 +257,7 @@ static double bench_insert_each(PGconn *db, int nruns)
 		if (!exec_ok(db, "COMMIT"))
 			return 0;
 	}
-	t = now_s() - t0;
+	t = clock_mono_s() - t0;
 	exec_ok(db, "DROP TABLE bench_rows");
 	return nruns / t;
 }

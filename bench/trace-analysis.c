@@ -22,17 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "../reports/spike.h"
 
 extern char **environ;
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* CPU seconds (user + system) of this process or of its waited-for
  * children: steadier than wall time on a busy machine. */
@@ -63,7 +56,7 @@ static int report_once(const char *path, double *s, double *cpu)
 {
 	char *argv[] = { "trace-cmd", "report", (char *)path, NULL };
 	posix_spawn_file_actions_t fa;
-	double t0 = now_s(), c0 = cpu_s(RUSAGE_CHILDREN);
+	double t0 = clock_mono_s(), c0 = cpu_s(RUSAGE_CHILDREN);
 	int status, ret;
 	pid_t pid;
 
@@ -79,7 +72,7 @@ static int report_once(const char *path, double *s, double *cpu)
 	}
 	if (waitpid(pid, &status, 0) < 0)
 		return -errno;
-	*s = now_s() - t0;
+	*s = clock_mono_s() - t0;
 	*cpu = cpu_s(RUSAGE_CHILDREN) - c0;
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		fprintf(stderr, "trace-analysis: trace-cmd report %s failed\n",
@@ -93,12 +86,12 @@ static int analyze_once(const char *path, double *s, double *cpu,
 			struct spike_result *res)
 {
 	struct rtlab_err err = { "" };
-	double t0 = now_s(), c0 = cpu_s(RUSAGE_SELF);
+	double t0 = clock_mono_s(), c0 = cpu_s(RUSAGE_SELF);
 	int ret;
 
 	spike_result_cleanup(res);
 	ret = spike_analyze_file(path, res, &err);
-	*s = now_s() - t0;
+	*s = clock_mono_s() - t0;
 	*cpu = cpu_s(RUSAGE_SELF) - c0;
 	if (ret)
 		fprintf(stderr, "trace-analysis: %s\n", err.msg);

@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include <uuid/uuid.h>
 
+#include "clock.h"
 #include "fsutil.h"
 #include "../kernels/kernel.h"
 #include "config.h"
@@ -41,23 +42,6 @@
 #define PANIC_GRACE_S 2.0	    /* console lines after "Kernel panic" */
 #define POWEROFF_GRACE_S 30.0	    /* bundle received, waiting for poweroff */
 #define LOG_KEEP_BYTES (16UL << 20) /* console.log, qemu.log: their end */
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void iso_now(char buf[32])
-{
-	time_t t = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
 
 void board_run_info_cleanup(struct board_run_info *info)
 {
@@ -75,7 +59,7 @@ struct run {
 	char clock[32];
 	char *work;
 	char *console_path, *qemu_log, *sock_path;
-	char started_at[32];
+	char started_at[CLOCK_ISO_SIZE];
 	double t0, t_qemu, t_start;
 	char **qemu_argv;
 	char *cmdline;
@@ -369,11 +353,11 @@ static int fault_bundle(struct run *r, enum run_status st, const char *why,
 			json_t *vboard, const char *out, struct rtlab_err *err)
 {
 	struct bundle *bd = bundle_alloc();
-	char fin[32];
+	char fin[CLOCK_ISO_SIZE];
 	json_t *m, *kern;
 	int ret;
 
-	iso_now(fin);
+	clock_iso_utc(fin, time(NULL));
 	kern = json_pack("{s:s, s:s?, s:s, s:s?, s:s?}", "release",
 			 r->id.release, "version", r->id.version, "name",
 			 r->id.name, "tree", r->id.tree, "config_sha256",
@@ -529,7 +513,7 @@ static enum outcome supervise(struct run *r, pid_t pid, int lfd,
 			} else {
 				n = read(cfd, buf, sizeof(buf));
 				if (n > 0) {
-					t = now_s();
+					t = clock_mono_s();
 					if (!r->chan_len)
 						r->chan_first = t;
 					r->chan_last = t;
@@ -545,7 +529,7 @@ static enum outcome supervise(struct run *r, pid_t pid, int lfd,
 			}
 		}
 		console_poll(r);
-		t = now_s();
+		t = clock_mono_s();
 		if (!r->t_start && console_has(r, "RTLAB-AGENT-START")) {
 			r->t_start = t;
 			phase(r, "measure");
@@ -582,7 +566,7 @@ static enum outcome supervise(struct run *r, pid_t pid, int lfd,
 	}
 	/* drain what is left on the channel */
 	while (cfd >= 0 && (n = read(cfd, buf, sizeof(buf))) > 0) {
-		r->chan_last = now_s();
+		r->chan_last = clock_mono_s();
 		if (append(&r->chan, &r->chan_len, &r->chan_cap, buf, n))
 			break;
 	}
@@ -717,11 +701,11 @@ int board_run(const struct board_def *b, const struct kernel_def *k,
 	const char *slash;
 	pid_t pid;
 
-	r.t0 = now_s();
+	r.t0 = clock_mono_s();
 	snprintf(r.what, sizeof(r.what), "%s %s", b->name, k->name);
 	if (o->progress)
 		progress_init(&r.pg, r.what, 0);
-	iso_now(r.started_at);
+	clock_iso_utc(r.started_at, time(NULL));
 	if (info)
 		memset(info, 0, sizeof(*info));
 	if (!o->duration_s)
@@ -789,7 +773,7 @@ int board_run(const struct board_def *b, const struct kernel_def *k,
 	hang_to = o->hang_timeout_s ?
 			  o->hang_timeout_s :
 			  b->hang_margin_s + o->duration_s * b->slowdown;
-	r.t_qemu = now_s();
+	r.t_qemu = clock_mono_s();
 	pid = spawn_qemu(&r, err);
 	if (pid < 0) {
 		ret = pid;
@@ -881,7 +865,7 @@ out:
 		progress_done(&r.pg);
 	if (info) {
 		info->boot_s = boot_s;
-		info->total_s = now_s() - r.t0;
+		info->total_s = clock_mono_s() - r.t0;
 		info->channel_bytes = r.chan_len;
 		info->channel_s = chan_s;
 		if (o->keep || o->work_dir)

@@ -15,6 +15,7 @@
 #include "../db/db-boards.h"
 #include "../db/db.h"
 #include "commands.h"
+#include "common.h"
 
 static void board_usage(FILE *out)
 {
@@ -121,11 +122,9 @@ static int board_add(int argc, char **argv)
 			return 1;
 		}
 	}
-	conn = db_connect(&err);
-	if (!conn) {
-		fprintf(stderr, "rtlab board add: %s\n", err.msg);
+	conn = cli_connect("board add");
+	if (!conn)
 		goto out;
-	}
 	id = db_board_create(conn, name, kind, def, token, &err);
 	if (id < 0) {
 		fprintf(stderr, "rtlab board add: %s\n", err.msg);
@@ -173,11 +172,9 @@ static int board_token(int argc, char **argv)
 		board_usage(stderr);
 		return EXIT_USAGE;
 	}
-	conn = db_connect(&err);
-	if (!conn) {
-		fprintf(stderr, "rtlab board token: %s\n", err.msg);
+	conn = cli_connect("board token");
+	if (!conn)
 		return 1;
-	}
 	ret = db_board_rotate_token(conn, argv[optind], token, &err);
 	db_disconnect(conn);
 	if (ret) {
@@ -204,11 +201,9 @@ static int board_list(int argc, char **argv)
 		board_usage(stderr);
 		return EXIT_USAGE;
 	}
-	conn = db_connect(&err);
-	if (!conn) {
-		fprintf(stderr, "rtlab board list: %s\n", err.msg);
+	conn = cli_connect("board list");
+	if (!conn)
 		return 1;
-	}
 	ret = db_board_list(conn, &b, &n, &err);
 	db_disconnect(conn);
 	if (ret) {

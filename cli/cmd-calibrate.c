@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "../boards/board.h"
 #include "fsutil.h"
 #include "../kernels/kernel.h"
@@ -523,17 +524,6 @@ check:
 	return ret;
 }
 
-static char *iso_now(void)
-{
-	char buf[32];
-	time_t t = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return strdup(buf);
-}
-
 static void cal_cleanup(struct cal *c)
 {
 	unsigned int i;
@@ -656,7 +646,7 @@ int cmd_calibrate(int argc, char **argv)
 		cmps[ncmp].verdict = verdicts[ncmp];
 		ncmp++;
 	}
-	now = iso_now();
+	now = clock_iso_now();
 	about = json_pack("{s:s, s:s, s:s?, s:s?, s:s, s:s?, s:I, s:I, s:I, "
 			  "s:{s:s, s:I, s:I}, s:s?}",
 			  "board", c.local ? "local" : c.b->name, "kind",

@@ -16,6 +16,7 @@
 #include "config.h"
 #include "../db/db.h"
 #include "commands.h"
+#include "common.h"
 
 static void db_usage(FILE *out)
 {
@@ -168,11 +169,9 @@ static int db_start(int argc, char **argv)
 		printf("embedded PostgreSQL started: socket in %s, port %d, log %s\n",
 		       c.run_dir, c.port, c.log_path);
 	cluster_cleanup(&c);
-	conn = db_connect(&err);
-	if (!conn) {
-		fprintf(stderr, "rtlab db start: %s\n", err.msg);
+	conn = cli_connect("db start");
+	if (!conn)
 		return 1;
-	}
 	ret = do_migrate(conn, "start");
 	db_disconnect(conn);
 	return ret;
@@ -282,15 +281,12 @@ static int db_status(void)
 
 static int db_migrate_cmd(void)
 {
-	struct rtlab_err err = { "" };
 	PGconn *conn;
 	int ret;
 
-	conn = db_connect(&err);
-	if (!conn) {
-		fprintf(stderr, "rtlab db migrate: %s\n", err.msg);
+	conn = cli_connect("db migrate");
+	if (!conn)
 		return 1;
-	}
 	ret = do_migrate(conn, "migrate");
 	db_disconnect(conn);
 	return ret;

@@ -15,6 +15,7 @@
 #include "../db/db-reports.h"
 #include "../db/db.h"
 #include "commands.h"
+#include "common.h"
 
 static void export_usage(FILE *out)
 {
@@ -42,11 +43,9 @@ static int export_kcidb(const char *since, const char *file, const char *origin)
 	FILE *f = NULL;
 	int status = 1;
 
-	conn = db_connect(&err);
-	if (!conn) {
-		fprintf(stderr, "rtlab export: %s\n", err.msg);
+	conn = cli_connect("export");
+	if (!conn)
 		return 1;
-	}
 	if (db_kcidb_get(conn, since, &data, &err)) {
 		fprintf(stderr, "rtlab export: %s\n", err.msg);
 		goto out;

@@ -100,11 +100,9 @@ static int job_add(int argc, char **argv)
 		job_usage(stderr);
 		return EXIT_USAGE;
 	}
-	conn = db_connect(&err);
-	if (!conn) {
-		fprintf(stderr, "rtlab job add: %s\n", err.msg);
+	conn = cli_connect("job add");
+	if (!conn)
 		return 1;
-	}
 	if (jobs_add(conn, &spec, &ids, &n, &err)) {
 		fprintf(stderr, "rtlab job add: %s; nothing queued\n", err.msg);
 		goto out;

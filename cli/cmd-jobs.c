@@ -98,11 +98,9 @@ int cmd_jobs(int argc, char **argv)
 		jobs_usage(stderr);
 		return EXIT_USAGE;
 	}
-	conn = db_connect(&err);
-	if (!conn) {
-		fprintf(stderr, "rtlab jobs: %s\n", err.msg);
+	conn = cli_connect("jobs");
+	if (!conn)
 		return 1;
-	}
 	ret = db_job_list(conn, state, limit, &jobs, &n, &err);
 	db_disconnect(conn);
 	if (ret) {

@@ -19,6 +19,7 @@
 #include "../db/db-reports.h"
 #include "../db/db.h"
 #include "commands.h"
+#include "common.h"
 
 static void report_usage(FILE *out)
 {
@@ -376,11 +377,9 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "rtlab report: %s\n", err.msg);
 		goto out;
 	}
-	conn = db_connect(&err);
-	if (!conn) {
-		fprintf(stderr, "rtlab report: %s\n", err.msg);
+	conn = cli_connect("report");
+	if (!conn)
 		goto out;
-	}
 	if (filing)
 		status = file_report(conn, id, url, dry_run, force, &cfg);
 	else

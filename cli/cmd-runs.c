@@ -50,8 +50,6 @@ int cmd_runs(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "b:k:t:s:n:jh", opts, NULL)) !=
 	       -1) {
-		char *end;
-
 		switch (c) {
 		case 'b':
 			f.board = optarg;
@@ -74,15 +72,9 @@ int cmd_runs(int argc, char **argv)
 			f.status = optarg;
 			break;
 		case 'n':
-			f.limit = strtoul(optarg, &end, 10);
-			if (!*optarg || *end || f.limit < 1 ||
-			    f.limit > 100000) {
-				fprintf(stderr,
-					"rtlab runs: --limit '%s': "
-					"expected a number from 1 to 100000\n",
-					optarg);
+			if (opt_uint("runs", "--limit", optarg, 1, 100000,
+				     &f.limit))
 				return EXIT_USAGE;
-			}
 			break;
 		case 'j':
 			as_json = true;

@@ -147,11 +147,9 @@ int cmd_server(int argc, char **argv)
 
 	/* Fail at start, not on the first request, when the database is
 	 * not there. */
-	conn = db_connect(&err);
-	if (!conn) {
-		fprintf(stderr, "rtlab server: %s\n", err.msg);
+	conn = cli_connect("server");
+	if (!conn)
 		goto out;
-	}
 	schema = rtlab_data_path("schema");
 	if (!schema || db_schema_ready(conn, schema, &err) ||
 	    db_runs_schema_check(conn, &err)) {

@@ -48,36 +48,17 @@ static void show_usage(FILE *out)
 
 int cmd_show(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct rtlab_err err = { "" };
 	json_t *run = NULL, *k, *cpus, *cpu, *arts, *a, *cmds, *cmd;
-	bool as_json = false;
+	bool as_json;
 	PGconn *conn;
 	int64_t id;
 	size_t i;
 	int c, ret = 1;
 
-	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			as_json = true;
-			break;
-		case 'h':
-			show_usage(stdout);
-			return 0;
-		default:
-			show_usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind != argc - 1) {
-		show_usage(stderr);
-		return EXIT_USAGE;
-	}
+	c = cli_opts_json_arg(argc, argv, show_usage, &as_json);
+	if (c >= 0)
+		return c;
 	conn = cli_connect("show");
 	if (!conn)
 		return 1;

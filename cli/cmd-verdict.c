@@ -30,36 +30,17 @@ static void verdict_usage(FILE *out)
 
 int cmd_verdict(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct rtlab_err err = { "" };
-	bool as_json = false;
+	bool as_json;
 	json_t *v = NULL;
 	PGconn *conn;
 	long long id;
 	char *end;
 	int c, ret = 1;
 
-	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			as_json = true;
-			break;
-		case 'h':
-			verdict_usage(stdout);
-			return 0;
-		default:
-			verdict_usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind != argc - 1) {
-		verdict_usage(stderr);
-		return EXIT_USAGE;
-	}
+	c = cli_opts_json_arg(argc, argv, verdict_usage, &as_json);
+	if (c >= 0)
+		return c;
 	id = strtoll(argv[optind], &end, 10);
 	if (!*argv[optind] || *end || id < 1) {
 		fprintf(stderr,

@@ -67,8 +67,6 @@ int cmd_verdicts(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "b:t:v:k:n:jh", opts, NULL)) !=
 	       -1) {
-		char *end;
-
 		switch (c) {
 		case 'b':
 			f.board = optarg;
@@ -92,15 +90,9 @@ int cmd_verdicts(int argc, char **argv)
 			f.kernel = optarg;
 			break;
 		case 'n':
-			f.limit = strtoul(optarg, &end, 10);
-			if (!*optarg || *end || f.limit < 1 ||
-			    f.limit > 100000) {
-				fprintf(stderr,
-					"rtlab verdicts: --limit '%s': "
-					"expected a number from 1 to 100000\n",
-					optarg);
+			if (opt_uint("verdicts", "--limit", optarg, 1, 100000,
+				     &f.limit))
 				return EXIT_USAGE;
-			}
 			break;
 		case 'j':
 			as_json = true;

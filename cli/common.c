@@ -2,10 +2,12 @@
 /* What the rtlab commands share: option values, connecting, printing. */
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 
 #include "../db/db-runs.h"
 #include "../db/db.h"
+#include "commands.h"
 #include "common.h"
 #include "parse.h"
 
@@ -19,6 +21,37 @@ int opt_uint(const char *cmd, const char *opt, const char *s, unsigned int min,
 		"to %u\n",
 		cmd, opt, s, min, max);
 	return -EINVAL;
+}
+
+int cli_opts_json_arg(int argc, char **argv, void (*usage)(FILE *out),
+		      bool *as_json)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	*as_json = false;
+	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			*as_json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	return -1;
 }
 
 PGconn *cli_connect(const char *cmd)

@@ -8,7 +8,9 @@
  * database, resolving a RUN argument, printing JSON fields.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <jansson.h>
 #include <libpq-fe.h>
@@ -23,6 +25,16 @@
  */
 int opt_uint(const char *cmd, const char *opt, const char *s, unsigned int min,
 	     unsigned int max, unsigned int *out) __must_check;
+
+/**
+ * cli_opts_json_arg() - read "[--json] [--help] ARG", the options of a
+ * command that shows one thing (show RUN, verdict ID).  @usage prints the
+ * command's usage on the stream it is given.
+ * Return: -1 to go on, with *@as_json set and ARG at argv[optind]; else the
+ * exit status (0 after --help, EXIT_USAGE on a usage error).
+ */
+int cli_opts_json_arg(int argc, char **argv, void (*usage)(FILE *out),
+		      bool *as_json);
 
 /** cli_connect() - db_connect(), printing "rtlab CMD: why" on failure.
  *  Return: the connection (caller db_disconnect()s) or NULL. */

@@ -438,23 +438,6 @@ int db_run_resolve(PGconn *conn, const char *ref, int64_t *run_id,
 	return ret;
 }
 
-/* One row, one column of JSON text into a jansson value. */
-static int json_result(PGresult *res, json_t **out, struct rtlab_err *err,
-		       const char *what)
-{
-	json_error_t jerr;
-
-	if (PQntuples(res) < 1 || PQgetisnull(res, 0, 0))
-		return -ENOENT;
-	*out = json_loads(PQgetvalue(res, 0, 0), JSON_DECODE_ANY, &jerr);
-	if (!*out)
-		return rtlab_err_seterr(err, EIO,
-					"%s: bad JSON from the "
-					"database: %s",
-					what, jerr.text);
-	return 0;
-}
-
 int db_runs_list(PGconn *conn, const struct run_filter *f, json_t **out,
 		 struct rtlab_err *err)
 {
@@ -477,8 +460,6 @@ int db_runs_list(PGconn *conn, const struct run_filter *f, json_t **out,
 					"ORDER BY r.id DESC LIMIT $5::integer) x";
 	char limit[16];
 	const char *p[5];
-	PGresult *res;
-	int ret;
 
 	snprintf(limit, sizeof(limit), "%u", f->limit ? f->limit : 50);
 	p[0] = f->board;
@@ -486,11 +467,23 @@ int db_runs_list(PGconn *conn, const struct run_filter *f, json_t **out,
 	p[2] = f->testcase;
 	p[3] = f->status;
 	p[4] = limit;
-	ret = db_query_rows(conn, sql, 5, p, &res, err, "listing runs");
-	if (ret)
-		return ret;
-	ret = json_result(res, out, err, "listing runs");
-	PQclear(res);
+	return db_query_json(conn, sql, 5, p, out, err, "listing runs");
+}
+
+/* @sql's JSON about run @run_id (its only parameter), naming the run
+ * when there is none. */
+static int run_json(PGconn *conn, const char *sql, int64_t run_id, json_t **out,
+		    struct rtlab_err *err, const char *what)
+{
+	char id[24];
+	const char *p[1] = { id };
+	int ret;
+
+	snprintf(id, sizeof(id), "%" PRId64, run_id);
+	ret = db_query_json(conn, sql, 1, p, out, err, what);
+
+	if (ret == -ENOENT)
+		rtlab_err_seterr(err, ENOENT, "run '%s' not found", id);
 	return ret;
 }
 
@@ -531,20 +524,8 @@ int db_run_get(PGconn *conn, int64_t run_id, json_t **out,
 											 "JOIN kernels k ON k.id = r.kernel_id "
 											 "JOIN testcases t ON t.id = r.testcase_id "
 											 "WHERE r.id = $1::bigint";
-	char id[24];
-	const char *p[1] = { id };
-	PGresult *res;
-	int ret;
 
-	snprintf(id, sizeof(id), "%" PRId64, run_id);
-	ret = db_query_rows(conn, sql, 1, p, &res, err, "reading the run");
-	if (ret)
-		return ret;
-	ret = json_result(res, out, err, "reading the run");
-	PQclear(res);
-	if (ret == -ENOENT)
-		rtlab_err_seterr(err, ENOENT, "run '%s' not found", id);
-	return ret;
+	return run_json(conn, sql, run_id, out, err, "reading the run");
 }
 
 int db_run_histograms(PGconn *conn, int64_t run_id, json_t **out,
@@ -558,20 +539,8 @@ int db_run_histograms(PGconn *conn, int64_t run_id, json_t **out,
 		"'bucket_us', bucket_us, 'counts', counts) ORDER BY thread) "
 		"FROM histograms WHERE run_id = r.id), '[]')::text "
 		"FROM runs r WHERE r.id = $1::bigint";
-	char id[24];
-	const char *p[1] = { id };
-	PGresult *res;
-	int ret;
 
-	snprintf(id, sizeof(id), "%" PRId64, run_id);
-	ret = db_query_rows(conn, sql, 1, p, &res, err, "reading histograms");
-	if (ret)
-		return ret;
-	ret = json_result(res, out, err, "reading histograms");
-	PQclear(res);
-	if (ret == -ENOENT)
-		rtlab_err_seterr(err, ENOENT, "run '%s' not found", id);
-	return ret;
+	return run_json(conn, sql, run_id, out, err, "reading histograms");
 }
 
 static int load_hist(PGresult *res, int row, struct hist *h)

@@ -18,11 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <zlib.h>
-
 #include "bundle.h"
+#include "fuzz-gz.h"
 
-#define TAR_BLOCK 512
 #define MUTATE_MAX_TAR (64 * 1024)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -66,62 +64,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	return 0;
 }
 
-/* The tar being mutated, and the zlib streams: set up once and reset per
- * input, as allocating them per mutation costs more than the reader. */
+/* The tar being mutated. */
 static unsigned char tar[MUTATE_MAX_TAR];
-static z_stream inf, def;
-static int zlib_ready;
-
-static int zlib_init(void)
-{
-	if (!zlib_ready && inflateInit2(&inf, 16 + MAX_WBITS) == Z_OK &&
-	    deflateInit2(&def, 1, Z_DEFLATED, 16 + MAX_WBITS, 8,
-			 Z_DEFAULT_STRATEGY) == Z_OK)
-		zlib_ready = 1;
-	return zlib_ready;
-}
-
-/* gunzip @data into tar[]: its length, or 0 when it does not gunzip. */
-static size_t gunzip(const uint8_t *data, size_t size)
-{
-	inflateReset(&inf);
-	inf.next_in = (unsigned char *)data;
-	inf.avail_in = (uInt)size;
-	inf.next_out = tar;
-	inf.avail_out = sizeof(tar);
-	if (inflate(&inf, Z_FINISH) != Z_STREAM_END)
-		return 0;
-	return inf.total_out;
-}
-
-/* gzip @len bytes of tar[] into @out: the length, 0 when over @cap. */
-static size_t gzip(size_t len, uint8_t *out, size_t cap)
-{
-	deflateReset(&def);
-	def.next_in = tar;
-	def.avail_in = (uInt)len;
-	def.next_out = out;
-	def.avail_out = (uInt)cap;
-	if (deflate(&def, Z_FINISH) != Z_STREAM_END)
-		return 0;
-	return def.total_out;
-}
 
 /* Recompute the checksum of every block that looks like a ustar header. */
 static void fix_checksums(unsigned char *buf, size_t len)
 {
-	unsigned int sum;
-	size_t off, i;
+	size_t off;
 
 	for (off = 0; off + TAR_BLOCK <= len; off += TAR_BLOCK) {
 		unsigned char *h = buf + off;
 
 		if (memcmp(h + 257, "ustar", 5))
 			continue;
-		memset(h + 148, ' ', 8);
-		for (sum = 0, i = 0; i < TAR_BLOCK; i++)
-			sum += h[i];
-		snprintf((char *)h + 148, 8, "%06o", sum);
+		fuzz_tar_checksum(h);
 		h[155] = ' ';
 	}
 }
@@ -131,7 +87,8 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size,
 {
 	size_t len, n;
 
-	if (seed % 8 == 0 || !zlib_init() || !(len = gunzip(data, size)))
+	if (seed % 8 == 0 || !fuzz_zlib_init() ||
+	    !(len = fuzz_gunzip(data, size, tar, sizeof(tar))))
 		return LLVMFuzzerMutate(data, size, max_size);
 	/* Room for a few more blocks, not for the mutator to bloat. */
 	n = len + 4 * TAR_BLOCK < sizeof(tar) ? len + 4 * TAR_BLOCK :
@@ -139,6 +96,6 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size,
 	len = LLVMFuzzerMutate(tar, len, n);
 	if ((seed / 8) % 4)
 		fix_checksums(tar, len);
-	n = gzip(len, data, max_size);
+	n = fuzz_gzip(tar, len, data, max_size);
 	return n ? n : LLVMFuzzerMutate(data, size, max_size);
 }

@@ -21,11 +21,11 @@
 #include <string.h>
 
 #include <jansson.h>
-#include <zlib.h>
 
 #include "bundle.h"
 #include "ingest.h"
 #include "manifest.h"
+#include "fuzz-gz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
@@ -48,24 +48,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
  * several times the ingest it feeds.  It handles the plain ustar members
  * the agent and fuzz/seeds.sh write; anything else is mutated raw.
  */
-#define TAR_BLOCK 512
 #define MAX_TAR (64 * 1024)
 #define MAX_MEMBERS 64
 
 static unsigned char tar_in[MAX_TAR], tar_out[MAX_TAR], mutated[MAX_TAR / 4];
 static char names[MAX_MEMBERS][101];
 static struct bundle_file files[MAX_MEMBERS];
-static z_stream inf, def;
-static int zlib_ready;
-
-static int zlib_init(void)
-{
-	if (!zlib_ready && inflateInit2(&inf, 16 + MAX_WBITS) == Z_OK &&
-	    deflateInit2(&def, 1, Z_DEFLATED, 16 + MAX_WBITS, 8,
-			 Z_DEFAULT_STRATEGY) == Z_OK)
-		zlib_ready = 1;
-	return zlib_ready;
-}
 
 static size_t octal(const unsigned char *p, size_t n)
 {
@@ -84,14 +72,7 @@ static size_t untar(const uint8_t *data, size_t size)
 {
 	size_t len, off = 0, n = 0, fsize;
 
-	inflateReset(&inf);
-	inf.next_in = (unsigned char *)data;
-	inf.avail_in = (uInt)size;
-	inf.next_out = tar_in;
-	inf.avail_out = sizeof(tar_in);
-	if (inflate(&inf, Z_FINISH) != Z_STREAM_END)
-		return 0;
-	len = inf.total_out;
+	len = fuzz_gunzip(data, size, tar_in, sizeof(tar_in));
 	while (off + TAR_BLOCK <= len && tar_in[off]) {
 		const unsigned char *h = tar_in + off;
 
@@ -116,8 +97,7 @@ static size_t untar(const uint8_t *data, size_t size)
 /* files[] as a gzip'd ustar into @out: its length, 0 when over @cap. */
 static size_t tar_gzip(size_t n, uint8_t *out, size_t cap)
 {
-	size_t i, j, len = 0, pad;
-	unsigned int sum;
+	size_t i, len = 0, pad;
 
 	for (i = 0; i < n; i++) {
 		unsigned char *h = tar_out + len;
@@ -137,10 +117,7 @@ static size_t tar_gzip(size_t n, uint8_t *out, size_t cap)
 		       "ustar\0"
 		       "00",
 		       8);
-		memset(h + 148, ' ', 8);
-		for (sum = 0, j = 0; j < TAR_BLOCK; j++)
-			sum += h[j];
-		snprintf((char *)h + 148, 8, "%06o", sum);
+		fuzz_tar_checksum(h);
 		len += TAR_BLOCK;
 		memcpy(tar_out + len, files[i].data, files[i].size);
 		memset(tar_out + len + files[i].size, 0, pad - files[i].size);
@@ -148,14 +125,7 @@ static size_t tar_gzip(size_t n, uint8_t *out, size_t cap)
 	}
 	memset(tar_out + len, 0, 2 * TAR_BLOCK);
 	len += 2 * TAR_BLOCK;
-	deflateReset(&def);
-	def.next_in = tar_out;
-	def.avail_in = (uInt)len;
-	def.next_out = out;
-	def.avail_out = (uInt)cap;
-	if (deflate(&def, Z_FINISH) != Z_STREAM_END)
-		return 0;
-	return def.total_out;
+	return fuzz_gzip(tar_out, len, out, cap);
 }
 
 /* Point manifest.json's "files" at the files as they are now; the new
@@ -195,7 +165,7 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size,
 	struct bundle_file *f;
 	size_t n, len, cap;
 
-	if (seed % 8 == 0 || !zlib_init() || !(n = untar(data, size)))
+	if (seed % 8 == 0 || !fuzz_zlib_init() || !(n = untar(data, size)))
 		return LLVMFuzzerMutate(data, size, max_size);
 	f = &files[(seed / 8) % n];
 	if (f->size > sizeof(mutated) - TAR_BLOCK)

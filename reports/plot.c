@@ -74,6 +74,40 @@ static void ps_quoted(struct strbuf *s, const char *text)
 	strbuf_addf(s, "\"");
 }
 
+/*
+ * The opening every script shares: its comment, the terminal for @fmt at
+ * @w x @h pixels (pngcairo where gnuplot has it), the output file and the
+ * title, left open for the caller's " noenhanced" and what follows.
+ */
+static void plot_preamble(struct strbuf *s, const char *kind,
+			  enum plot_format fmt, unsigned int w, unsigned int h,
+			  const char *title, const char *subtitle)
+{
+	strbuf_addf(s, "# rtlab latency %s\nset encoding utf8\n", kind);
+	if (fmt == PLOT_SVG) {
+		strbuf_addf(s,
+			    "set terminal svg size %u,%u dynamic noenhanced "
+			    "font 'sans,12'\n",
+			    w, h);
+	} else {
+		strbuf_addf(s,
+			    "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+			    "\tset terminal pngcairo size %u,%u noenhanced "
+			    "font 'sans,10'\n"
+			    "} else {\n"
+			    "\tset terminal png size %u,%u noenhanced\n"
+			    "}\n",
+			    w, h, w, h);
+	}
+	strbuf_addf(s, "set output 'plot.%s'\n", plot_format_ext(fmt));
+	strbuf_addf(s, "set title ");
+	ps_quoted(s, title);
+	if (subtitle) {
+		strbuf_addf(s, ".\"\\n\".");
+		ps_quoted(s, subtitle);
+	}
+}
+
 /* Highest latency to show: the last counted bucket, or the true maximum
  * when it lies within the tracked range.  A maximum among the overflows
  * would squash the histogram into the left edge; the legend names it. */
@@ -112,29 +146,7 @@ int plot_script_histogram(const struct plot_run *run, enum plot_format fmt,
 		any += run->series[i].hist->samples;
 	}
 
-	strbuf_addf(s, "# rtlab latency histogram\nset encoding utf8\n");
-	if (fmt == PLOT_SVG) {
-		strbuf_addf(s,
-			    "set terminal svg size %u,%u dynamic noenhanced "
-			    "font 'sans,12'\n",
-			    w, h);
-	} else {
-		strbuf_addf(s,
-			    "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-			    "\tset terminal pngcairo size %u,%u noenhanced "
-			    "font 'sans,10'\n"
-			    "} else {\n"
-			    "\tset terminal png size %u,%u noenhanced\n"
-			    "}\n",
-			    w, h, w, h);
-	}
-	strbuf_addf(s, "set output 'plot.%s'\n", plot_format_ext(fmt));
-	strbuf_addf(s, "set title ");
-	ps_quoted(s, run->title);
-	if (run->subtitle) {
-		strbuf_addf(s, ".\"\\n\".");
-		ps_quoted(s, run->subtitle);
-	}
+	plot_preamble(s, "histogram", fmt, w, h, run->title, run->subtitle);
 	strbuf_addf(s,
 		    " noenhanced\n"
 		    "set xlabel 'Latency (µs)'\n"
@@ -586,29 +598,7 @@ int plot_script_trend(const struct plot_trend *t, enum plot_format fmt,
 		return -EINVAL;
 	trend_range(t, &r);
 
-	strbuf_addf(s, "# rtlab latency trend\nset encoding utf8\n");
-	if (fmt == PLOT_SVG) {
-		strbuf_addf(s,
-			    "set terminal svg size %u,%u dynamic noenhanced "
-			    "font 'sans,12'\n",
-			    w, h);
-	} else {
-		strbuf_addf(s,
-			    "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-			    "\tset terminal pngcairo size %u,%u noenhanced "
-			    "font 'sans,10'\n"
-			    "} else {\n"
-			    "\tset terminal png size %u,%u noenhanced\n"
-			    "}\n",
-			    w, h, w, h);
-	}
-	strbuf_addf(s, "set output 'plot.%s'\n", plot_format_ext(fmt));
-	strbuf_addf(s, "set title ");
-	ps_quoted(s, t->title);
-	if (t->subtitle) {
-		strbuf_addf(s, ".\"\\n\".");
-		ps_quoted(s, t->subtitle);
-	}
+	plot_preamble(s, "trend", fmt, w, h, t->title, t->subtitle);
 	strbuf_addf(s,
 		    " noenhanced\n"
 		    "set datafile missing '?'\n"

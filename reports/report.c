@@ -906,6 +906,18 @@ int report_attachment_add(struct report *r, const char *file_name,
 	return 0;
 }
 
+/* @text (malloc'd, taken over; NULL when building it ran out of memory)
+ * as an attachment. */
+static int attach_text(struct report *r, const char *file_name,
+		       const char *content_type, const char *summary,
+		       char *text)
+{
+	if (!text)
+		return -ENOMEM;
+	return report_attachment_add(r, file_name, content_type, summary, text,
+				     strlen(text));
+}
+
 const json_t *report_worst_run(const json_t *ctx, const char *side)
 {
 	return worst_run(ctx, side);
@@ -980,12 +992,28 @@ int report_attach_overlay(struct report *r, const struct hist *hb,
 	return ret;
 }
 
+/* One row of histograms.csv: @lat_us is a bucket ("12") or the
+ * overflows (">=100"). */
+static void csv_row(struct strbuf *csv, const char *side, json_int_t run_id,
+		    const char *uuid, const json_t *t, const char *lat_us,
+		    json_int_t count)
+{
+	strbuf_addf(csv,
+		    "%s,%" JSON_INTEGER_FORMAT ",%s,%" JSON_INTEGER_FORMAT
+		    ",%" JSON_INTEGER_FORMAT ",%s,%" JSON_INTEGER_FORMAT "\n",
+		    side, run_id, uuid,
+		    json_integer_value(json_object_get(t, "thread")),
+		    json_integer_value(json_object_get(t, "cpu")), lat_us,
+		    count);
+}
+
 int report_attach_histograms(struct report *r, const json_t *doc)
 {
 	static const char *const sides[] = { "baseline", "candidate" };
 	const json_t *run, *t;
 	struct strbuf csv = { 0 };
-	char *text;
+	char *text, lat[32];
+	json_int_t over;
 	size_t s, i, j, k;
 	int ret;
 
@@ -1002,67 +1030,42 @@ int report_attach_histograms(struct report *r, const json_t *doc)
 				json_t *bu = json_object_get(t, "bucket_us");
 				json_t *co = json_object_get(t, "counts");
 
-				for (k = 0; k < json_array_size(bu); k++)
-					strbuf_addf(
-						&csv,
-						"%s,%" JSON_INTEGER_FORMAT
-						",%s,%" JSON_INTEGER_FORMAT
-						",%" JSON_INTEGER_FORMAT
-						",%" JSON_INTEGER_FORMAT
-						",%" JSON_INTEGER_FORMAT "\n",
-						sides[s], id, uuid,
-						json_integer_value(json_object_get(
-							t, "thread")),
-						json_integer_value(
-							json_object_get(t,
-									"cpu")),
-						json_integer_value(
-							json_array_get(bu, k)),
+				for (k = 0; k < json_array_size(bu); k++) {
+					snprintf(lat, sizeof(lat),
+						 "%" JSON_INTEGER_FORMAT,
+						 json_integer_value(
+							 json_array_get(bu,
+									k)));
+					csv_row(&csv, sides[s], id, uuid, t,
+						lat,
 						json_integer_value(
 							json_array_get(co, k)));
-				if (json_integer_value(
-					    json_object_get(t, "overflows")))
-					strbuf_addf(
-						&csv,
-						"%s,%" JSON_INTEGER_FORMAT
-						",%s,%" JSON_INTEGER_FORMAT
-						",%" JSON_INTEGER_FORMAT
-						",>=%" JSON_INTEGER_FORMAT
-						",%" JSON_INTEGER_FORMAT "\n",
-						sides[s], id, uuid,
-						json_integer_value(json_object_get(
-							t, "thread")),
-						json_integer_value(
-							json_object_get(t,
-									"cpu")),
-						json_integer_value(json_object_get(
-							t, "range_us")),
-						json_integer_value(json_object_get(
-							t, "overflows")));
+				}
+				over = json_integer_value(
+					json_object_get(t, "overflows"));
+				if (over) {
+					snprintf(lat, sizeof(lat),
+						 ">=%" JSON_INTEGER_FORMAT,
+						 json_integer_value(json_object_get(
+							 t, "range_us")));
+					csv_row(&csv, sides[s], id, uuid, t,
+						lat, over);
+				}
 			}
 		}
 	}
 	text = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-	if (!text) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	ret = report_attachment_add(r, "histograms.json", "application/json",
-				    "every run's histograms per CPU (1 us "
-				    "buckets)",
-				    text, strlen(text));
+	ret = attach_text(r, "histograms.json", "application/json",
+			  "every run's histograms per CPU (1 us buckets)",
+			  text);
 	if (ret)
 		goto out;
 	text = strbuf_take(&csv);
 	csv.buf = NULL;
-	if (!text) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	ret = report_attachment_add(r, "histograms.csv", "text/csv",
-				    "every run's histograms as CSV "
-				    "(side, run, thread, cpu, lat_us, count)",
-				    text, strlen(text));
+	ret = attach_text(r, "histograms.csv", "text/csv",
+			  "every run's histograms as CSV "
+			  "(side, run, thread, cpu, lat_us, count)",
+			  text);
 out:
 	free(csv.buf);
 	return ret;

@@ -88,6 +88,16 @@ start_db() {
 	fi
 }
 
+# need_db: start_db, reported as the test's first check; the test stops
+# when there is no database.
+need_db() {
+	if ! start_db; then
+		not_ok "throwaway database starts"
+		exit 1
+	fi
+	ok "throwaway database starts"
+}
+
 # start_server DIR [ARGS...]: returns 1, saying why, when it does not come up.
 start_server() {
 	_dir=$1
@@ -110,4 +120,33 @@ start_server() {
 		"$_dir/server.out")
 	URL=http://127.0.0.1:$PORT
 	[ -n "$PORT" ]
+}
+
+# has FILE REGEX: FILE has a line matching REGEX (shows FILE when it does not).
+has() {
+	if grep -Eq -- "$2" "$1"; then return 0; fi
+	echo "# $1 lacks /$2/:"; sed 's/^/#   /' "$1" | head -n 30
+	return 1
+}
+
+# jqt JQ-ARGS... FILE: jq -e, quietly.
+jqt() {
+	jq -e "$@" >/dev/null
+}
+
+# The HTTP helpers talk to the server start_server started ($URL); the
+# response body lands in $work/resp.
+
+# upload FILE [TOKEN]: posts bundle FILE as the board of TOKEN (default
+# $TOKEN); prints the HTTP status.
+upload() {
+	curl -s -o "$work/resp" -w '%{http_code}' \
+		-H "Authorization: Bearer ${2-$TOKEN}" \
+		-H 'Content-Type: application/gzip' \
+		--data-binary @"$1" "$URL/api/v1/runs"
+}
+
+# get PATH: prints the HTTP status of GET $URL/PATH.
+get() {
+	curl -s -o "$work/resp" -w '%{http_code}' "$URL$1"
 }

@@ -16,13 +16,6 @@ export RTLAB_DATADIR="$TOP"
 tmp=$(mktemp -d /tmp/rtlab-calibrate-local.XXXXXX)
 on_exit "rm -rf '$tmp'"
 
-# has FILE REGEX (shows FILE when it does not match)
-has() {
-	if grep -Eq -- "$2" "$1"; then return 0; fi
-	echo "# $1 lacks /$2/:"; sed 's/^/#   /' "$1" | head -n 30
-	return 1
-}
-
 # --- rtlab-agent inject ------------------------------------------------
 "$AGENT" inject --period-ms 50 >"$tmp/u1" 2>&1
 check "inject without --spin-us is a usage error (2)" test $? = 2

@@ -22,12 +22,6 @@ mkdir -p "$RTLAB_STATE_DIR"
 tmp=$(mktemp -d /tmp/rtlab-calibrate-vboard.XXXXXX)
 on_exit "rm -rf '$tmp'"
 
-has() {
-	if grep -Eq -- "$2" "$1"; then return 0; fi
-	echo "# $1 lacks /$2/:"; sed 's/^/#   /' "$1" | head -n 30
-	return 1
-}
-
 "$RTLAB" kernel fetch debian-rt >"$tmp/k.out" 2>&1
 check "kernel fetch debian-rt" test $? = 0
 release=$(sed -n 's/^release: *//p' "$tmp/k.out")

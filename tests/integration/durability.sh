@@ -15,11 +15,7 @@ on_exit "rm -rf '$work'"
 FIX=$TOP/tests/fixtures/cyclictest
 NBUNDLES=400
 
-if ! start_db; then
-	not_ok "throwaway database starts"
-	exit 1
-fi
-ok "throwaway database starts"
+need_db
 TOKEN=$("$RTLAB" board add dur1 --quiet 2>"$work/board.err")
 check "board registered" test ${#TOKEN} = 64
 start_server "$work" --threads 4 || { not_ok "server starts"; exit 1; }
@@ -29,7 +25,9 @@ API=$URL/api/v1/runs
 # Distinct bundles, made up front: one file per run, named by its uuid.
 mkdir -p "$work/b"
 python3 - "$work/b" "$FIX/idle.json" "$NBUNDLES" <<'EOF'
-import hashlib, io, json, sys, tarfile, uuid
+import json, os, sys, uuid
+sys.path.insert(0, os.path.join(os.environ["RTLAB_TOP"], "tests"))
+import bundletar
 out, ctj, n = sys.argv[1], open(sys.argv[2], "rb").read(), int(sys.argv[3])
 for i in range(n):
     rid = str(uuid.uuid4())
@@ -39,16 +37,9 @@ for i in range(n):
          "testcase": {"name": "durability", "duration_s": 3,
                       "hist_range_us": 100},
          "kernel": {"release": "6.1.0-57-rt-amd64"},
-         "files": {k: {"size": len(v), "sha256": hashlib.sha256(v).hexdigest()}
-                   for k, v in files.items()}}
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as t:
-        for name, data in [("manifest.json", json.dumps(m).encode())] + \
-                list(files.items()):
-            ti = tarfile.TarInfo(name)
-            ti.size = len(data)
-            t.addfile(ti, io.BytesIO(data))
-    open("%s/%04d-%s.tgz" % (out, i, rid), "wb").write(buf.getvalue())
+         "files": bundletar.files_entry(files)}
+    tgz = bundletar.tgz(m, files)
+    open("%s/%04d-%s.tgz" % (out, i, rid), "wb").write(tgz)
 EOF
 check "$NBUNDLES distinct bundles made" \
 	test "$(ls "$work/b" | wc -l)" = $NBUNDLES

@@ -15,11 +15,7 @@ on_exit "rm -rf '$work'"
 # Workers put their job directories here, so killed ones leave no litter.
 export TMPDIR=$work
 
-if ! start_db; then
-	not_ok "throwaway database starts"
-	exit 1
-fi
-ok "throwaway database starts"
+need_db
 
 sql() { "$RTLAB" db psql -X -q -t -A -c "$1" 2>>"$work/psql.err"; }
 

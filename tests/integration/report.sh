@@ -25,11 +25,7 @@ FIX=$TOP/tests/fixtures/report
 STANDIN=$TOP/tests/bugzilla-standin.py
 unset RTLAB_BUGZILLA_API_KEY
 
-if ! start_db; then
-	not_ok "throwaway database starts"
-	exit 1
-fi
-ok "throwaway database starts"
+need_db
 
 TOKEN=$("$RTLAB" board add qemu-icount --kind qemu --quiet 2>"$work/board.err")
 check "board qemu-icount registered" test ${#TOKEN} = 64
@@ -88,9 +84,6 @@ else
 	not_ok "bug.json equals the golden file"
 	head -n 40 "$work/bug.diff"
 fi
-jqt() {	# jq -e, quietly: JQ-ARGS... FILE
-	jq -e "$@" >/dev/null
-}
 check "bug.json: description is report.txt" \
 	jqt --rawfile t "$OUT/report.txt" '.description == $t' "$OUT/bug.json"
 check "bug.json: summary tagged [PREEMPT_RT], names figures and kernels" \

@@ -13,11 +13,7 @@ work=$(mktemp -d /tmp/rtlab-srvtest.XXXXXX) || exit 1
 on_exit "rm -rf '$work'"
 FIX=$TOP/tests/fixtures/cyclictest
 
-if ! start_db; then
-	not_ok "throwaway database starts"
-	exit 1
-fi
-ok "throwaway database starts"
+need_db
 
 TOKEN=$("$RTLAB" board add qemu1 --kind qemu --quiet 2>"$work/board.err")
 check "board qemu1 registered, token printed" test ${#TOKEN} = 64
@@ -34,7 +30,9 @@ API=$URL/api/v1/runs
 # Bundles built the way the agent builds them (gzip'd tar, manifest first),
 # with switches to break exactly one thing.
 cat >"$work/mkbundle.py" <<'EOF'
-import argparse, hashlib, io, json, os, tarfile, uuid
+import argparse, json, os, sys, uuid
+sys.path.insert(0, os.path.join(os.environ["RTLAB_TOP"], "tests"))
+import bundletar
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--out", required=True)
@@ -87,8 +85,7 @@ m = {
     "commands": ["cyclictest -m -p90 -i1000 -t -h %d" % a.range],
     "started_at": "2026-12-03T03:14:08Z",
     "finished_at": "2026-12-03T03:14:12Z",
-    "files": {n: {"size": len(b), "sha256": hashlib.sha256(b).hexdigest()}
-              for n, b in files.items()},
+    "files": bundletar.files_entry(files),
 }
 if a.status != "complete":
     m["error"] = "kernel panic - not syncing"
@@ -99,32 +96,12 @@ if a.drop:
     for p in a.drop.split(".")[:-1]:
         o = o[p]
     del o[a.drop.split(".")[-1]]
-buf = io.BytesIO()
-with tarfile.open(fileobj=buf, mode="w:gz") as t:
-    for name, data in [("manifest.json", json.dumps(m).encode())] + \
-            list(files.items()):
-        ti = tarfile.TarInfo(name)
-        ti.size = len(data)
-        ti.mtime = 1796267648
-        t.addfile(ti, io.BytesIO(data))
-open(a.out, "wb").write(buf.getvalue() + (b"garbage" if a.trailing else b""))
+tgz = bundletar.tgz(m, files, mtime=1796267648)
+open(a.out, "wb").write(tgz + (b"garbage" if a.trailing else b""))
 print(m.get("run_id", "-"))
 EOF
 
 mkbundle() { python3 "$work/mkbundle.py" "$@"; }
-
-# upload FILE [TOKEN]: prints the status; the body lands in $work/resp.
-upload() {
-	curl -s -o "$work/resp" -w '%{http_code}' \
-		-H "Authorization: Bearer ${2-$TOKEN}" \
-		-H 'Content-Type: application/gzip' \
-		--data-binary @"$1" "$API"
-}
-
-# get PATH: prints the status; the body lands in $work/resp.
-get() {
-	curl -s -o "$work/resp" -w '%{http_code}' "$URL$1"
-}
 
 counts() {
 	"$RTLAB" db psql -tAc "SELECT (SELECT count(*) FROM runs) || ' ' ||
@@ -149,10 +126,6 @@ bad() {
 		resp_error_has "$_word"
 	check "$_bn: runs/histograms/artifacts unchanged" \
 		test "$(counts)" = "$_before"
-}
-
-jqt() {	# jq -e, quietly: JQ-ARGS... FILE
-	jq -e "$@" >/dev/null
 }
 
 # -- health -----------------------------------------------------------------

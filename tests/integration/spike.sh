@@ -16,7 +16,9 @@ TRACES=$TOP/tests/fixtures/traces
 # A bundle the way the agent writes one, holding TRACE (or none).
 mkbundle() {	# OUT RELEASE TRACE|-
 	python3 - "$@" "$TOP/tests/fixtures/cyclictest/idle.json" <<'EOF'
-import hashlib, io, json, sys, tarfile, uuid
+import json, os, sys, uuid
+sys.path.insert(0, os.path.join(os.environ["RTLAB_TOP"], "tests"))
+import bundletar
 out, release, trace, ct = sys.argv[1:5]
 files = {"cyclictest.json": open(ct, "rb").read(),
          "dmesg.txt": b"[    0.000000] Linux version %s\n" % release.encode()}
@@ -36,17 +38,9 @@ m = {
     "commands": ["cyclictest -m -p 95 -i 1000 -t -b 150 --tracemark"],
     "started_at": "2026-12-03T03:14:08Z",
     "finished_at": "2026-12-03T03:14:12Z",
-    "files": {n: {"size": len(b), "sha256": hashlib.sha256(b).hexdigest()}
-              for n, b in files.items()},
+    "files": bundletar.files_entry(files),
 }
-buf = io.BytesIO()
-with tarfile.open(fileobj=buf, mode="w:gz") as t:
-    for name, data in [("manifest.json", json.dumps(m).encode())] + \
-            list(files.items()):
-        ti = tarfile.TarInfo(name)
-        ti.size = len(data)
-        t.addfile(ti, io.BytesIO(data))
-open(out, "wb").write(buf.getvalue())
+open(out, "wb").write(bundletar.tgz(m, files))
 EOF
 }
 

@@ -17,11 +17,7 @@
 work=$(mktemp -d /tmp/rtlab-verdicttest.XXXXXX) || exit 1
 on_exit "rm -rf '$work'"
 
-if ! start_db; then
-	not_ok "throwaway database starts"
-	exit 1
-fi
-ok "throwaway database starts"
+need_db
 
 TOKEN=$("$RTLAB" board add b1 --kind qemu --quiet 2>"$work/board.err")
 check "board b1 registered" test ${#TOKEN} = 64
@@ -34,7 +30,9 @@ check "server listens on a loopback port" test -n "$PORT"
 # 14 us plus a 0.5 % tail band 25..40 us (moved by --tail-shift), with
 # run-to-run wander, written as cyclictest --json.  Fresh run ids.
 cat >"$work/mkruns.py" <<'EOF'
-import argparse, hashlib, io, json, math, random, tarfile, uuid
+import argparse, json, math, os, random, sys, uuid
+sys.path.insert(0, os.path.join(os.environ["RTLAB_TOP"], "tests"))
+import bundletar
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--prefix", required=True)
@@ -98,19 +96,12 @@ for i in range(a.count):
          "commands": ["cyclictest -m -p95 -t -h %d" % a.range],
          "started_at": "2026-12-03T03:14:08Z",
          "finished_at": "2026-12-03T03:14:28Z",
-         "files": {n: {"size": len(b), "sha256": hashlib.sha256(b).hexdigest()}
-                   for n, b in files.items()}}
+         "files": bundletar.files_entry(files)}
     if a.status != "complete":
         m["error"] = "kernel panic - not syncing"
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as t:
-        for name, data in [("manifest.json", json.dumps(m).encode())] + \
-                list(files.items()):
-            ti = tarfile.TarInfo(name)
-            ti.size = len(data)
-            t.addfile(ti, io.BytesIO(data))
+    tgz = bundletar.tgz(m, files)
     path = "%s%d.bundle" % (a.prefix, i + 1)
-    open(path, "wb").write(buf.getvalue())
+    open(path, "wb").write(tgz)
     print(path)
 EOF
 
@@ -121,23 +112,11 @@ mkruns() {
 	python3 "$work/mkruns.py" --prefix "$work/$_n-" "$@" >/dev/null
 }
 
-# upload FILE: prints the HTTP status
-upload() {
-	curl -s -o "$work/resp" -w '%{http_code}' \
-		-H "Authorization: Bearer $TOKEN" \
-		-H 'Content-Type: application/gzip' \
-		--data-binary @"$1" "$URL/api/v1/runs"
-}
-
 # upload_all NAME: every bundle of NAME; fails unless each is stored
 upload_all() {
 	for _b in "$work/$1"-*.bundle; do
 		[ "$(upload "$_b")" = 201 ] || return 1
 	done
-}
-
-get() {	# PATH: prints the status; the body lands in $work/resp
-	curl -s -o "$work/resp" -w '%{http_code}' "$URL$1"
 }
 
 verdicts_json() {	# ARGS: rtlab verdicts --json ARGS

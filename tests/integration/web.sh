@@ -24,11 +24,7 @@ if ! command -v "$CHROMIUM" >/dev/null; then
 	exit 1
 fi
 
-if ! start_db; then
-	not_ok "throwaway database starts"
-	exit 1
-fi
-ok "throwaway database starts"
+need_db
 
 TOKEN=$("$RTLAB" board add web1 --kind qemu --quiet 2>"$work/board.err")
 check "board web1 registered" test ${#TOKEN} = 64
@@ -39,7 +35,9 @@ check "server listens on a loopback port" test -n "$PORT"
 # -- fixture runs ---------------------------------------------------------
 # A bundle as the agent builds it, around a real cyclictest --json file.
 cat >"$work/mkbundle.py" <<'PYEOF'
-import argparse, hashlib, io, json, tarfile, uuid
+import argparse, json, os, sys, uuid
+sys.path.insert(0, os.path.join(os.environ["RTLAB_TOP"], "tests"))
+import bundletar
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--out", required=True)
@@ -70,30 +68,9 @@ m = {"format": "rtlab-bundle", "format_version": 1,
      "commands": ["cyclictest -m -p90 -i1000 -t -h %d" % a.range],
      "started_at": "2026-12-03T03:14:08Z",
      "finished_at": "2026-12-03T03:14:12Z",
-     "files": {n: {"size": len(b), "sha256": hashlib.sha256(b).hexdigest()}
-               for n, b in files.items()}}
-buf = io.BytesIO()
-with tarfile.open(fileobj=buf, mode="w:gz") as t:
-    for name, data in [("manifest.json", json.dumps(m).encode())] + \
-            list(files.items()):
-        ti = tarfile.TarInfo(name)
-        ti.size = len(data)
-        t.addfile(ti, io.BytesIO(data))
-open(a.out, "wb").write(buf.getvalue())
+     "files": bundletar.files_entry(files)}
+open(a.out, "wb").write(bundletar.tgz(m, files))
 PYEOF
-
-# upload FILE: prints the HTTP status; the body lands in $work/resp
-upload() {
-	curl -s -o "$work/resp" -w '%{http_code}' \
-		-H "Authorization: Bearer $TOKEN" \
-		-H 'Content-Type: application/gzip' \
-		--data-binary @"$1" "$URL/api/v1/runs"
-}
-
-# get PATH: prints the status; the body lands in $work/resp
-get() {
-	curl -s -o "$work/resp" -w '%{http_code}' "$URL$1"
-}
 
 sql() {
 	"$RTLAB" db psql -tAc "$1" 2>>"$work/psql.err"

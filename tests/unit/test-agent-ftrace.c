@@ -20,52 +20,19 @@
 #include "testcase.h"
 #include "cyclictest.h"
 #include "check.h"
-
-static char dir[] = "/tmp/test-agent-ftrace.XXXXXX";
-
-static char *path_of(const char *name)
-{
-	static char buf[4][4096];
-	static int i;
-
-	i = (i + 1) % 4;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
-	return buf[i];
-}
-
-static void put(const char *name, const char *content)
-{
-	FILE *f = fopen(path_of(name), "w");
-
-	if (f) {
-		fputs(content, f);
-		fclose(f);
-	}
-}
+#include "scratch.h"
 
 static void mkdirs(const char *name)
 {
 	char buf[4096], *p;
 
-	snprintf(buf, sizeof(buf), "%s", path_of(name));
-	for (p = buf + strlen(dir) + 1; (p = strchr(p, '/')); p++) {
+	snprintf(buf, sizeof(buf), "%s", scratch_path(name));
+	for (p = buf + strlen(scratch_dir) + 1; (p = strchr(p, '/')); p++) {
 		*p = '\0';
 		mkdir(buf, 0700);
 		*p = '/';
 	}
 	mkdir(buf, 0700);
-}
-
-static int same(const char *name, const char *want)
-{
-	char *v = knob_read(path_of(name));
-	int ok = v && !strcmp(v, want);
-
-	if (!ok)
-		printf("# %s holds '%s', want '%s'\n", name,
-		       v ? v : "(unreadable)", want);
-	free(v);
-	return ok;
 }
 
 /* A tracefs as a board has it before a run, with a few odd settings. */
@@ -80,22 +47,22 @@ static void fake_tracefs(void)
 	size_t i;
 
 	mkdirs("t/options");
-	put("t/tracing_on", "1\n");
-	put("t/buffer_size_kb", "7 (expanded: 1408)\n");
-	put("t/current_tracer", "function\n");
-	put("t/set_event", "irq:irq_handler_entry\n");
-	put("t/options/overwrite", "0\n");
-	put("t/trace", "# tracer: function\n old lines\n");
-	put("t/trace_marker", "");
+	scratch_put("t/tracing_on", "1\n");
+	scratch_put("t/buffer_size_kb", "7 (expanded: 1408)\n");
+	scratch_put("t/current_tracer", "function\n");
+	scratch_put("t/set_event", "irq:irq_handler_entry\n");
+	scratch_put("t/options/overwrite", "0\n");
+	scratch_put("t/trace", "# tracer: function\n old lines\n");
+	scratch_put("t/trace_marker", "");
 	for (i = 0; events[i]; i++) {
 		snprintf(name, sizeof(name), "t/events/%s", events[i]);
 		mkdirs(name);
 		snprintf(name, sizeof(name), "t/events/%s/enable", events[i]);
-		put(name, strstr(events[i], "handler") ? "1\n" : "0\n");
+		scratch_put(name, strstr(events[i], "handler") ? "1\n" : "0\n");
 	}
 	/* Subsystem-wide files beside the event directories. */
-	put("t/events/irq/enable", "X\n");
-	put("t/events/irq/filter", "none\n");
+	scratch_put("t/events/irq/enable", "X\n");
+	scratch_put("t/events/irq/filter", "none\n");
 }
 
 static void test_prepare_restore(void)
@@ -115,11 +82,11 @@ static void test_prepare_restore(void)
 	bool was_on = false;
 	char root[4096];
 
-	snprintf(root, sizeof(root), "%s", path_of("t"));
+	snprintf(root, sizeof(root), "%s", scratch_path("t"));
 	fake_tracefs();
 	CHECK(ftrace_find_root(root, &e) == root,
 	      "a given tracefs root is used");
-	CHECK(!ftrace_find_root(dir, &e) && strstr(e.msg, dir),
+	CHECK(!ftrace_find_root(scratch_dir, &e) && strstr(e.msg, scratch_dir),
 	      "a directory without buffer_size_kb is refused, named (%s)",
 	      e.msg);
 	memset(&e, 0, sizeof(e));
@@ -137,51 +104,55 @@ static void test_prepare_restore(void)
 		  "prepare with a missing optional event");
 	if (e.msg[0])
 		printf("# %s\n", e.msg);
-	CHECK(same("t/tracing_on", "0"), "tracing off while preparing");
-	CHECK(same("t/current_tracer", "nop"), "nop tracer");
-	CHECK(same("t/set_event", ""), "set_event emptied (no other event)");
-	CHECK(same("t/options/overwrite", "1"), "overwrite mode on");
-	CHECK(same("t/buffer_size_kb", "4096"), "buffer sized");
-	CHECK(same("t/events/sched/sched_switch/enable", "1"),
+	CHECK(scratch_holds("t/tracing_on", "0"),
+	      "tracing off while preparing");
+	CHECK(scratch_holds("t/current_tracer", "nop"), "nop tracer");
+	CHECK(scratch_holds("t/set_event", ""),
+	      "set_event emptied (no other event)");
+	CHECK(scratch_holds("t/options/overwrite", "1"), "overwrite mode on");
+	CHECK(scratch_holds("t/buffer_size_kb", "4096"), "buffer sized");
+	CHECK(scratch_holds("t/events/sched/sched_switch/enable", "1"),
 	      "sched_switch enabled");
-	CHECK(same("t/events/irq/softirq_entry/enable", "1") &&
-		      same("t/events/irq/softirq_exit/enable", "1"),
+	CHECK(scratch_holds("t/events/irq/softirq_entry/enable", "1") &&
+		      scratch_holds("t/events/irq/softirq_exit/enable", "1"),
 	      "irq:softirq_* enabled event by event");
-	CHECK(same("t/events/sched/sched_wakeup/enable", "1"),
+	CHECK(scratch_holds("t/events/sched/sched_wakeup/enable", "1"),
 	      "an optional event that exists is enabled");
-	CHECK(same("t/events/irq/enable", "X"),
+	CHECK(scratch_holds("t/events/irq/enable", "X"),
 	      "the subsystem enable file is left alone");
-	CHECK(same("t/trace", "# tracer: function\n old lines"),
+	CHECK(scratch_holds("t/trace", "# tracer: function\n old lines"),
 	      "the buffer is not cleared before the start");
 
 	CHECK_INT(ftrace_start(root, &l, &e), 0, "start");
-	CHECK(same("t/trace", ""), "start clears the buffer");
-	CHECK(same("t/tracing_on", "1"), "start turns tracing on");
+	CHECK(scratch_holds("t/trace", ""), "start clears the buffer");
+	CHECK(scratch_holds("t/tracing_on", "1"), "start turns tracing on");
 
 	CHECK_INT(ftrace_stop(root, &l, &was_on, &e), 0, "stop");
 	CHECK(was_on, "stop saw tracing still on");
-	CHECK(same("t/tracing_on", "0"), "stop turns tracing off");
+	CHECK(scratch_holds("t/tracing_on", "0"), "stop turns tracing off");
 	/* As cyclictest does at a spike past -b. */
-	put("t/tracing_on", "1\n");
+	scratch_put("t/tracing_on", "1\n");
 	CHECK_INT(ftrace_start(root, &l, &e), 0, "start again");
-	put("t/tracing_on", "0\n");
+	scratch_put("t/tracing_on", "0\n");
 	CHECK_INT(ftrace_stop(root, &l, &was_on, &e), 0, "stop again");
 	CHECK(!was_on, "stop saw tracing already off (stopped at a spike)");
 
 	CHECK_INT(knob_restore_all(&l, &e), 0, "restore");
-	CHECK(same("t/tracing_on", "1"), "tracing_on restored");
-	CHECK(same("t/current_tracer", "function"), "current_tracer restored");
-	CHECK(same("t/set_event", "irq:irq_handler_entry"),
+	CHECK(scratch_holds("t/tracing_on", "1"), "tracing_on restored");
+	CHECK(scratch_holds("t/current_tracer", "function"),
+	      "current_tracer restored");
+	CHECK(scratch_holds("t/set_event", "irq:irq_handler_entry"),
 	      "set_event restored (the board's own events)");
-	CHECK(same("t/options/overwrite", "0"), "overwrite restored");
-	CHECK(same("t/buffer_size_kb", "1408"),
+	CHECK(scratch_holds("t/options/overwrite", "0"), "overwrite restored");
+	CHECK(scratch_holds("t/buffer_size_kb", "1408"),
 	      "buffer_size_kb restored to the number it accepts");
-	CHECK(same("t/events/sched/sched_switch/enable", "0") &&
-		      same("t/events/sched/sched_wakeup/enable", "0") &&
-		      same("t/events/irq/softirq_entry/enable", "0") &&
-		      same("t/events/irq/softirq_exit/enable", "0"),
+	CHECK(scratch_holds("t/events/sched/sched_switch/enable", "0") &&
+		      scratch_holds("t/events/sched/sched_wakeup/enable",
+				    "0") &&
+		      scratch_holds("t/events/irq/softirq_entry/enable", "0") &&
+		      scratch_holds("t/events/irq/softirq_exit/enable", "0"),
 	      "every event enable restored to 0");
-	CHECK(same("t/events/irq/irq_handler_entry/enable", "1"),
+	CHECK(scratch_holds("t/events/irq/irq_handler_entry/enable", "1"),
 	      "an event the board had on stays on");
 	CHECK_INT(l.n, 0, "knob list empty after restore");
 	knob_list_cleanup(&l);
@@ -199,14 +170,14 @@ static void test_missing(void)
 	struct knob_list l;
 	char root[4096];
 
-	snprintf(root, sizeof(root), "%s", path_of("t"));
+	snprintf(root, sizeof(root), "%s", scratch_path("t"));
 	fake_tracefs();
 	knob_list_init(&l);
 	CHECK(ftrace_prepare(root, &t, &l, &e) == -ENOENT &&
 		      strstr(e.msg, "sched:sched_nothing"),
 	      "a missing event is an error naming it (%s)", e.msg);
 	CHECK_INT(l.n, 0, "nothing changed for a testcase that cannot run");
-	CHECK(same("t/tracing_on", "1"), "tracing_on untouched");
+	CHECK(scratch_holds("t/tracing_on", "1"), "tracing_on untouched");
 	t.events = nomatch;
 	t.nevents = 1;
 	CHECK(ftrace_check(root, &t, &e) == -ENOENT &&
@@ -222,11 +193,11 @@ static void test_missing(void)
 	t.noptional_events = 1;
 	CHECK_INT(ftrace_check(root, &t, &e), 0,
 		  "the same event marked optional is no error");
-	unlink(path_of("t/trace_marker"));
+	unlink(scratch_path("t/trace_marker"));
 	CHECK(ftrace_check(root, &t, &e) == -ENOENT &&
 		      strstr(e.msg, "trace_marker"),
 	      "a tracefs without trace_marker is named (%s)", e.msg);
-	put("t/trace_marker", "");
+	scratch_put("t/trace_marker", "");
 	knob_list_cleanup(&l);
 }
 
@@ -236,13 +207,15 @@ static void test_extract_refused(void)
 	volatile sig_atomic_t stop = 0;
 	char root[4096];
 
-	snprintf(root, sizeof(root), "%s", path_of("t"));
+	snprintf(root, sizeof(root), "%s", scratch_path("t"));
 	fake_tracefs();
-	CHECK(ftrace_extract(root, dir, "trace.dat", &stop, &e) == -EXDEV &&
+	CHECK(ftrace_extract(root, scratch_dir, "trace.dat", &stop, &e) ==
+			      -EXDEV &&
 		      strstr(e.msg, root),
 	      "extract from a directory that is not the mounted tracefs is refused, naming it (%s)",
 	      e.msg);
-	CHECK(access(path_of("trace.dat"), F_OK), "and writes no trace.dat");
+	CHECK(access(scratch_path("trace.dat"), F_OK),
+	      "and writes no trace.dat");
 }
 
 static void test_spike(void)
@@ -353,15 +326,9 @@ static void test_testcase(void)
 	testcase_cleanup(&tc);
 }
 
-static int rm_entry(const char *p, const struct stat *st, int flag,
-		    struct FTW *ftw)
-{
-	return remove(p);
-}
-
 int main(void)
 {
-	if (!mkdtemp(dir)) {
+	if (scratch_create("test-agent-ftrace")) {
 		CHECK(0, "temporary directory: %s", strerror(errno));
 		return check_exit();
 	}
@@ -372,6 +339,6 @@ int main(void)
 	test_break();
 	test_json_repair();
 	test_testcase();
-	nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	scratch_destroy();
 	return check_exit();
 }

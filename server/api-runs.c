@@ -234,7 +234,6 @@ static enum MHD_Result list_runs(struct http_request *req)
 {
 	struct run_filter f = { 0 };
 	struct rtlab_err err = { "" };
-	const char *limit = http_query(req, "limit");
 	enum run_status st;
 	json_t *j = NULL;
 	int ret;
@@ -243,18 +242,9 @@ static enum MHD_Result list_runs(struct http_request *req)
 	f.kernel = http_query(req, "kernel");
 	f.testcase = http_query(req, "testcase");
 	f.status = http_query(req, "status");
-	if (limit) {
-		char *end;
-		unsigned long n = strtoul(limit, &end, 10);
-
-		if (!*limit || *end || n < 1 || n > 1000)
-			return http_respond_error(
-				req, MHD_HTTP_BAD_REQUEST,
-				"query 'limit': expected a number from 1 to "
-				"1000, got '%s'",
-				limit);
-		f.limit = n;
-	}
+	if (http_query_uint(req, "limit", 1, 1000, &f.limit, &err))
+		return http_respond_error(req, MHD_HTTP_BAD_REQUEST, "%s",
+					  err.msg);
 	if (f.status && run_status_parse(f.status, &st))
 		return http_respond_error(req, MHD_HTTP_BAD_REQUEST,
 					  "query 'status': expected complete, "

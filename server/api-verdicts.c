@@ -39,7 +39,6 @@ static enum MHD_Result api_list(struct http_request *req)
 {
 	struct verdict_filter f = { 0 };
 	struct rtlab_err err = { "" };
-	const char *limit = http_query(req, "limit");
 	json_t *j = NULL;
 	int ret;
 
@@ -47,18 +46,9 @@ static enum MHD_Result api_list(struct http_request *req)
 	f.testcase = http_query(req, "testcase");
 	f.verdict = http_query(req, "verdict");
 	f.kernel = http_query(req, "kernel");
-	if (limit) {
-		char *end;
-		unsigned long n = strtoul(limit, &end, 10);
-
-		if (!*limit || *end || n < 1 || n > 1000)
-			return http_respond_error(
-				req, MHD_HTTP_BAD_REQUEST,
-				"query 'limit': expected a number from 1 to "
-				"1000, got '%s'",
-				limit);
-		f.limit = n;
-	}
+	if (http_query_uint(req, "limit", 1, 1000, &f.limit, &err))
+		return http_respond_error(req, MHD_HTTP_BAD_REQUEST, "%s",
+					  err.msg);
 	if (f.verdict && regress_verdict_parse(f.verdict) < 0)
 		return http_respond_error(req, MHD_HTTP_BAD_REQUEST,
 					  "query 'verdict': expected "

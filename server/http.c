@@ -26,6 +26,7 @@
 
 #include "../db/db.h"
 #include "http.h"
+#include "parse.h"
 
 /* A connection, watched for the request deadline. */
 struct conn_watch {
@@ -105,6 +106,22 @@ const char *http_query(struct http_request *req, const char *name)
 {
 	return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND,
 					   name);
+}
+
+int http_query_uint(struct http_request *req, const char *name,
+		    unsigned int min, unsigned int max, unsigned int *out,
+		    struct rtlab_err *err)
+{
+	const char *s = http_query(req, name);
+
+	if (!s)
+		return 0;
+	if (parse_uint(s, min, max, out))
+		return rtlab_err_set(err,
+				     "query '%s': expected a number from %u "
+				     "to %u, got '%s'",
+				     name, min, max, s);
+	return 0;
 }
 
 /* The headers of every answer, then queue it (or keep it, on a slow

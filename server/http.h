@@ -135,6 +135,16 @@ const char *http_header(struct http_request *req, const char *name);
 const char *http_query(struct http_request *req, const char *name);
 
 /**
+ * http_query_uint() - query argument @name as a whole number from @min to
+ * @max (lib/parse.h's rule).  An absent argument leaves *@out alone.
+ * Return: 0; -EINVAL with @err "query 'NAME': expected a number from MIN
+ * to MAX, got 'TEXT'".
+ */
+int http_query_uint(struct http_request *req, const char *name,
+		    unsigned int min, unsigned int max, unsigned int *out,
+		    struct rtlab_err *err) __must_check;
+
+/**
  * http_respond() - queue a response of @size bytes of @data (copied).
  * @content_type: MIME type.  @extra_header/@extra_value: one more header,
  * may be NULL.  Every response gets X-Content-Type-Options: nosniff and

@@ -131,6 +131,12 @@ bad() {
 # -- health -----------------------------------------------------------------
 check "GET /healthz is 200" test "$(get /healthz)" = 200
 check "healthz says ok" jqt '.status == "ok"' "$work/resp"
+for q in "runs?limit=0" "runs?limit=1001" "verdicts?limit=abc" "verdicts?limit=%2B5"; do
+	check "GET /api/v1/$q is 400" test "$(get "/api/v1/$q")" = 400
+	check "  naming the query and its range" \
+		grep -q "query 'limit': expected a number from 1 to 1000" "$work/resp"
+done
+check "GET /api/v1/runs?limit=1000 is 200" test "$(get "/api/v1/runs?limit=1000")" = 200
 
 # -- a real run from the agent ----------------------------------------------
 if "$AGENT" run --testcase "$TOP/testcases/cyclictest-idle.yaml" \

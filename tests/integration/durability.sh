@@ -45,21 +45,30 @@ check "$NBUNDLES distinct bundles made" \
 	test "$(ls "$work/b" | wc -l)" = $NBUNDLES
 
 # uploader N: every other bundle; an acknowledged uuid goes to acked.N,
-# anything else to failed.N.  Stops when $work/stop appears.
+# a refusal to failed.N.  Like the agent's spool, a refused bundle is
+# tried again until it is acknowledged, so the uploaders are still at
+# work when the database comes back however long its restart takes.
+# Stops when $work/stop appears.
 uploader() {
 	_k=0
 	for _f in "$work"/b/*.tgz; do
 		_k=$((_k + 1))
 		[ $((_k % 2)) = "$1" ] || continue
-		[ -e "$work/stop" ] && break
 		_u=$(basename "$_f" .tgz | cut -d- -f2-)
-		_st=$(curl -s -o /dev/null -w '%{http_code}' --max-time 30 \
-			-H "Authorization: Bearer $TOKEN" \
-			--data-binary @"$_f" "$API")
-		case $_st in
-		2??) echo "$_u" >>"$work/acked.$1" ;;
-		*) echo "$_u $_st" >>"$work/failed.$1" ;;
-		esac
+		while [ ! -e "$work/stop" ]; do
+			_st=$(curl -s -o /dev/null -w '%{http_code}' \
+				--max-time 30 -H "Authorization: Bearer $TOKEN" \
+				--data-binary @"$_f" "$API")
+			case $_st in
+			2??)
+				echo "$_u" >>"$work/acked.$1"
+				break
+				;;
+			esac
+			echo "$_u $_st" >>"$work/failed.$1"
+			sleep 0.1
+		done
+		[ -e "$work/stop" ] && break
 	done
 }
 lines() { cat "$@" 2>/dev/null | wc -l; }
@@ -128,7 +137,7 @@ wait $U0 $U1
 cat "$work"/acked.* | sort >"$work/acked"
 "$RTLAB" db psql -tAc "SELECT uuid FROM runs" | sort >"$work/stored"
 comm -23 "$work/acked" "$work/stored" >"$work/lost"
-check "$(lines "$work/acked") uploads acknowledged, $(lines "$work/failed".*) refused" \
+check "$(lines "$work/acked") uploads acknowledged, $(lines "$work/failed".*) refusals" \
 	test "$(lines "$work/acked")" -gt "$before"
 check "every acknowledged upload is in the database ($(lines "$work/lost") lost)" \
 	test ! -s "$work/lost"

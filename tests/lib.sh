@@ -106,10 +106,12 @@ start_server() {
 		2>"$_dir/server.log" &
 	SPID=$!
 	on_exit "kill $SPID 2>/dev/null; wait $SPID 2>/dev/null"
+	# Wait while it is starting (alive, not yet listening); the cap is
+	# only a last resort against a server stuck before it listens.
 	_i=0
 	while ! grep -q 'listening on' "$_dir/server.out" 2>/dev/null; do
 		_i=$((_i + 1))
-		if [ $_i -gt 100 ] || ! kill -0 $SPID 2>/dev/null; then
+		if [ $_i -gt 1200 ] || ! kill -0 $SPID 2>/dev/null; then
 			echo "start_server: rtlab server did not come up:"
 			cat "$_dir/server.out" "$_dir/server.log"
 			return 1

@@ -63,6 +63,8 @@ CORE_SRCS  := $(wildcard db/*.c reports/*.c kernels/*.c boards/*.c \
 	      $(filter-out cli/main.c,$(wildcard cli/*.c))
 UNIT_SRCS  := $(wildcard tests/unit/test-*.c)
 BENCH_SRCS := $(wildcard bench/*.c)
+# What several benchmarks share (bundle generators) is linked into each.
+BENCH_COMMON_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard bench/common/*.c))
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
@@ -183,7 +185,7 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBAGENT) $(LIBCORE) $(LIBRTLAB)
 	$(echo_cmd) LD $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_RTLAB) $(LIBS_AGENT)
 
-$(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIBCORE) $(LIBRTLAB)
+$(BUILD)/bench/%: $(BUILD)/bench/%.o $(BENCH_COMMON_OBJS) $(LIBCORE) $(LIBRTLAB)
 	@mkdir -p $(dir $@)
 	$(echo_cmd) LD $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_RTLAB)

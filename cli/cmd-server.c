@@ -24,7 +24,8 @@ static void server_usage(FILE *out)
 		"usage: rtlab server [--listen HOST:PORT] [--max-upload-mb N]\n"
 		"                    [--threads N] [--max-connections N]\n"
 		"                    [--max-connections-per-ip N]\n"
-		"                    [--request-timeout S] [--slow-threads N]\n"
+		"                    [--request-timeout S] [--ingest-threads N]\n"
+		"                    [--ingest-queue N] [--slow-threads N]\n"
 		"                    [--slow-queue N] [--quiet]\n\n"
 		"Serve the rtlab HTTP API (docs/api.md) until SIGINT/SIGTERM.\n"
 		"  --listen HOST:PORT  address to bind (default: the configuration\n"
@@ -42,6 +43,10 @@ static void server_usage(FILE *out)
 		"  --request-timeout S seconds a connection gets to deliver a\n"
 		"                      whole request, headers and body\n"
 		"                      (default %d)\n"
+		"  --ingest-threads N  threads that check and store uploads, off\n"
+		"                      the connection threads (default %d)\n"
+		"  --ingest-queue N    uploads that may wait for them; beyond,\n"
+		"                      503 with Retry-After (default %d)\n"
 		"  --slow-threads N    threads for plots, comparisons and spike\n"
 		"                      analyses (default %d)\n"
 		"  --slow-queue N      slow requests that may wait for them;\n"
@@ -49,7 +54,8 @@ static void server_usage(FILE *out)
 		"  --quiet             no request log on stderr\n",
 		RTLAB_DEFAULT_MAX_UPLOAD_MB, HTTP_DEFAULT_MAX_CONNECTIONS,
 		HTTP_DEFAULT_MAX_CONNECTIONS_PER_IP,
-		HTTP_DEFAULT_REQUEST_TIMEOUT_S, HTTP_DEFAULT_SLOW_THREADS,
+		HTTP_DEFAULT_REQUEST_TIMEOUT_S, HTTP_DEFAULT_INGEST_THREADS,
+		HTTP_DEFAULT_INGEST_QUEUE, HTTP_DEFAULT_SLOW_THREADS,
 		HTTP_DEFAULT_SLOW_QUEUE);
 }
 
@@ -62,6 +68,8 @@ int cmd_server(int argc, char **argv)
 		{ "max-connections", required_argument, NULL, 'C' },
 		{ "max-connections-per-ip", required_argument, NULL, 'P' },
 		{ "request-timeout", required_argument, NULL, 'T' },
+		{ "ingest-threads", required_argument, NULL, 'I' },
+		{ "ingest-queue", required_argument, NULL, 'J' },
 		{ "slow-threads", required_argument, NULL, 'S' },
 		{ "slow-queue", required_argument, NULL, 'Q' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -76,6 +84,8 @@ int cmd_server(int argc, char **argv)
 	unsigned int max_conn = HTTP_DEFAULT_MAX_CONNECTIONS;
 	unsigned int per_ip = HTTP_DEFAULT_MAX_CONNECTIONS_PER_IP;
 	unsigned int timeout_s = HTTP_DEFAULT_REQUEST_TIMEOUT_S;
+	unsigned int ingest_threads = HTTP_DEFAULT_INGEST_THREADS;
+	unsigned int ingest_queue = HTTP_DEFAULT_INGEST_QUEUE;
 	unsigned int slow_threads = HTTP_DEFAULT_SLOW_THREADS;
 	unsigned int slow_queue = HTTP_DEFAULT_SLOW_QUEUE;
 	bool quiet = false;
@@ -111,6 +121,16 @@ int cmd_server(int argc, char **argv)
 		case 'T':
 			if (opt_uint("server", "--request-timeout", optarg, 1,
 				     86400, &timeout_s))
+				return EXIT_USAGE;
+			break;
+		case 'I':
+			if (opt_uint("server", "--ingest-threads", optarg, 1,
+				     256, &ingest_threads))
+				return EXIT_USAGE;
+			break;
+		case 'J':
+			if (opt_uint("server", "--ingest-queue", optarg, 0,
+				     10000, &ingest_queue))
 				return EXIT_USAGE;
 			break;
 		case 'S':
@@ -168,6 +188,8 @@ int cmd_server(int argc, char **argv)
 	hc.max_connections = max_conn;
 	hc.max_connections_per_ip = per_ip;
 	hc.request_timeout_s = timeout_s;
+	hc.ingest_threads = ingest_threads;
+	hc.ingest_queue = ingest_queue;
 	hc.slow_threads = slow_threads;
 	hc.slow_queue = slow_queue;
 	hc.quiet = quiet;

@@ -465,13 +465,17 @@ static enum MHD_Result spike(struct http_request *req, int64_t id, bool json)
 	return r;
 }
 
-bool api_runs_slow(const char *path)
+enum http_pool api_runs_pool(const char *method, const char *path)
 {
 	struct match mt;
 
 	route_path(path, &mt);
-	return mt.route == ROUTE_PLOT_PNG || mt.route == ROUTE_PLOT_SVG ||
-	       mt.route == ROUTE_SPIKE_TXT || mt.route == ROUTE_SPIKE_JSON;
+	if (mt.route == ROUTE_RUNS && !strcmp(method, "POST"))
+		return HTTP_POOL_INGEST;
+	if (mt.route == ROUTE_PLOT_PNG || mt.route == ROUTE_PLOT_SVG ||
+	    mt.route == ROUTE_SPIKE_TXT || mt.route == ROUTE_SPIKE_JSON)
+		return HTTP_POOL_SLOW;
+	return HTTP_POOL_NONE;
 }
 
 bool api_health_match(const char *path)

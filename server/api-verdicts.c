@@ -30,9 +30,10 @@ bool verdict_api_match(const char *path)
 	return !path[n] || (path[n] == '/' && !strchr(path + n + 1, '/'));
 }
 
-bool verdict_api_slow(const char *path)
+enum http_pool verdict_api_pool(const char *method, const char *path)
 {
-	return !strcmp(path, API_COMPARE);
+	(void)method;
+	return strcmp(path, API_COMPARE) ? HTTP_POOL_NONE : HTTP_POOL_SLOW;
 }
 
 static enum MHD_Result api_list(struct http_request *req)

@@ -44,9 +44,10 @@ bool api_runs_match(const char *path);
  */
 enum MHD_Result api_runs_begin(struct http_request *req);
 
-/** api_runs_slow() - whether @path under /api/v1/runs is slow work (a
- *  plot, a spike analysis), run on the server's slow-work threads. */
-bool api_runs_slow(const char *path);
+/** api_runs_pool() - which threads answer @method on @path under
+ *  /api/v1/runs: uploads the upload threads, plots and spike analyses the
+ *  slow-work threads. */
+enum http_pool api_runs_pool(const char *method, const char *path);
 
 /**
  * api_runs_handle() - answer a complete request under /api/v1/runs (body,
@@ -58,8 +59,8 @@ enum MHD_Result api_runs_handle(struct http_request *req);
  *  /api/v1/verdicts, /api/v1/verdicts/ID, /api/v1/compare. */
 bool verdict_api_match(const char *path);
 
-/** verdict_api_slow() - whether @path is /api/v1/compare, slow work. */
-bool verdict_api_slow(const char *path);
+/** verdict_api_pool() - /api/v1/compare is slow work. */
+enum http_pool verdict_api_pool(const char *method, const char *path);
 
 /**
  * verdict_api_handle() - answer GET /api/v1/verdicts (query: board,

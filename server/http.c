@@ -4,8 +4,9 @@
  * pool.  Each worker thread keeps one PostgreSQL connection of its own
  * (thread-local, reconnected when it breaks, closed when the thread ends).
  * Request bodies are collected up to the upload limit; an upload that
- * passes it is refused at once.  Slow handlers run on a few threads of
- * their own (the connection is suspended meanwhile) behind a bounded queue,
+ * passes it is refused at once.  Uploads and slow handlers run on pools
+ * of threads of their own (the connection is suspended meanwhile), each
+ * behind a bounded queue,
  * a watchdog thread closes connections whose request is not in by the
  * deadline, and libmicrohttpd caps the connections.  The main thread only
  * waits for SIGINT/SIGTERM.  Every request ends in one log line on stderr.
@@ -38,20 +39,26 @@ struct conn_watch {
 	bool closed;		     /* shut down by the watchdog */
 };
 
+/* Work off the connection threads: a queue and the threads that empty it. */
+struct work_pool {
+	const char *what;      /* "upload", "slow-work": for messages */
+	const char *busy_body; /* the 503's JSON */
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	struct http_request *head, *tail;
+	unsigned int busy; /* queued + running */
+	unsigned int max;  /* threads + queue */
+	bool stopping;
+	pthread_t *threads;
+	unsigned int nthreads;
+};
+
 struct http_server {
 	const struct http_config *cfg;
 	size_t max_body;
 	unsigned int request_timeout_s;
 
-	/* Slow work: a queue and the threads that empty it */
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	struct http_request *head, *tail;
-	unsigned int slow_busy; /* queued + running */
-	unsigned int slow_max;	/* threads + queue */
-	bool stopping;
-	pthread_t *slow;
-	unsigned int nslow;
+	struct work_pool ingest, slow;
 
 	/* The watchdog of the request deadline */
 	pthread_mutex_t watch_lock;
@@ -481,32 +488,32 @@ static void body_append(struct http_request *req, const char *data, size_t size)
 	req->body_len += size;
 }
 
-/* A slow thread: take queued requests, answer them, resume them. */
-static void *slow_main(void *arg)
+/* A pool thread: take queued requests, answer them, resume them. */
+static void *pool_main(void *arg)
 {
-	struct http_server *srv = arg;
+	struct work_pool *p = arg;
 	struct rtlab_err err = { "" };
 	struct http_request *req;
 
-	pthread_mutex_lock(&srv->lock);
+	pthread_mutex_lock(&p->lock);
 	for (;;) {
-		while (!srv->head && !srv->stopping)
-			pthread_cond_wait(&srv->wake, &srv->lock);
-		req = srv->head;
+		while (!p->head && !p->stopping)
+			pthread_cond_wait(&p->wake, &p->lock);
+		req = p->head;
 		if (!req)
 			break;
-		srv->head = req->next;
-		if (!srv->head)
-			srv->tail = NULL;
+		p->head = req->next;
+		if (!p->head)
+			p->tail = NULL;
 		req->next = NULL;
-		pthread_mutex_unlock(&srv->lock);
+		pthread_mutex_unlock(&p->lock);
 
 		err.msg[0] = '\0';
 		req->db = http_thread_db(&err);
 		if (!req->db)
 			snprintf(req->db_error, sizeof(req->db_error), "%s",
 				 err.msg);
-		if (srv->stopping)
+		if (p->stopping)
 			http_respond_error(req, MHD_HTTP_SERVICE_UNAVAILABLE,
 					   "the server is stopping");
 		else
@@ -517,46 +524,38 @@ static void *slow_main(void *arg)
 					   req->path);
 		req->db = NULL;
 
-		pthread_mutex_lock(&srv->lock);
-		srv->slow_busy--;
+		pthread_mutex_lock(&p->lock);
+		p->busy--;
 		MHD_resume_connection(req->conn);
 	}
-	pthread_mutex_unlock(&srv->lock);
+	pthread_mutex_unlock(&p->lock);
 	return NULL;
 }
 
-/* Hand @req to the slow threads, or answer 503 when they are all taken. */
-static enum MHD_Result offload(struct http_server *srv,
-			       struct http_request *req)
+/* Hand @req to @p's threads, or answer 503 when they are all taken. */
+static enum MHD_Result offload(struct work_pool *p, struct http_request *req)
 {
 	bool full;
 
-	pthread_mutex_lock(&srv->lock);
-	full = srv->stopping || srv->slow_busy >= srv->slow_max;
+	pthread_mutex_lock(&p->lock);
+	full = p->stopping || p->busy >= p->max;
 	if (!full) {
-		srv->slow_busy++;
+		p->busy++;
 		req->deferred = true;
 		MHD_suspend_connection(req->conn);
-		if (srv->tail)
-			srv->tail->next = req;
+		if (p->tail)
+			p->tail->next = req;
 		else
-			srv->head = req;
-		srv->tail = req;
-		pthread_cond_signal(&srv->wake);
+			p->head = req;
+		p->tail = req;
+		pthread_cond_signal(&p->wake);
 	}
-	pthread_mutex_unlock(&srv->lock);
+	pthread_mutex_unlock(&p->lock);
 	if (!full)
 		return MHD_YES;
-	{
-		static const char body[] =
-			"{\"error\":\"busy: every slow-work slot (plots, "
-			"comparisons, spike analyses) is taken; retry in a "
-			"few seconds\"}";
-
-		return http_respond(req, MHD_HTTP_SERVICE_UNAVAILABLE,
-				    "application/json", body, sizeof(body) - 1,
-				    "Retry-After", "5");
-	}
+	return http_respond(req, MHD_HTTP_SERVICE_UNAVAILABLE,
+			    "application/json", p->busy_body,
+			    strlen(p->busy_body), "Retry-After", "5");
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
@@ -621,9 +620,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	if (req->responded)
 		return MHD_YES;
 	watch_answering(srv, conn, true);
-	if (req->handler->slow && req->handler->slow(req->path) &&
-	    !req->deferred)
-		return offload(srv, req);
+	if (req->handler->pool && !req->deferred) {
+		switch (req->handler->pool(req->method, req->path)) {
+		case HTTP_POOL_INGEST:
+			return offload(&srv->ingest, req);
+		case HTTP_POOL_SLOW:
+			return offload(&srv->slow, req);
+		case HTTP_POOL_NONE:
+			break;
+		}
+	}
 	return dispatch(req);
 }
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
@@ -731,20 +737,47 @@ static void print_listening(struct MHD_Daemon *d,
 	fflush(stdout);
 }
 
-/* Stop the slow threads (the queue answered first) and the watchdog. */
-static void workers_stop(struct http_server *srv)
+static void pool_stop(struct work_pool *p)
 {
 	unsigned int i;
 
-	pthread_mutex_lock(&srv->lock);
-	srv->stopping = true;
-	pthread_cond_broadcast(&srv->wake);
-	pthread_mutex_unlock(&srv->lock);
-	for (i = 0; i < srv->nslow; i++)
-		pthread_join(srv->slow[i], NULL);
-	srv->nslow = 0;
-	free(srv->slow);
-	srv->slow = NULL;
+	pthread_mutex_lock(&p->lock);
+	p->stopping = true;
+	pthread_cond_broadcast(&p->wake);
+	pthread_mutex_unlock(&p->lock);
+	for (i = 0; i < p->nthreads; i++)
+		pthread_join(p->threads[i], NULL);
+	p->nthreads = 0;
+	free(p->threads);
+	p->threads = NULL;
+}
+
+static int pool_start(struct work_pool *p, unsigned int threads,
+		      unsigned int queue, struct rtlab_err *err)
+{
+	int rc;
+
+	p->max = threads + queue;
+	p->threads = calloc(threads, sizeof(*p->threads));
+	if (!p->threads)
+		return rtlab_err_seterr(err, ENOMEM, "out of memory");
+	for (; p->nthreads < threads; p->nthreads++) {
+		rc = pthread_create(&p->threads[p->nthreads], NULL, pool_main,
+				    p);
+		if (rc)
+			return rtlab_err_seterr(err, rc,
+						"cannot start the %s threads: "
+						"%s",
+						p->what, strerror(rc));
+	}
+	return 0;
+}
+
+/* Stop the pools (their queues answered first) and the watchdog. */
+static void workers_stop(struct http_server *srv)
+{
+	pool_stop(&srv->ingest);
+	pool_stop(&srv->slow);
 	if (srv->watchdog_running) {
 		pthread_mutex_lock(&srv->watch_lock);
 		srv->watch_stop = true;
@@ -758,23 +791,19 @@ static void workers_stop(struct http_server *srv)
 static int workers_start(struct http_server *srv, struct rtlab_err *err)
 {
 	const struct http_config *cfg = srv->cfg;
-	unsigned int n = cfg->slow_threads ? cfg->slow_threads :
-					     HTTP_DEFAULT_SLOW_THREADS;
 	int rc;
 
-	srv->slow_max = n + cfg->slow_queue;
-	srv->slow = calloc(n, sizeof(*srv->slow));
-	if (!srv->slow)
-		return rtlab_err_seterr(err, ENOMEM, "out of memory");
-	for (; srv->nslow < n; srv->nslow++) {
-		rc = pthread_create(&srv->slow[srv->nslow], NULL, slow_main,
-				    srv);
-		if (rc)
-			return rtlab_err_seterr(err, rc,
-						"cannot start the "
-						"slow-work threads: %s",
-						strerror(rc));
-	}
+	rc = pool_start(&srv->ingest,
+			cfg->ingest_threads ? cfg->ingest_threads :
+					      HTTP_DEFAULT_INGEST_THREADS,
+			cfg->ingest_queue, err);
+	if (!rc)
+		rc = pool_start(&srv->slow,
+				cfg->slow_threads ? cfg->slow_threads :
+						    HTTP_DEFAULT_SLOW_THREADS,
+				cfg->slow_queue, err);
+	if (rc)
+		return rc;
 	rc = pthread_create(&srv->watchdog, NULL, watchdog_main, srv);
 	if (rc)
 		return rtlab_err_seterr(err, rc,
@@ -789,8 +818,21 @@ int http_serve(const struct http_config *cfg, struct rtlab_err *err)
 {
 	struct http_server srv = {
 		.cfg = cfg,
-		.lock = PTHREAD_MUTEX_INITIALIZER,
-		.wake = PTHREAD_COND_INITIALIZER,
+		.ingest = {
+			.what = "upload",
+			.busy_body = "{\"error\":\"busy: every upload slot "
+				     "is taken; retry in a few seconds\"}",
+			.lock = PTHREAD_MUTEX_INITIALIZER,
+			.wake = PTHREAD_COND_INITIALIZER,
+		},
+		.slow = {
+			.what = "slow-work",
+			.busy_body = "{\"error\":\"busy: every slow-work slot "
+				     "(plots, comparisons, spike analyses) is "
+				     "taken; retry in a few seconds\"}",
+			.lock = PTHREAD_MUTEX_INITIALIZER,
+			.wake = PTHREAD_COND_INITIALIZER,
+		},
 		.watch_lock = PTHREAD_MUTEX_INITIALIZER,
 	};
 	struct sockaddr_storage ss;
@@ -863,7 +905,7 @@ int http_serve(const struct http_config *cfg, struct rtlab_err *err)
 	fprintf(stderr, "rtlab server: %s, stopping\n", strsignal(sig));
 	ret = 0;
 out:
-	/* Slow requests are answered (and resumed) before the daemon goes. */
+	/* Pooled requests are answered (and resumed) before the daemon goes. */
 	workers_stop(&srv);
 	if (d)
 		MHD_stop_daemon(d);

@@ -14,9 +14,11 @@
  *
  * It also holds the server's limits (docs/api.md, "Limits"): connections
  * in total and per client address, a deadline for a whole request that
- * trickled bytes do not extend, and a small separate pool of threads for
- * slow work (plots, comparisons, spike analyses) that answers 503 when it
- * is full, so the connection threads keep answering everything else.
+ * trickled bytes do not extend, and two separate pools of threads — one
+ * for uploads, one for slow work (plots, comparisons, spike analyses) —
+ * that answer 503 when they are full, so the connection threads keep
+ * answering everything else (/healthz, pages, lists) however busy those
+ * are.
  */
 
 #include <stdbool.h>
@@ -38,6 +40,13 @@ struct http_request;
 /* The policy of stored, board-supplied content: never active. */
 #define HTTP_CSP_SANDBOX "default-src 'none'; sandbox"
 
+/* Where a request's handler runs once the request is in. */
+enum http_pool {
+	HTTP_POOL_NONE,	  /* on the connection's thread: quick answers */
+	HTTP_POOL_INGEST, /* the upload threads: check and store a bundle */
+	HTTP_POOL_SLOW,	  /* plots, comparisons, spike analyses */
+};
+
 /*
  * One resource of the server: which paths it answers and how.  http.c
  * asks each handler of the table in order; the first whose match() is
@@ -57,11 +66,11 @@ struct http_handler {
 	/* Answer 503 "database unavailable" without a connection. */
 	bool needs_db;
 	/*
-	 * Whether the request for @path is slow work (a plot, a comparison,
-	 * an analysis): handle() then runs on the slow-work threads.  NULL:
-	 * never.
+	 * Which threads run handle() for @method on @path: an upload's
+	 * belong on the upload threads, slow work (a plot, a comparison, an
+	 * analysis) on the slow-work threads.  NULL: the connection's own.
 	 */
-	bool (*slow)(const char *path);
+	enum http_pool (*pool)(const char *method, const char *path);
 };
 
 struct http_config {
@@ -75,6 +84,8 @@ struct http_config {
 	unsigned int request_timeout_s; /* whole request in by then (0: 60) */
 	unsigned int slow_threads;	/* threads for slow work (0: 2) */
 	unsigned int slow_queue;	/* slow requests waiting (0: none) */
+	unsigned int ingest_threads;	/* threads for uploads (0: 4) */
+	unsigned int ingest_queue;	/* uploads waiting (0: none) */
 	bool quiet;			/* no request log */
 };
 
@@ -84,6 +95,8 @@ struct http_config {
 #define HTTP_DEFAULT_REQUEST_TIMEOUT_S 60
 #define HTTP_DEFAULT_SLOW_THREADS 2
 #define HTTP_DEFAULT_SLOW_QUEUE 8
+#define HTTP_DEFAULT_INGEST_THREADS 4
+#define HTTP_DEFAULT_INGEST_QUEUE 64
 /* Seconds a connection may stay silent (waiting or being answered). */
 #define HTTP_IDLE_TIMEOUT_S 30
 
@@ -112,10 +125,10 @@ struct http_request {
 	size_t bytes;
 	bool responded;
 
-	/* Slow work (private to http.c) */
-	bool deferred;		      /* on a slow thread: keep the answer */
+	/* Work off the connection threads (private to http.c) */
+	bool deferred;		      /* on a pool thread: keep the answer */
 	struct MHD_Response *pending; /* the kept answer */
-	struct http_request *next;    /* in the slow-work queue */
+	struct http_request *next;    /* in a pool's queue */
 };
 
 /**

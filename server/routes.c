@@ -1,21 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The handler table of `rtlab server`: which resource answers which path.
- * The web pages come first because they own "/".  The last field names
- * the slow work (plots, comparisons, spike analyses) that runs on the
- * slow-work threads.
+ * The web pages come first because they own "/".  The last field says
+ * which requests run on the upload threads and which are slow work
+ * (plots, comparisons, spike analyses) for the slow-work threads.
  */
 
 #include "api.h"
 #include "web.h"
 
 const struct http_handler server_routes[] = {
-	{ "web", web_match, NULL, web_handle, false, web_slow },
+	{ "web", web_match, NULL, web_handle, false, web_pool },
 	{ "health", api_health_match, NULL, api_health_handle, false, NULL },
 	{ "verdicts", verdict_api_match, NULL, verdict_api_handle, true,
-	  verdict_api_slow },
+	  verdict_api_pool },
 	{ "runs", api_runs_match, api_runs_begin, api_runs_handle, true,
-	  api_runs_slow },
+	  api_runs_pool },
 };
 
 const size_t server_nroutes = sizeof(server_routes) / sizeof(server_routes[0]);

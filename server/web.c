@@ -362,12 +362,15 @@ bool web_match(const char *path)
 	return m.route != WEB_NONE;
 }
 
-bool web_slow(const char *path)
+enum http_pool web_pool(const char *method, const char *path)
 {
 	struct web_match m;
 
+	(void)method;
 	web_route(path, &m);
-	return m.route == WEB_PLOT_COMPARE || m.route == WEB_PLOT_TREND;
+	return m.route == WEB_PLOT_COMPARE || m.route == WEB_PLOT_TREND ?
+		       HTTP_POOL_SLOW :
+		       HTTP_POOL_NONE;
 }
 
 /* ------------------------------------------------------------------ */

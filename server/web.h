@@ -27,8 +27,8 @@ struct http_request;
  */
 bool web_match(const char *path);
 
-/** web_slow() - whether @path is one of the plots, slow work. */
-bool web_slow(const char *path);
+/** web_pool() - the plots are slow work. */
+enum http_pool web_pool(const char *method, const char *path);
 
 /**
  * web_handle() - answer a GET or HEAD of a path web_match() accepted:

@@ -330,3 +330,49 @@ check "the first plot completes once the lock goes ($(cat "$work/plot1.st"))" \
 kill -TERM "$SPID"
 wait "$SPID"
 check "SIGTERM stops the server with status 0" test $? = 0
+
+# == uploads off the connection threads ====================================
+# One connection thread, one upload thread, no queue.  An upload is held up
+# by a lock on the runs table; a second upload gets 503, while /healthz and
+# a page answer on the connection thread.
+start_server "$(srv ingest)" --threads 1 --ingest-threads 1 \
+	--ingest-queue 0 || { not_ok "server starts with --ingest-threads"; exit 1; }
+for n in 1 2; do
+	python3 "$work/mkbundle.py" --out "$work/up$n.tgz" --json "$FIX/idle.json"
+done
+mkfifo "$work/lock2.fifo"
+"$RTLAB" db psql -q <"$work/lock2.fifo" >"$work/lock2.out" 2>&1 &
+LOCKPID=$!
+exec 3>"$work/lock2.fifo"
+on_exit "exec 3>&-; kill $LOCKPID 2>/dev/null"
+echo "BEGIN; LOCK TABLE runs IN ACCESS EXCLUSIVE MODE;" >&3
+check "the lock on runs is held" waitfor "SELECT EXISTS (SELECT 1 FROM pg_locks
+	WHERE relation = 'runs'::regclass AND granted)"
+curl -s -o "$work/up1.resp" -w '%{http_code}' --max-time 300 \
+	-H "Authorization: Bearer $TOKEN" --data-binary @"$work/up1.tgz" \
+	"$URL/api/v1/runs" >"$work/up1.st" &
+U1=$!
+check "the first upload waits on the lock" waitfor "SELECT EXISTS (SELECT 1
+	FROM pg_stat_activity WHERE wait_event_type = 'Lock')"
+st=$(curl -s -D "$work/hdr.raw" -o "$work/resp" -w '%{http_code}' \
+	--max-time 120 -H "Authorization: Bearer $TOKEN" \
+	--data-binary @"$work/up2.tgz" "$URL/api/v1/runs")
+tr -d '\r' <"$work/hdr.raw" | sed 's/^\([^:]*\):/\L\1:/' >"$work/hdr"
+check "a second upload meanwhile: 503 (got $st)" test "$st" = 503
+check "... with Retry-After" has_header retry-after 5
+check "... and a JSON error naming the uploads" \
+	jqt '.error | contains("upload")' "$work/resp"
+st=$(head_of /healthz)
+check "/healthz answers meanwhile (got $st)" test "$st" = 200
+echo "COMMIT;" >&3
+exec 3>&-
+wait "$U1"
+check "the first upload is stored once the lock goes ($(cat "$work/up1.st"))" \
+	test "$(cat "$work/up1.st")" = 201
+st=$(curl -s -o "$work/resp" -w '%{http_code}' --max-time 120 \
+	-H "Authorization: Bearer $TOKEN" --data-binary @"$work/up2.tgz" \
+	"$URL/api/v1/runs")
+check "the refused upload, sent again, is stored (got $st)" test "$st" = 201
+kill -TERM "$SPID"
+wait "$SPID"
+check "SIGTERM stops the server with status 0" test $? = 0

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "../db/db.h"
+#include "auth.h"
 #include "http.h"
 #include "parse.h"
 
@@ -122,6 +123,42 @@ int http_query_uint(struct http_request *req, const char *name,
 				     "to %u, got '%s'",
 				     name, min, max, s);
 	return 0;
+}
+
+enum MHD_Result http_want_json_body(struct http_request *req)
+{
+	const char *cl = http_header(req, MHD_HTTP_HEADER_CONTENT_LENGTH);
+
+	req->want_body = true;
+	if (cl && strtoull(cl, NULL, 10) > req->max_body)
+		return http_respond_error(req, MHD_HTTP_CONTENT_TOO_LARGE,
+					  "body of %s bytes is larger than "
+					  "the server's limit of %zu MB "
+					  "(max_upload_mb)",
+					  cl, req->max_body >> 20);
+	return MHD_YES;
+}
+
+json_t *http_body_json(struct http_request *req, struct rtlab_err *err)
+{
+	json_error_t jerr;
+	json_t *j;
+
+	if (req->too_large) {
+		rtlab_err_set(err, "body: larger than the server's limit");
+		return NULL;
+	}
+	j = json_loadb(req->body ? req->body : "", req->body_len, 0, &jerr);
+	if (!j || !json_is_object(j)) {
+		rtlab_err_set(err,
+			      "body: expected a JSON object%s%s (line %d "
+			      "column %d)",
+			      j ? "" : ": ", j ? "" : jerr.text, jerr.line,
+			      jerr.column);
+		json_decref(j);
+		return NULL;
+	}
+	return j;
 }
 
 /* The headers of every answer, then queue it (or keep it, on a slow
@@ -291,6 +328,11 @@ static enum MHD_Result dispatch_begin(const struct http_config *cfg,
 	if (!req->handler)
 		return http_respond_error(req, MHD_HTTP_NOT_FOUND,
 					  "no such path: %s", req->path);
+	/* Closed reads: every read but the always-public ones needs a
+	 * token; writes are each handler's own check. */
+	if (cfg->reads_need_token && is_get(req->method) &&
+	    !req->handler->always_public && !http_auth_require(req, ROLES_ANY))
+		return MHD_YES;
 	if (req->handler->begin)
 		return req->handler->begin(req);
 	if (!is_get(req->method))
@@ -315,6 +357,7 @@ static void request_free(struct http_request *req)
 	free(req->path);
 	free(req->body);
 	free(req->board);
+	free(req->token_name);
 	free(req);
 }
 

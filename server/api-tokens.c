@@ -74,7 +74,7 @@ static enum MHD_Result token_add(struct http_request *req)
 	const char *rname, *name, *board;
 	char token[TOKEN_LEN + 1];
 	enum role role;
-	json_t *body;
+	json_t *body, *j;
 	int ret, id;
 
 	body = http_body_json(req, &err);
@@ -100,14 +100,11 @@ static enum MHD_Result token_add(struct http_request *req)
 		return http_respond_error(req, http_errno_status(ret), "%s",
 					  err.msg);
 	}
+	j = json_pack("{sissssssss?}", "id", id, "token", token, "role",
+		      role_name(role), "name", name, "board",
+		      role == ROLE_BOARD ? (board ? board : name) : NULL);
 	json_decref(body);
-	return http_respond_json(req, MHD_HTTP_CREATED,
-				 json_pack("{sisssssss?}", "id", id, "token",
-					   token, "role", role_name(role),
-					   "name", name, "board",
-					   role == ROLE_BOARD ?
-						   (board ? board : name) :
-						   NULL));
+	return http_respond_json(req, MHD_HTTP_CREATED, j);
 }
 
 static enum MHD_Result token_revoke(struct http_request *req, const char *ref)

@@ -917,7 +917,8 @@ static int diff_objects(const json_t *a, const json_t *b, const char *prefix,
 		if (!strcmp(key, "description"))
 			continue;
 		vb = json_object_get(b, key);
-		if (vb && json_equal(va, vb))
+		/* A null value says no more than a missing key. */
+		if ((vb && json_equal(va, vb)) || (json_is_null(va) && !vb))
 			continue;
 		if (descend && json_is_object(va) && json_is_object(vb)) {
 			snprintf(sub, sizeof(sub), "%s%s.", prefix, key);
@@ -927,7 +928,8 @@ static int diff_objects(const json_t *a, const json_t *b, const char *prefix,
 		}
 	}
 	json_object_foreach((json_t *)b, key, vb) {
-		if (!strcmp(key, "description") || json_object_get(a, key))
+		if (!strcmp(key, "description") || json_object_get(a, key) ||
+		    json_is_null(vb))
 			continue;
 		bad |= diff_add(out, prefix, key);
 	}

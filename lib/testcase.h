@@ -123,8 +123,8 @@ const char **testcase_tools(const struct testcase *tc);
  * manifest's testcase.definition) differs from the lab's (@lab, from
  * testcase_to_json() plus the lab's verdict parameters): the top-level
  * keys, and the keys one level down in objects both have
- * ("measurement.interval_us"), whose values differ or that only one has.
- * "description" is not compared.  @ran not an object: nothing differs
+ * ("measurement.interval_us"), whose values differ or that only one has
+ * (a null value counts as missing).  "description" is not compared.  @ran not an object: nothing differs
  * (the board claimed no definition); @lab not an object: every key of
  * @ran differs.
  * Return: a new JSON array of strings (empty when they agree), or NULL

@@ -17,7 +17,21 @@ on_exit "rm -rf '$work'"
 FIX=$TOP/tests/fixtures/cyclictest
 TC=cyclictest-idle
 
+# A lab of schema version 3, whose board tokens lived in boards, first.
+mkdir -p "$work/v3/schema"
+cp "$TOP"/schema/001_*.sql "$TOP"/schema/002_*.sql "$TOP"/schema/003_*.sql \
+	"$work/v3/schema/"
+RTLAB_DATADIR=$work/v3
+export RTLAB_DATADIR
 need_db
+unset RTLAB_DATADIR
+sql() { "$RTLAB" db psql -tAc "$1"; }
+TOLD=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff
+sql "INSERT INTO boards (name, token_sha256) VALUES ('oldboard', sha256(convert_to('$TOLD', 'UTF8')))" >/dev/null
+"$RTLAB" db migrate >"$work/migrate.txt" 2>&1
+check "rtlab db migrate applies 004 to a lab with board tokens" test $? = 0
+check "... the board's token moved into tokens, a board token of its board" \
+	test "$(sql "SELECT t.role || ':' || t.name || ':' || b.name FROM tokens t JOIN boards b ON b.id = t.board_id WHERE t.sha256 = sha256(convert_to('$TOLD', 'UTF8'))")" = board:oldboard:oldboard
 
 TA=$("$RTLAB" board add boarda --quiet 2>"$work/err")
 TB=$("$RTLAB" board add boardb --quiet 2>>"$work/err")
@@ -34,7 +48,6 @@ check "... naming the roles" grep -q "expected board, developer, maintainer or a
 "$RTLAB" token add --role board nosuchboard >"$work/out" 2>&1
 check "a board token of an unknown board is refused" grep -q "no board named 'nosuchboard'" "$work/out"
 
-sql() { "$RTLAB" db psql -tAc "$1"; }
 check "tokens are stored hashed: no token text in the table" \
 	test "$(sql "SELECT count(*) FROM tokens WHERE position(convert_to('$TADM', 'UTF8') IN sha256) > 0 OR encode(sha256, 'hex') IN ('$TA', '$TB', '$TDEV', '$TMNT', '$TADM')")" = 0
 check "... the hash is sha256 of the token" \
@@ -221,6 +234,8 @@ for t in "board:$TA" "developer:$TDEV" "maintainer:$TMNT" "admin:$TADM"; do
 done
 check "... a board token's answer names its board" \
 	test "$(req GET /api/v1/whoami "$TA"; jq -r .board "$work/resp")" = 200boarda
+check "a board token from before the migration still works, unchanged" \
+	test "$(req GET /api/v1/whoami "$TOLD"; jq -r '.role + ":" + .board' "$work/resp")" = 200board:oldboard
 check "GET /api/v1/whoami without a token: 401" test "$(req GET /api/v1/whoami)" = 401
 check "a malformed token: 401" test "$(req GET /api/v1/whoami nothex)" = 401
 check "an unknown token: 401" \

@@ -149,12 +149,15 @@ json_t *http_body_json(struct http_request *req, struct rtlab_err *err)
 		return NULL;
 	}
 	j = json_loadb(req->body ? req->body : "", req->body_len, 0, &jerr);
-	if (!j || !json_is_object(j)) {
+	if (!j) {
 		rtlab_err_set(err,
-			      "body: expected a JSON object%s%s (line %d "
+			      "body: expected a JSON object: %s (line %d "
 			      "column %d)",
-			      j ? "" : ": ", j ? "" : jerr.text, jerr.line,
-			      jerr.column);
+			      jerr.text, jerr.line, jerr.column);
+		return NULL;
+	}
+	if (!json_is_object(j)) {
+		rtlab_err_set(err, "body: expected a JSON object");
 		json_decref(j);
 		return NULL;
 	}

@@ -698,9 +698,11 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 			snprintf(run, sizeof(run), "%lld",
 				 (long long)req->run_id);
 		/* One fprintf per line: stdio locks the stream for it. */
-		fprintf(stderr, "%s %s %s %u %zuB %.1fms board=%s run=%s%s\n",
+		fprintf(stderr,
+			"%s %s %s %u %zuB %.1fms token=%s board=%s run=%s%s\n",
 			stamp, req->method, req->path ? req->path : "?",
 			req->responded ? req->status : 0, req->bytes, ms,
+			req->token_name ? req->token_name : "-",
 			req->board ? req->board : "-", run,
 			toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ?
 				"" :

@@ -210,6 +210,8 @@ check "PUT $P with a developer token: 403" test "$(put $P "$TDEV" '{"alpha": 0.0
 check "PUT $P with a maintainer token: 200" test "$(put $P "$TMNT" '{"alpha": 0.01, "floor_us": null}')" = 200
 check "... alpha set, floor back to its default" jqt '.verdict.alpha == 0.01 and .verdict.floor_us == 5' "$work/resp"
 check "... recorded who set it" jqt '.updated_by == "maintainer token '"'maint1'"'"' "$work/resp"
+check "... and the request log names the token" \
+	has "$work/server.log" "PUT $P 200 .* token=maint1 board=- run=-\$"
 check "PUT $P with an invalid value: 400 naming it" test "$(put $P "$TMNT" '{"min_runs": 1}')" = 400
 check "GET $P answers the parameters in force" \
 	sh -c "test \"\$(curl -s '$URL$P' | jq -c '[.alpha, .floor_us]')\" = '[0.01,5]'"
@@ -302,7 +304,8 @@ check "rtlab board token makes a working board token again" test "$(upload "$wor
 # -- reads: public by default, closed by the switch ------------------------------
 check "reads are public by default: GET /api/v1/runs 200" test "$(req GET /api/v1/runs)" = 200
 kill $SPID 2>/dev/null; wait $SPID 2>/dev/null
-RTLAB_READS=token start_server "$work" --threads 2 || { not_ok "server starts with RTLAB_READS=token"; exit 1; }
+mkdir -p "$work/s2" "$work/s3"
+RTLAB_READS=token start_server "$work/s2" --threads 2 || { not_ok "server starts with RTLAB_READS=token"; exit 1; }
 check "RTLAB_READS=token: GET /api/v1/runs without a token: 401" test "$(req GET /api/v1/runs)" = 401
 check "... naming what it needs" err_has "this needs a token of any role"
 check "... GET /api/v1/runs/$RA1 without a token: 401" test "$(req GET /api/v1/runs/$RA1)" = 401
@@ -318,7 +321,8 @@ check "... uploads work as before: 201" \
 	test "$(upload "$(mk --out "$work/c1.tgz" --definition "$LAB" >/dev/null; echo "$work/c1.tgz")" "$TA")" = 201
 kill $SPID 2>/dev/null; wait $SPID 2>/dev/null
 printf 'reads = token\n' >"$work/rtlab.conf"
-RTLAB_CONFIG=$work/rtlab.conf start_server "$work" --threads 2 || { not_ok "server starts with reads = token"; exit 1; }
+unset RTLAB_READS
+RTLAB_CONFIG=$work/rtlab.conf start_server "$work/s3" --threads 2 || { not_ok "server starts with reads = token"; exit 1; }
 check "reads = token in the configuration file: GET /regressions 401" test "$(req GET /regressions)" = 401
 check "... with a developer token: 200" test "$(req GET /regressions "$TDEV")" = 200
 kill $SPID 2>/dev/null; wait $SPID 2>/dev/null

@@ -14,6 +14,7 @@
 #include "../db/db-boards.h"
 #include "../db/db-verdicts.h"
 #include "../db/db.h"
+#include "../services/lab.h"
 #include "../services/verdict.h"
 #include "commands.h"
 #include "regress.h"
@@ -89,10 +90,10 @@ int cmd_baseline(int argc, char **argv)
 	const char *board = NULL, *testcase = NULL, *tree = NULL,
 		   *kernel = NULL, *verb;
 	struct rtlab_err err = { "" };
-	int board_id, testcase_id, kernel_id, c, ret = 1;
+	const char *ktree;
+	int c, ret = 1;
 	bool as_json = false;
-	json_t *clocks = NULL;
-	char ktree[128];
+	json_t *pin = NULL;
 	PGconn *conn;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -168,11 +169,8 @@ int cmd_baseline(int argc, char **argv)
 	conn = cli_connect("baseline");
 	if (!conn)
 		return 1;
-	if (db_board_lookup(conn, board, &board_id, &err) ||
-	    db_testcase_lookup(conn, testcase, &testcase_id, &err))
-		goto fail;
 	if (!strcmp(verb, "unset")) {
-		if (db_baseline_unset(conn, board_id, testcase_id, tree, &err))
+		if (lab_baseline_unset(conn, board, testcase, tree, &err))
 			goto fail;
 		printf("baseline of %s / %s / tree '%s' unpinned: the default "
 		       "applies again\n",
@@ -180,34 +178,31 @@ int cmd_baseline(int argc, char **argv)
 		ret = 0;
 		goto out;
 	}
-	if (db_kernel_resolve(conn, kernel, &kernel_id, &err) ||
-	    db_kernel_tree(conn, kernel_id, ktree, sizeof(ktree), &err))
+	if (lab_baseline_set(conn, board, testcase, kernel, tree, &pin, &err))
 		goto fail;
-	if (!tree)
-		tree = ktree;
-	if (db_baseline_set(conn, board_id, testcase_id, tree, kernel_id, &err))
-		goto fail;
-	printf("baseline of %s / %s / tree '%s': kernel %d (%s)\n", board,
-	       testcase, tree, kernel_id, kernel);
+	ktree = cli_jstr(pin, "kernel_tree");
+	tree = cli_jstr(pin, "tree");
+	printf("baseline of %s / %s / tree '%s': kernel %lld (%s)\n", board,
+	       testcase, tree,
+	       (long long)json_integer_value(json_object_get(pin, "kernel_id")),
+	       kernel);
 	if (strcmp(tree, ktree))
 		fprintf(stderr,
 			"rtlab baseline set: note: kernel %s is of "
 			"tree '%s', not '%s'\n",
 			kernel, ktree, tree);
-	if (!db_series_clocks(conn, board_id, testcase_id, kernel_id, &clocks,
-			      &err) &&
-	    !json_object_size(clocks))
+	if (!json_integer_value(json_object_get(pin, "complete_runs")))
 		fprintf(stderr,
 			"rtlab baseline set: warning: kernel %s has no "
 			"complete runs on %s / %s yet; verdicts against it "
 			"stay INCONCLUSIVE until it has\n",
 			kernel, board, testcase);
-	json_decref(clocks);
 	ret = 0;
 	goto out;
 fail:
 	fprintf(stderr, "rtlab baseline %s: %s\n", verb, err.msg);
 out:
+	json_decref(pin);
 	db_disconnect(conn);
 	return ret;
 }

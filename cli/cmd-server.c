@@ -51,7 +51,10 @@ static void server_usage(FILE *out)
 		"                      analyses (default %d)\n"
 		"  --slow-queue N      slow requests that may wait for them;\n"
 		"                      beyond, 503 with Retry-After (default %d)\n"
-		"  --quiet             no request log on stderr\n",
+		"  --quiet             no request log on stderr\n\n"
+		"Reads are public unless 'reads = token' in the configuration\n"
+		"file or RTLAB_READS=token: then every read but /healthz needs\n"
+		"a token of any role (docs/security.md).\n",
 		RTLAB_DEFAULT_MAX_UPLOAD_MB, HTTP_DEFAULT_MAX_CONNECTIONS,
 		HTTP_DEFAULT_MAX_CONNECTIONS_PER_IP,
 		HTTP_DEFAULT_REQUEST_TIMEOUT_S, HTTP_DEFAULT_INGEST_THREADS,
@@ -89,6 +92,7 @@ int cmd_server(int argc, char **argv)
 	unsigned int slow_threads = HTTP_DEFAULT_SLOW_THREADS;
 	unsigned int slow_queue = HTTP_DEFAULT_SLOW_QUEUE;
 	bool quiet = false;
+	const char *env_reads;
 	char *schema;
 	PGconn *conn;
 	int c, ret = 1;
@@ -193,6 +197,16 @@ int cmd_server(int argc, char **argv)
 	hc.slow_threads = slow_threads;
 	hc.slow_queue = slow_queue;
 	hc.quiet = quiet;
+	hc.reads_need_token = cfg.reads_need_token;
+	env_reads = getenv("RTLAB_READS");
+	if (env_reads && *env_reads &&
+	    rtlab_config_reads_parse(env_reads, &hc.reads_need_token)) {
+		fprintf(stderr,
+			"rtlab server: RTLAB_READS '%s': expected public or "
+			"token\n",
+			env_reads);
+		goto out;
+	}
 	hc.handlers = server_routes;
 	hc.nhandlers = server_nroutes;
 	if (http_serve(&hc, &err)) {

@@ -15,6 +15,7 @@
 #include "../db/db-runs.h"
 #include "../db/db.h"
 #include "manifest.h"
+#include "testcase.h"
 #include "commands.h"
 #include "common.h"
 
@@ -49,6 +50,7 @@ static void show_usage(FILE *out)
 int cmd_show(int argc, char **argv)
 {
 	struct rtlab_err err = { "" };
+	char *flags;
 	json_t *run = NULL, *k, *cpus, *cpu, *arts, *a, *cmds, *cmd;
 	bool as_json;
 	PGconn *conn;
@@ -91,6 +93,10 @@ int cmd_show(int argc, char **argv)
 	       json_is_string(json_object_get(run, "error")) ?
 		       cli_jstr(run, "error") :
 		       "");
+	flags = testcase_flags_text(json_object_get(run, "flags"));
+	if (flags)
+		printf("flagged    %s\n", flags);
+	free(flags);
 	printf("clock      %s\n", cli_jstr(run, "clock"));
 	printf("started    %s\nfinished   %s\nstored     %s\n",
 	       cli_jstr(run, "started_at"), cli_jstr(run, "finished_at"),

@@ -29,5 +29,7 @@ int cmd_jobs(int argc, char **argv);
 int cmd_worker(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+int cmd_token(int argc, char **argv);
+int cmd_testcase(int argc, char **argv);
 
 #endif

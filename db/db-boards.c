@@ -10,11 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "db-boards.h"
-
-#define TOKEN_HASH "sha256(convert_to($1, 'UTF8'))"
+#include "db-tokens.h"
+#include "db.h"
 
 static const char *const kinds[] = { "local", "qemu", "ssh", "lava" };
 
@@ -46,33 +45,6 @@ static bool name_valid(const char *name)
 	return true;
 }
 
-static int token_make(char out[65], struct rtlab_err *err)
-{
-	static const char hex[] = "0123456789abcdef";
-	unsigned char raw[32];
-	size_t got = 0;
-	ssize_t n;
-	int i;
-
-	while (got < sizeof(raw)) {
-		n = getrandom(raw + got, sizeof(raw) - got, 0);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return rtlab_err_seterr(err, errno,
-						"getrandom for a board token: %s",
-						strerror(errno));
-		}
-		got += (size_t)n;
-	}
-	for (i = 0; i < 32; i++) {
-		out[2 * i] = hex[raw[i] >> 4];
-		out[2 * i + 1] = hex[raw[i] & 15];
-	}
-	out[64] = '\0';
-	return 0;
-}
-
 static void msg_trim(char *buf, size_t size, const char *msg)
 {
 	size_t n;
@@ -87,12 +59,13 @@ int db_board_create(PGconn *conn, const char *name, const char *kind,
 		    const char *definition_json, char token_out[65],
 		    struct rtlab_err *err)
 {
-	const char *params[4];
+	const char *params[3];
 	char msg[400];
 	const char *state;
 	PGresult *res;
-	int ret;
+	int ret, tid;
 
+	memset(token_out, 0, 65);
 	if (!name_valid(name))
 		return rtlab_err_set(
 			err,
@@ -103,18 +76,16 @@ int db_board_create(PGconn *conn, const char *name, const char *kind,
 			err,
 			"board '%s': kind '%s': expected local, qemu, ssh or lava",
 			name, kind ? kind : "");
-	ret = token_make(token_out, err);
+	ret = db_begin(conn, err);
 	if (ret)
 		return ret;
-	params[0] = token_out;
-	params[1] = name;
-	params[2] = kind;
-	params[3] = definition_json ? definition_json : "{}";
+	params[0] = name;
+	params[1] = kind;
+	params[2] = definition_json ? definition_json : "{}";
 	res = PQexecParams(conn,
-			   "INSERT INTO boards (token_sha256, name, kind, definition)"
-			   " VALUES (" TOKEN_HASH
-			   ", $2, $3, $4::jsonb) RETURNING id",
-			   4, NULL, params, NULL, NULL, 0);
+			   "INSERT INTO boards (name, kind, definition)"
+			   " VALUES ($1, $2, $3::jsonb) RETURNING id",
+			   3, NULL, params, NULL, NULL, 0);
 	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1) {
 		ret = atoi(PQgetvalue(res, 0, 0));
 		goto out;
@@ -135,80 +106,47 @@ int db_board_create(PGconn *conn, const char *name, const char *kind,
 				       name, msg);
 out:
 	PQclear(res);
-	if (ret < 0)
+	/* The board's upload token: a board token named after it. */
+	if (ret > 0) {
+		int r2 = db_token_create(conn, ROLE_BOARD, name, name,
+					 token_out, &tid, err);
+
+		if (!r2)
+			r2 = db_commit(conn, err);
+		if (r2)
+			ret = r2;
+	}
+	if (ret < 0) {
+		db_rollback(conn);
 		memset(token_out, 0, 65);
+	}
 	return ret;
 }
 
 int db_board_rotate_token(PGconn *conn, const char *name, char token_out[65],
 			  struct rtlab_err *err)
 {
-	const char *params[2] = { token_out, name };
-	char msg[400];
-	PGresult *res;
-	int ret;
+	const char *params[1] = { name };
+	int ret, tid;
 
-	ret = token_make(token_out, err);
+	memset(token_out, 0, 65);
+	ret = db_begin(conn, err);
 	if (ret)
 		return ret;
-	res = PQexecParams(conn,
-			   "UPDATE boards SET token_sha256 = " TOKEN_HASH
-			   " WHERE name = $2 RETURNING id",
-			   2, NULL, params, NULL, NULL, 0);
-	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-		msg_trim(msg, sizeof(msg), PQerrorMessage(conn));
-		ret = rtlab_err_seterr(err, EIO, "new token for board '%s': %s",
-				       name, msg);
-	} else if (PQntuples(res) == 0) {
-		ret = rtlab_err_seterr(
-			err, ENOENT,
-			"no board named '%s' (see 'rtlab board list')", name);
-	}
-	PQclear(res);
-	if (ret)
+	ret = db_exec(conn, err,
+		      "UPDATE tokens SET revoked_at = now() "
+		      "WHERE revoked_at IS NULL AND board_id = "
+		      "(SELECT id FROM boards WHERE name = $1)",
+		      1, params);
+	if (!ret)
+		ret = db_token_create(conn, ROLE_BOARD, name, name, token_out,
+				      &tid, err);
+	if (!ret)
+		ret = db_commit(conn, err);
+	if (ret) {
+		db_rollback(conn);
 		memset(token_out, 0, 65);
-	return ret;
-}
-
-int db_board_auth(PGconn *conn, const char *token, int *board_id,
-		  char **board_name, struct rtlab_err *err)
-{
-	const char *params[1] = { token };
-	char msg[400];
-	PGresult *res;
-	int ret = 0;
-
-	if (board_name)
-		*board_name = NULL;
-	if (!token || strlen(token) != BOARD_TOKEN_LEN)
-		return rtlab_err_seterr(
-			err, EACCES,
-			"upload token: expected the %d hex digits 'rtlab board add' or 'rtlab board token' printed",
-			BOARD_TOKEN_LEN);
-	res = PQexecParams(
-		conn,
-		"SELECT id, name FROM boards WHERE token_sha256 = " TOKEN_HASH,
-		1, NULL, params, NULL, NULL, 0);
-	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-		msg_trim(msg, sizeof(msg), PQerrorMessage(conn));
-		ret = rtlab_err_seterr(err, EIO, "checking an upload token: %s",
-				       msg);
-		goto out;
 	}
-	if (PQntuples(res) != 1) {
-		ret = rtlab_err_seterr(
-			err, EACCES,
-			"upload token: no board has this token (rotated? see 'rtlab board token NAME')");
-		goto out;
-	}
-	*board_id = atoi(PQgetvalue(res, 0, 0));
-	if (board_name) {
-		*board_name = strdup(PQgetvalue(res, 0, 1));
-		if (!*board_name)
-			ret = -ENOMEM;
-	}
-out:
-	PQclear(res);
 	return ret;
 }
 
@@ -263,7 +201,8 @@ int db_board_list(PGconn *conn, struct db_board **boards, size_t *count,
 	*boards = NULL;
 	*count = 0;
 	res = PQexec(conn, "SELECT id, name, kind, definition::text,"
-			   " token_sha256 IS NOT NULL,"
+			   " EXISTS (SELECT 1 FROM tokens t WHERE t.board_id ="
+			   "         boards.id AND t.revoked_at IS NULL),"
 			   " to_char(created_at AT TIME ZONE 'UTC',"
 			   "         'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
 			   " FROM boards ORDER BY name");

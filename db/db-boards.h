@@ -3,9 +3,11 @@
 #define RTLAB_DB_BOARDS_H
 
 /*
- * Boards and their upload tokens.  A token is 32 random bytes in hex (64
- * characters), shown once when made; the database keeps only its SHA-256,
- * so a stolen database does not hand out upload rights.
+ * Boards and their upload tokens.  A board's upload token is a board
+ * token of the tokens table (db-tokens.h) named after the board: 32
+ * random bytes in hex (64 characters), shown once when made; the database
+ * keeps only its SHA-256, so a stolen database does not hand out upload
+ * rights.
  */
 
 #include <stdbool.h>
@@ -39,19 +41,11 @@ int db_board_create(PGconn *conn, const char *name, const char *kind,
 		    struct rtlab_err *err) __must_check;
 
 /**
- * db_board_rotate_token() - give board @name a fresh token; the old one
- * stops working at once.  Return: 0, -ENOENT for an unknown board, -EIO.
+ * db_board_rotate_token() - give board @name a fresh token; its other
+ * live board tokens are revoked at once.  Return: 0, -ENOENT for an unknown board, -EIO.
  */
 int db_board_rotate_token(PGconn *conn, const char *name, char token_out[65],
 			  struct rtlab_err *err) __must_check;
-
-/**
- * db_board_auth() - which board does @token belong to?
- * @board_name: when not NULL, gets the name (malloc'd, caller frees).
- * Return: 0; -EACCES for an empty or unknown token; -EIO, -ENOMEM.
- */
-int db_board_auth(PGconn *conn, const char *token, int *board_id,
-		  char **board_name, struct rtlab_err *err) __must_check;
 
 /**
  * db_board_lookup() - the id of board @name.

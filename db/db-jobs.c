@@ -323,7 +323,8 @@ int db_job_finish(PGconn *conn, int64_t id, const char *worker,
 	PQclear(res);
 	res = q(conn,
 		"UPDATE runs SET job_id = $1::bigint "
-		"WHERE uuid = $2::uuid AND job_id IS NULL",
+		"WHERE uuid = $2::uuid AND job_id IS NULL AND board_id = "
+		"(SELECT board_id FROM jobs WHERE id = $1::bigint)",
 		2, (const char *const[]){ sid, run_uuid });
 	if (PQresultStatus(res) != PGRES_COMMAND_OK) {
 		ret = pg_fail(conn, res, err, "linking the run of", id);

@@ -24,6 +24,7 @@
 #define RUN_JSON                                                                                                       \
 	"json_build_object('id', r.id, 'uuid', r.uuid, "                                                               \
 	"'status', r.status, 'error', r.error, 'clock', r.clock, "                                                     \
+	"'flags', r.flags, "                                                                                           \
 	"'machine', r.manifest->'kernel'->>'machine', "                                                                \
 	"'environment', r.environment, 'commands', r.commands, "                                                       \
 	"'testcase', r.manifest->'testcase', "                                                                         \
@@ -203,7 +204,7 @@ int db_kcidb_get(PGconn *conn, const char *since, json_t **out,
 		"'runs', COALESCE((SELECT json_agg(json_build_object("
 		"'id', r.id, 'uuid', r.uuid, 'kernel_id', r.kernel_id, "
 		"'board', b.name, 'testcase', t.name, 'status', r.status, "
-		"'error', r.error, 'clock', r.clock, "
+		"'error', r.error, 'clock', r.clock, 'flags', r.flags, "
 		"'machine', r.manifest->'kernel'->>'machine', "
 		"'started_at', " ISO(
 			"r.started_at") ", "

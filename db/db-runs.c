@@ -167,14 +167,74 @@ static int send_artifact(PGconn *conn, const struct bundle_file *f,
 	return 0;
 }
 
-static int run_by_uuid(PGconn *conn, const char *uuid, int64_t *id,
-		       struct rtlab_err *err)
+/*
+ * The run stored under @uuid: -ENOENT when none; -EXDEV naming the board
+ * when another board than @board_id stored it (a uuid is one board's).
+ */
+static int run_by_uuid(PGconn *conn, const char *uuid, int64_t board_id,
+		       int64_t *id, struct rtlab_err *err)
 {
 	const char *p[1] = { uuid };
+	PGresult *res;
+	int ret;
 
-	return db_query_id(conn, "SELECT id FROM runs WHERE uuid = $1::uuid", 1,
-			   p, id, err, "looking up the run's uuid");
+	ret = db_query_rows(conn,
+			    "SELECT r.id, r.board_id, b.name FROM runs r "
+			    "JOIN boards b ON b.id = r.board_id "
+			    "WHERE r.uuid = $1::uuid",
+			    1, p, &res, err, "looking up the run's uuid");
+	if (ret)
+		return ret;
+	if (PQntuples(res) != 1)
+		ret = -ENOENT;
+	else if (strtoll(PQgetvalue(res, 0, 1), NULL, 10) != board_id)
+		ret = rtlab_err_seterr(err, EXDEV,
+				       "manifest.json: run_id %s is already "
+				       "stored by board '%s' (run %s); a run "
+				       "id is one board's",
+				       uuid, PQgetvalue(res, 0, 2),
+				       PQgetvalue(res, 0, 0));
+	else
+		*id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+	PQclear(res);
+	return ret;
 }
+
+/* The manifest's job must be one queued for the uploading board. */
+static int job_check(PGconn *conn, long long job_id, int64_t board_id,
+		     const char *board, struct rtlab_err *err)
+{
+	char jid[24];
+	const char *p[1] = { jid };
+	PGresult *res;
+	int ret;
+
+	snprintf(jid, sizeof(jid), "%lld", job_id);
+	ret = db_query_rows(conn,
+			    "SELECT j.board_id, b.name FROM jobs j "
+			    "JOIN boards b ON b.id = j.board_id "
+			    "WHERE j.id = $1::bigint",
+			    1, p, &res, err, "looking up the manifest's job");
+	if (ret)
+		return ret;
+	if (PQntuples(res) != 1)
+		ret = rtlab_err_set(err,
+				    "manifest.json: job_id %s: no such job "
+				    "(see 'rtlab jobs')",
+				    jid);
+	else if (strtoll(PQgetvalue(res, 0, 0), NULL, 10) != board_id)
+		ret = rtlab_err_seterr(err, EACCES,
+				       "manifest.json: job_id %s is queued "
+				       "for board '%s', not '%s'",
+				       jid, PQgetvalue(res, 0, 1), board);
+	PQclear(res);
+	return ret;
+}
+
+/* The lab file's definition with the verdict parameters kept. */
+#define LAB_DEF                                                           \
+	"($14::jsonb || jsonb_strip_nulls(jsonb_build_object('verdict', " \
+	"testcases.definition->'verdict')))"
 
 /* Kernel, testcase and run in one statement; the run's id comes back, or
  * no row when the uuid is already taken. */
@@ -189,24 +249,35 @@ static const char store_run_sql[] =
 	"name = COALESCE(kernels.name, EXCLUDED.name), "
 	"tree = CASE WHEN kernels.tree = '' THEN EXCLUDED.tree "
 	"ELSE kernels.tree END RETURNING id), "
-	"t AS (INSERT INTO testcases (name, definition) "
-	"SELECT $13, COALESCE(m->'testcase'->'definition', '{}') FROM s "
-	"ON CONFLICT (name) DO UPDATE SET definition = "
-	"CASE WHEN EXCLUDED.definition = '{}'::jsonb "
-	"THEN testcases.definition ELSE EXCLUDED.definition END "
+	/*
+	 * The testcase row is the lab's: its definition comes from the
+	 * lab's file ($14, NULL when the lab has none), keeping the verdict
+	 * parameters a maintainer set; never from the manifest.
+	 */
+	"t AS (INSERT INTO testcases (name, definition, lab, updated_by) "
+	"VALUES ($13, COALESCE($14::jsonb, '{}'), $14 IS NOT NULL, "
+	"CASE WHEN $14 IS NOT NULL THEN 'lab file' END) "
+	"ON CONFLICT (name) DO UPDATE SET "
+	"definition = CASE WHEN $14 IS NULL THEN testcases.definition "
+	"ELSE " LAB_DEF " END, "
+	"updated_at = CASE WHEN $14 IS NULL OR " LAB_DEF
+	" = testcases.definition THEN testcases.updated_at ELSE now() END, "
+	"updated_by = CASE WHEN $14 IS NULL OR " LAB_DEF
+	" = testcases.definition THEN testcases.updated_by "
+	"ELSE 'lab file' END, "
+	"lab = $14 IS NOT NULL "
 	"RETURNING id) "
 	"INSERT INTO runs (uuid, board_id, kernel_id, testcase_id, job_id, "
 	"status, error, clock, environment, commands, manifest, started_at, "
-	"finished_at) "
-	"SELECT $1::uuid, $2::integer, k.id, t.id, "
-	"CASE WHEN m->>'job_id' ~ '^[0-9]{1,18}$' THEN (SELECT j.id "
-	"FROM jobs j WHERE j.id = (m->>'job_id')::bigint) END, "
+	"finished_at, flags) "
+	"SELECT $1::uuid, $2::integer, k.id, t.id, $16::bigint, "
 	"$3, $4, $5, "
 	"CASE WHEN jsonb_typeof(m->'environment') = 'object' "
 	"THEN m->'environment' ELSE '{}' END, "
 	"CASE WHEN jsonb_typeof(m->'commands') = 'array' "
 	"THEN m->'commands' ELSE '[]' END, "
-	"m, $7::timestamptz, $8::timestamptz FROM s, k, t "
+	"m, $7::timestamptz, $8::timestamptz, "
+	"COALESCE($15::jsonb, '{}') FROM s, k, t "
 	"ON CONFLICT (uuid) DO NOTHING RETURNING id";
 
 /*
@@ -221,8 +292,9 @@ static int store_pipeline(PGconn *conn, const struct run_record *rec,
 			  struct rtlab_err *err)
 {
 	const struct manifest *m = rec->manifest;
-	const char *p[13];
+	const char *p[16];
 	const char *what = "storing the run";
+	char jid[24];
 	PGresult *res;
 	size_t i, done;
 	bool sync_seen = false;
@@ -246,7 +318,11 @@ static int store_pipeline(PGconn *conn, const struct run_record *rec,
 		m->kernel_realtime     ? "true" :
 					 "false";
 	p[12] = m->testcase;
-	if (!PQsendQueryParams(conn, store_run_sql, 13, NULL, p, NULL, NULL,
+	p[13] = rec->lab_definition;
+	p[14] = rec->flags;
+	snprintf(jid, sizeof(jid), "%lld", m->job_id);
+	p[15] = m->job_id > 0 ? jid : NULL;
+	if (!PQsendQueryParams(conn, store_run_sql, 16, NULL, p, NULL, NULL,
 			       0)) {
 		ret = db_fail(conn, NULL, err, "sending the run");
 		goto sync;
@@ -338,16 +414,6 @@ int db_run_store(PGconn *conn, const struct run_record *rec, int64_t *run_id,
 	int ret;
 
 	*duplicate = false;
-	/* The common duplicate (an agent retrying) writes nothing at all. */
-	ret = run_by_uuid(conn, m->run_id, &id, err);
-	if (!ret) {
-		*run_id = id;
-		*duplicate = true;
-		return 0;
-	}
-	if (ret != -ENOENT)
-		return ret;
-
 	if (board_id < 0) {
 		p[0] = m->board;
 		ret = db_query_id(conn, "SELECT id FROM boards WHERE name = $1",
@@ -360,6 +426,20 @@ int db_run_store(PGconn *conn, const struct run_record *rec, int64_t *run_id,
 		if (ret)
 			return ret;
 	}
+	/* The common duplicate (an agent retrying) writes nothing at all. */
+	ret = run_by_uuid(conn, m->run_id, board_id, &id, err);
+	if (!ret) {
+		*run_id = id;
+		*duplicate = true;
+		return 0;
+	}
+	if (ret != -ENOENT)
+		return ret;
+	if (m->job_id > 0) {
+		ret = job_check(conn, m->job_id, board_id, m->board, err);
+		if (ret)
+			return ret;
+	}
 	snprintf(bid, sizeof(bid), "%" PRId64, board_id);
 
 	ret = store_pipeline(conn, rec, bid, &id, &taken, err);
@@ -367,7 +447,7 @@ int db_run_store(PGconn *conn, const struct run_record *rec, int64_t *run_id,
 		return ret;
 	if (taken) {
 		/* Stored by a concurrent upload since we looked. */
-		ret = run_by_uuid(conn, m->run_id, &id, err);
+		ret = run_by_uuid(conn, m->run_id, board_id, &id, err);
 		if (ret == -ENOENT)
 			ret = rtlab_err_seterr(err, EIO,
 					       "run %s: neither "
@@ -445,6 +525,7 @@ int db_runs_list(PGconn *conn, const struct run_filter *f, json_t **out,
 		"SELECT COALESCE(json_agg(x ORDER BY x.id DESC), '[]')::text "
 		"FROM (SELECT r.id, r.uuid, b.name AS board, "
 		"k.release AS kernel, t.name AS testcase, r.status, r.clock, "
+		"r.flags, "
 		"h.max_us, h.samples, " ISO(
 			"r.created_at") " AS created_at "
 					"FROM runs r JOIN boards b ON b.id = r.board_id "
@@ -494,6 +575,7 @@ int db_run_get(PGconn *conn, int64_t run_id, json_t **out,
 		"SELECT json_build_object("
 		"'id', r.id, 'uuid', r.uuid, 'board', b.name, "
 		"'status', r.status, 'error', r.error, 'clock', r.clock, "
+		"'flags', r.flags, "
 		"'kernel', json_build_object('id', k.id, 'release', k.release, "
 		"'version', k.version, 'realtime', k.realtime, "
 		"'config_sha256', k.config_sha256, 'name', k.name, "

@@ -33,17 +33,24 @@ struct run_record {
 	const struct hist *hists;
 	const struct bundle *bundle; /* every file but manifest.json is
 					 * stored as an artifact */
+	/* The lab's definition of the testcase (JSON text), which the
+	 * testcases row takes; NULL: the lab has none, the row is kept. */
+	const char *lab_definition;
+	const char *flags; /* runs.flags (JSON text), NULL: {} */
 };
 
 /**
  * db_run_store() - store @rec in one transaction: upsert kernel and
- * testcase, insert the run (idempotent by uuid), one histograms row per
- * thread (non-empty buckets only, derived figures, overflowed quantiles
- * NULL) and one artifacts row per bundle file.
+ * testcase (the testcase from @rec->lab_definition, never the manifest),
+ * insert the run (idempotent by uuid), one histograms row per thread
+ * (non-empty buckets only, derived figures, overflowed quantiles NULL)
+ * and one artifacts row per bundle file.
  * @run_id: the new run's id, or the existing one's when *@duplicate.
- * @duplicate: set when a run with this uuid was already stored; then
- *	nothing is written.
- * Return: 0, or a negative errno with @err set; on failure nothing is
+ * @duplicate: set when this board already stored a run with this uuid;
+ *	then nothing is written.
+ * Return: 0, or a negative errno with @err set: -EXDEV when another board
+ * stored a run with this uuid; -EINVAL when the manifest's job_id is no
+ * job, -EACCES when it is another board's job.  On failure nothing is
  * written (the transaction is rolled back).
  */
 int db_run_store(PGconn *conn, const struct run_record *rec, int64_t *run_id,

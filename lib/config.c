@@ -264,6 +264,13 @@ static int parse_line(struct rtlab_config *cfg, char *line, const char *name,
 				name, lineno, val);
 		cfg->max_upload_mb = (unsigned int)mb;
 		return 0;
+	} else if (!strcmp(key, "reads")) {
+		if (rtlab_config_reads_parse(val, &cfg->reads_need_token))
+			return rtlab_err_set(
+				err,
+				"%s line %u: reads: expected public or token, got '%s'",
+				name, lineno, val);
+		return 0;
 	} else if (!strcmp(key, "bugzilla_url")) {
 		slot = &cfg->bugzilla_url;
 		if (*val && strncmp(val, "http://", 7) &&
@@ -283,13 +290,24 @@ static int parse_line(struct rtlab_config *cfg, char *line, const char *name,
 	} else {
 		return rtlab_err_set(
 			err,
-			"%s line %u: unknown key '%s' (expected db, listen, max_upload_mb or bugzilla_url, bugzilla_product, bugzilla_component, bugzilla_version, bugzilla_api_key)",
+			"%s line %u: unknown key '%s' (expected db, listen, max_upload_mb, reads or bugzilla_url, bugzilla_product, bugzilla_component, bugzilla_version, bugzilla_api_key)",
 			name, lineno, key);
 	}
 	free(*slot);
 	*slot = *val ? strdup(val) : NULL;
 	if (*val && !*slot)
 		return -ENOMEM;
+	return 0;
+}
+
+int rtlab_config_reads_parse(const char *val, bool *need_token)
+{
+	if (!strcmp(val, "public"))
+		*need_token = false;
+	else if (!strcmp(val, "token"))
+		*need_token = true;
+	else
+		return -EINVAL;
 	return 0;
 }
 

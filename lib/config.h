@@ -13,14 +13,15 @@
  *   db = host=db.lab.example dbname=rtlab user=rtlab   # libpq conninfo
  *   listen = 127.0.0.1:8470                           # server address
  *   max_upload_mb = 64                                # largest bundle
+ *   reads = public                 # or token: every read needs a token
  *   bugzilla_url = https://bugzilla.example.org       # where reports go
  *   bugzilla_product = Linux                          # bug fields of
  *   bugzilla_component = Realtime                     # filed reports
  *   bugzilla_version = unspecified
  *   bugzilla_api_key = ...                  # or RTLAB_BUGZILLA_API_KEY
  *
- * The environment wins over the file (RTLAB_DB over `db`,
- * RTLAB_BUGZILLA_API_KEY over `bugzilla_api_key`).
+ * The environment wins over the file (RTLAB_DB over `db`, RTLAB_READS
+ * over `reads`, RTLAB_BUGZILLA_API_KEY over `bugzilla_api_key`).
  */
 
 #include <stdbool.h>
@@ -74,6 +75,7 @@ struct rtlab_config {
 	char *db;		    /* libpq conninfo, NULL: embedded */
 	char *listen;		    /* host:port the server binds */
 	unsigned int max_upload_mb; /* largest accepted upload */
+	bool reads_need_token;	    /* reads = token: no public reads */
 	char *bugzilla_url;	    /* base URL, NULL: none configured */
 	char *bugzilla_product;	    /* bug fields of filed reports */
 	char *bugzilla_component;
@@ -109,6 +111,14 @@ char *rtlab_config_path(void);
  */
 int rtlab_config_parse(struct rtlab_config *cfg, const char *text,
 		       const char *name, struct rtlab_err *err) __must_check;
+
+/**
+ * rtlab_config_reads_parse() - the value of `reads` (or RTLAB_READS):
+ * "public" (reads need no token) or "token" (every read but /healthz
+ * needs a token of any role) into *@need_token.
+ * Return: 0, or -EINVAL for anything else.
+ */
+int rtlab_config_reads_parse(const char *val, bool *need_token) __must_check;
 
 /**
  * rtlab_config_init() - the defaults: no db, RTLAB_DEFAULT_LISTEN,

@@ -47,6 +47,10 @@ static const struct envvar envvars[] = {
 	{ "RTLAB_SPOOL",
 	  "where the agent keeps bundles it could not upload (`--spool` wins)",
 	  "`/var/spool/rtlab-agent`", ENVVAR_AGENT },
+	{ "RTLAB_READS",
+	  "`public` or `token`: whether `rtlab server` answers reads without "
+	  "a token",
+	  "`reads` of the configuration file, else `public`", ENVVAR_RTLAB },
 	{ "RTLAB_BUGZILLA_API_KEY", "the API key `rtlab report file` sends",
 	  "`bugzilla_api_key` of the configuration file", ENVVAR_RTLAB },
 };

@@ -90,6 +90,7 @@ void manifest_cleanup(struct manifest *m)
 	free(m->json);
 	memset(m, 0, sizeof(*m));
 	m->kernel_realtime = -1;
+	m->job_id = -1;
 }
 
 /* 8-4-4-4-12 hex digits; @out gets the lower-case form. */
@@ -399,6 +400,24 @@ static int parse_rest(json_t *root, struct manifest *m, struct rtlab_err *err)
 		m->clock = strdup("host");
 		if (!m->clock)
 			return -ENOMEM;
+	}
+
+	/* The job the run was made for: a job of the uploading board. */
+	m->job_id = -1;
+	j = json_object_get(root, "job_id");
+	if (j && !json_is_null(j)) {
+		const char *s = json_string_value(j);
+		size_t n = s ? strlen(s) : 0;
+
+		if (json_is_integer(j) && json_integer_value(j) > 0)
+			m->job_id = json_integer_value(j);
+		else if (n && n <= 18 && strspn(s, "0123456789") == n &&
+			 strtoll(s, NULL, 10) > 0)
+			m->job_id = strtoll(s, NULL, 10);
+		else
+			return rtlab_err_set(err, MAN
+					     ": field 'job_id': expected a job "
+					     "id (a whole number > 0)");
 	}
 
 	j = json_object_get(root, "commands");

@@ -21,6 +21,7 @@
  *                    "isolcpus": ..., "clocksource": ..., "clock": "host",
  *                    "rt_tests_version": ..., ... },   free-form object
  *   "commands": [ "cyclictest ...", "hackbench ..." ],
+ *   "job_id": 42,                             optional, number or digits
  *   "started_at": "2026-12-03T03:14:08Z", "finished_at": "...",
  *   "files": { "cyclictest.json": { "size": N, "sha256": "hex" }, ... }
  * }
@@ -69,6 +70,7 @@ struct manifest {
 	char *kernel_config_sha256;
 	char *clock; /* environment.clock, "host" when not given */
 	char *started_at, *finished_at; /* ISO 8601, may be NULL */
+	long long job_id;		/* the job it was made for, -1: none */
 	size_t nfiles;
 	struct manifest_file *files;
 	char *json; /* the whole document, re-serialized compactly */

@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <yaml.h>
+#include "config.h"
 
 #include "run-limits.h"
 #include "testcase.h"
@@ -891,4 +893,142 @@ const char **testcase_tools(const struct testcase *tc)
 		}
 	}
 	return v;
+}
+
+/* Append "@prefix@key" to @out; returns nonzero when out of memory. */
+static int diff_add(json_t *out, const char *prefix, const char *key)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s%s", prefix, key);
+	return json_array_append_new(out, json_string(path));
+}
+
+/* The keys of @a and @b whose values differ, in @a's order then @b's. */
+static int diff_objects(const json_t *a, const json_t *b, const char *prefix,
+			bool descend, json_t *out)
+{
+	const char *key;
+	json_t *va, *vb;
+	char sub[128];
+	int bad = 0;
+
+	json_object_foreach((json_t *)a, key, va) {
+		if (!strcmp(key, "description"))
+			continue;
+		vb = json_object_get(b, key);
+		/* A null value says no more than a missing key. */
+		if ((vb && json_equal(va, vb)) || (json_is_null(va) && !vb))
+			continue;
+		if (descend && json_is_object(va) && json_is_object(vb)) {
+			snprintf(sub, sizeof(sub), "%s%s.", prefix, key);
+			bad |= diff_objects(va, vb, sub, false, out);
+		} else {
+			bad |= diff_add(out, prefix, key);
+		}
+	}
+	json_object_foreach((json_t *)b, key, vb) {
+		if (!strcmp(key, "description") || json_object_get(a, key) ||
+		    json_is_null(vb))
+			continue;
+		bad |= diff_add(out, prefix, key);
+	}
+	return bad;
+}
+
+json_t *testcase_json_diff(const json_t *lab, const json_t *ran)
+{
+	json_t *out = json_array();
+	json_t *empty = NULL;
+
+	if (!out)
+		return NULL;
+	if (!json_is_object(ran))
+		return out;
+	if (!json_is_object(lab))
+		lab = empty = json_object();
+	if (!lab || diff_objects(lab, ran, "", true, out)) {
+		json_decref(out);
+		out = NULL;
+	}
+	json_decref(empty);
+	return out;
+}
+
+int testcase_lab_load(const char *name, json_t **out, struct rtlab_err *err)
+{
+	struct testcase tc = { 0 };
+	char *rel = NULL, *path = NULL;
+	int ret;
+
+	*out = NULL;
+	/* A name, never a path: the lab's files are testcases/NAME.yaml. */
+	if (!name || !*name || name[0] == '.' || strchr(name, '/') ||
+	    strlen(name) > RTLAB_MAX_NAME_LEN)
+		return rtlab_err_seterr(err, ENOENT,
+					"testcase '%s': not a lab testcase "
+					"name",
+					name ? name : "");
+	if (asprintf(&rel, "testcases/%s.yaml", name) < 0 ||
+	    !(path = rtlab_data_path(rel))) {
+		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	if (access(path, F_OK)) {
+		ret = rtlab_err_seterr(err, ENOENT,
+				       "testcase '%s': no lab definition %s",
+				       name, path);
+		goto out;
+	}
+	ret = testcase_load(path, &tc, err);
+	if (ret)
+		goto out;
+	if (strcmp(tc.name, name)) {
+		ret = rtlab_err_set(err,
+				    "%s: name '%s' is not the file's name "
+				    "'%s'",
+				    path, tc.name, name);
+		goto out;
+	}
+	*out = testcase_to_json(&tc);
+	if (!*out)
+		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+out:
+	testcase_cleanup(&tc);
+	free(path);
+	free(rel);
+	return ret;
+}
+
+char *testcase_flags_text(const json_t *flags)
+{
+	const json_t *why = json_object_get(flags, "testcase_not_in_lab");
+	const json_t *diff = json_object_get(flags, "testcase_mismatch");
+	const json_t *f;
+	char *out = NULL;
+	size_t len = 0, i;
+	FILE *m;
+
+	if (!why && !json_array_size(diff))
+		return NULL;
+	m = open_memstream(&out, &len);
+	if (!m)
+		return NULL;
+	if (why)
+		fprintf(m, "not a lab testcase (%s)",
+			json_is_string(why) ? json_string_value(why) :
+					      "no lab definition");
+	if (json_array_size(diff)) {
+		fprintf(m, "%stestcase differs from the lab's definition:",
+			why ? "; " : "");
+		json_array_foreach(diff, i, f)
+			fprintf(m, "%s %s", i ? "," : "",
+				json_is_string(f) ? json_string_value(f) : "?");
+	}
+	fprintf(m, "; verdicts use the lab's parameters");
+	if (fclose(m)) {
+		free(out);
+		return NULL;
+	}
+	return out;
 }

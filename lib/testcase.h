@@ -118,4 +118,39 @@ json_t *testcase_to_json(const struct testcase *tc);
  */
 const char **testcase_tools(const struct testcase *tc);
 
+/**
+ * testcase_json_diff() - where the testcase a board ran (@ran, a
+ * manifest's testcase.definition) differs from the lab's (@lab, from
+ * testcase_to_json() plus the lab's verdict parameters): the top-level
+ * keys, and the keys one level down in objects both have
+ * ("measurement.interval_us"), whose values differ or that only one has
+ * (a null value counts as missing).  "description" is not compared.  @ran not an object: nothing differs
+ * (the board claimed no definition); @lab not an object: every key of
+ * @ran differs.
+ * Return: a new JSON array of strings (empty when they agree), or NULL
+ * (ENOMEM).
+ */
+json_t *testcase_json_diff(const json_t *lab, const json_t *ran);
+
+/**
+ * testcase_lab_load() - the lab's definition of testcase @name: the file
+ * testcases/NAME.yaml of the data directory (rtlab_data_path()), parsed
+ * and as testcase_to_json() gives it.
+ * Return: 0 with *@out set (caller json_decref()s); -ENOENT when the lab
+ * has no such file (or @name is not a plain name); -EINVAL when the file
+ * is invalid or names another testcase; -ENOMEM.  @err says which.
+ */
+int testcase_lab_load(const char *name, json_t **out,
+		      struct rtlab_err *err) __must_check;
+
+/**
+ * testcase_flags_text() - what a run's flags (runs.flags) say about its
+ * testcase, in one line for people: "not a lab testcase (WHY)" and/or
+ * "testcase differs from the lab's definition: FIELD, FIELD", then
+ * "; verdicts use the lab's parameters".
+ * Return: malloc'd text (caller frees), or NULL when @flags says nothing
+ * about the testcase (or on ENOMEM).
+ */
+char *testcase_flags_text(const json_t *flags);
+
 #endif

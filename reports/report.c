@@ -22,6 +22,7 @@
 #include "strbuf.h"
 #include "plot.h"
 #include "report.h"
+#include "testcase.h"
 #include "spike.h"
 
 /* ------------------------------------------------------------------ */
@@ -309,6 +310,7 @@ static void text_runs(struct strbuf *s, const char *label, const json_t *runs)
 	size_t i;
 
 	json_array_foreach(runs, i, r) {
+		char *flags = testcase_flags_text(json_object_get(r, "flags"));
 		char m[40], n[40];
 
 		strbuf_addf(s,
@@ -320,6 +322,9 @@ static void text_runs(struct strbuf *s, const char *label, const json_t *runs)
 			    isfinite(jnum(r, "samples")) ?
 				    num(jnum(r, "samples"), n, sizeof(n)) :
 				    "0");
+		if (flags)
+			strbuf_addf(s, "            flagged: %s\n", flags);
+		free(flags);
 	}
 }
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The runs resource of the HTTP API, version 1, and /healthz: routing by
- * path and method under /api/v1/runs, bearer-token authentication of
- * uploads, bundle ingest, and the read side (runs, histograms, plots,
+ * path and method under /api/v1/runs, uploads (board tokens only,
+ * server/auth.c), bundle ingest, and the read side (runs, histograms, plots,
  * artifacts, spike analysis).  Handlers answer through http.c's helpers
  * and take their data from db/ and services/; errors are
  * {"error": "..."} naming the request part that was wrong.
@@ -18,7 +18,7 @@
 #include "../reports/plot.h"
 #include "../services/spike-store.h"
 #include "api.h"
-#include "../db/db-boards.h"
+#include "auth.h"
 #include "../db/db-runs.h"
 #include "../services/ingest.h"
 #include "manifest.h"
@@ -86,59 +86,6 @@ static void route_path(const char *path, struct match *mt)
 	}
 }
 
-static enum MHD_Result no_db(struct http_request *req)
-{
-	return http_respond_error(req, MHD_HTTP_SERVICE_UNAVAILABLE,
-				  "database unavailable: %s", req->db_error);
-}
-
-/* Bearer token → board; answers 401/403/503 itself when it fails. */
-static bool authenticate(struct http_request *req)
-{
-	const char *auth = http_header(req, MHD_HTTP_HEADER_AUTHORIZATION);
-	struct rtlab_err err = { "" };
-	int ret;
-
-	if (!auth || !*auth) {
-		static const char body[] =
-			"{\"error\":\"missing 'Authorization: Bearer TOKEN' "
-			"header: uploads need the board's token (rtlab board "
-			"add prints it)\"}";
-
-		http_respond(req, MHD_HTTP_UNAUTHORIZED, "application/json",
-			     body, sizeof(body) - 1, "WWW-Authenticate",
-			     "Bearer realm=\"rtlab\"");
-		return false;
-	}
-	if (strncasecmp(auth, "Bearer ", 7)) {
-		http_respond_error(req, MHD_HTTP_UNAUTHORIZED,
-				   "Authorization header: expected 'Bearer "
-				   "TOKEN'");
-		return false;
-	}
-	if (!req->db) {
-		no_db(req);
-		return false;
-	}
-	auth += 7;
-	while (*auth == ' ')
-		auth++;
-	ret = db_board_auth(req->db, auth, &req->board_id, &req->board, &err);
-	if (ret == -EACCES) {
-		http_respond_error(req, MHD_HTTP_FORBIDDEN,
-				   "Authorization header: the bearer token "
-				   "belongs to no board (wrong or rotated "
-				   "token)");
-		return false;
-	}
-	if (ret) {
-		http_respond_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR,
-				   "checking the upload token: %s", err.msg);
-		return false;
-	}
-	return true;
-}
-
 bool api_runs_match(const char *path)
 {
 	struct match mt;
@@ -162,7 +109,8 @@ enum MHD_Result api_runs_begin(struct http_request *req)
 				"upload of %s bytes is larger than the "
 				"server's limit of %zu MB (max_upload_mb)",
 				cl, req->max_body >> 20);
-		authenticate(req);
+		/* Only a board uploads, and only its own runs. */
+		http_auth_require(req, ROLES_UPLOAD);
 		return MHD_YES;
 	}
 	if (strcmp(req->method, "GET") && strcmp(req->method, "HEAD"))

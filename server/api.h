@@ -10,6 +10,12 @@
  *   api-runs.c      /healthz; /api/v1/runs (upload, list, one run, its
  *                   histograms, plots, artifacts, trace, spike analysis)
  *   api-verdicts.c  /api/v1/verdicts, /api/v1/compare
+ *   api-tokens.c    /api/v1/whoami, /api/v1/tokens (admin)
+ *   api-lab.c       /api/v1/baselines, /api/v1/testcases (maintainer
+ *                   writes)
+ *
+ * Every handler checks who may do what with http_auth_require()
+ * (auth.c); reads are public unless the server says otherwise.
  *
  * JSON everywhere in /api; errors are {"error": "..."} with the status of
  * http_errno_status().  Endpoints are documented in docs/api.md.
@@ -69,5 +75,32 @@ enum http_pool verdict_api_pool(const char *method, const char *path);
  * @req->db must be connected.  Return: what libmicrohttpd expects.
  */
 enum MHD_Result verdict_api_handle(struct http_request *req);
+
+/** api_tokens_match() - whether @path is /api/v1/whoami, /api/v1/tokens
+ *  or /api/v1/tokens/ID. */
+bool api_tokens_match(const char *path);
+
+/** api_tokens_begin() - check the method and the token (any role for
+ *  whoami, admin for tokens) before any body is read.
+ *  Return: what libmicrohttpd expects. */
+enum MHD_Result api_tokens_begin(struct http_request *req);
+
+/** api_tokens_handle() - GET /api/v1/whoami, GET and POST /api/v1/tokens,
+ *  DELETE /api/v1/tokens/ID.  Return: what libmicrohttpd expects. */
+enum MHD_Result api_tokens_handle(struct http_request *req);
+
+/** api_lab_match() - whether @path is /api/v1/baselines,
+ *  /api/v1/testcases, /api/v1/testcases/NAME or .../NAME/verdict. */
+bool api_lab_match(const char *path);
+
+/** api_lab_begin() - check the method and, for writes, a maintainer or
+ *  admin token before the body is read.
+ *  Return: what libmicrohttpd expects. */
+enum MHD_Result api_lab_begin(struct http_request *req);
+
+/** api_lab_handle() - PUT/DELETE /api/v1/baselines, GET
+ *  /api/v1/testcases[/NAME[/verdict]], PUT /api/v1/testcases/NAME/verdict.
+ *  Return: what libmicrohttpd expects. */
+enum MHD_Result api_lab_handle(struct http_request *req);
 
 #endif

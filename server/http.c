@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "../db/db.h"
+#include "auth.h"
 #include "http.h"
 #include "parse.h"
 
@@ -129,6 +130,45 @@ int http_query_uint(struct http_request *req, const char *name,
 				     "to %u, got '%s'",
 				     name, min, max, s);
 	return 0;
+}
+
+enum MHD_Result http_want_json_body(struct http_request *req)
+{
+	const char *cl = http_header(req, MHD_HTTP_HEADER_CONTENT_LENGTH);
+
+	req->want_body = true;
+	if (cl && strtoull(cl, NULL, 10) > req->max_body)
+		return http_respond_error(req, MHD_HTTP_CONTENT_TOO_LARGE,
+					  "body of %s bytes is larger than "
+					  "the server's limit of %zu MB "
+					  "(max_upload_mb)",
+					  cl, req->max_body >> 20);
+	return MHD_YES;
+}
+
+json_t *http_body_json(struct http_request *req, struct rtlab_err *err)
+{
+	json_error_t jerr;
+	json_t *j;
+
+	if (req->too_large) {
+		rtlab_err_set(err, "body: larger than the server's limit");
+		return NULL;
+	}
+	j = json_loadb(req->body ? req->body : "", req->body_len, 0, &jerr);
+	if (!j) {
+		rtlab_err_set(err,
+			      "body: expected a JSON object: %s (line %d "
+			      "column %d)",
+			      jerr.text, jerr.line, jerr.column);
+		return NULL;
+	}
+	if (!json_is_object(j)) {
+		rtlab_err_set(err, "body: expected a JSON object");
+		json_decref(j);
+		return NULL;
+	}
+	return j;
 }
 
 /* The headers of every answer, then queue it (or keep it, on a slow
@@ -298,6 +338,11 @@ static enum MHD_Result dispatch_begin(const struct http_config *cfg,
 	if (!req->handler)
 		return http_respond_error(req, MHD_HTTP_NOT_FOUND,
 					  "no such path: %s", req->path);
+	/* Closed reads: every read but the always-public ones needs a
+	 * token; writes are each handler's own check. */
+	if (cfg->reads_need_token && is_get(req->method) &&
+	    !req->handler->always_public && !http_auth_require(req, ROLES_ANY))
+		return MHD_YES;
 	if (req->handler->begin)
 		return req->handler->begin(req);
 	if (!is_get(req->method))
@@ -322,6 +367,7 @@ static void request_free(struct http_request *req)
 	free(req->path);
 	free(req->body);
 	free(req->board);
+	free(req->token_name);
 	free(req);
 }
 
@@ -658,9 +704,11 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 			snprintf(run, sizeof(run), "%lld",
 				 (long long)req->run_id);
 		/* One fprintf per line: stdio locks the stream for it. */
-		fprintf(stderr, "%s %s %s %u %zuB %.1fms board=%s run=%s%s\n",
+		fprintf(stderr,
+			"%s %s %s %u %zuB %.1fms token=%s board=%s run=%s%s\n",
 			stamp, req->method, req->path ? req->path : "?",
 			req->responded ? req->status : 0, req->bytes, ms,
+			req->token_name ? req->token_name : "-",
 			req->board ? req->board : "-", run,
 			toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ?
 				"" :

@@ -30,6 +30,7 @@
 #include <microhttpd.h>
 
 #include "error.h"
+#include "role.h"
 
 struct http_request;
 
@@ -71,6 +72,8 @@ struct http_handler {
 	 * analysis) on the slow-work threads.  NULL: the connection's own.
 	 */
 	enum http_pool (*pool)(const char *method, const char *path);
+	/* Answers without a token even when reads need one (/healthz). */
+	bool always_public;
 };
 
 struct http_config {
@@ -87,6 +90,7 @@ struct http_config {
 	unsigned int ingest_threads;	/* threads for uploads (0: 4) */
 	unsigned int ingest_queue;	/* uploads waiting (0: none) */
 	bool quiet;			/* no request log */
+	bool reads_need_token; /* every read needs a token of any role */
 };
 
 /* Defaults of the limits above, for `rtlab server --help` and docs. */
@@ -117,10 +121,14 @@ struct http_request {
 	char *body;
 	size_t body_len, body_cap;
 
-	/* Set by the handler, for the log line */
-	char *board; /* authenticated board, malloc'd */
-	int board_id;
-	int64_t run_id; /* -1: none */
+	/* Who sent it (server/auth.c), for the handlers and the log line */
+	bool authed;	  /* a valid token was checked */
+	enum role role;	  /* its role */
+	int token_id;	  /* its id */
+	char *token_name; /* its name, malloc'd */
+	char *board;	  /* a board token's board, malloc'd */
+	int board_id;	  /* -1: not a board token */
+	int64_t run_id;	  /* -1: none */
 	unsigned int status;
 	size_t bytes;
 	bool responded;
@@ -156,6 +164,21 @@ const char *http_query(struct http_request *req, const char *name);
 int http_query_uint(struct http_request *req, const char *name,
 		    unsigned int min, unsigned int max, unsigned int *out,
 		    struct rtlab_err *err) __must_check;
+
+/**
+ * http_want_json_body() - for a handler's begin(): the request will carry
+ * a JSON body (a PUT or POST of the API), so collect it, refusing at once
+ * one whose declared Content-Length is over the server's limit (413).
+ * Return: what libmicrohttpd expects (MHD_YES to go on).
+ */
+enum MHD_Result http_want_json_body(struct http_request *req);
+
+/**
+ * http_body_json() - the request's body parsed as a JSON object.
+ * Return: a new reference, or NULL with @err saying what was wrong ("body:
+ * expected a JSON object: ... at line L column C").
+ */
+json_t *http_body_json(struct http_request *req, struct rtlab_err *err);
 
 /**
  * http_respond() - queue a response of @size bytes of @data (copied).

@@ -10,12 +10,17 @@
 #include "web.h"
 
 const struct http_handler server_routes[] = {
-	{ "web", web_match, NULL, web_handle, false, web_pool },
-	{ "health", api_health_match, NULL, api_health_handle, false, NULL },
+	{ "web", web_match, NULL, web_handle, false, web_pool, false },
+	{ "health", api_health_match, NULL, api_health_handle, false, NULL,
+	  true },
+	{ "tokens", api_tokens_match, api_tokens_begin, api_tokens_handle, true,
+	  NULL, false },
+	{ "lab", api_lab_match, api_lab_begin, api_lab_handle, true, NULL,
+	  false },
 	{ "verdicts", verdict_api_match, NULL, verdict_api_handle, true,
-	  verdict_api_pool },
+	  verdict_api_pool, false },
 	{ "runs", api_runs_match, api_runs_begin, api_runs_handle, true,
-	  api_runs_pool },
+	  api_runs_pool, false },
 };
 
 const size_t server_nroutes = sizeof(server_routes) / sizeof(server_routes[0]);

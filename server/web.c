@@ -29,6 +29,7 @@
 #include "../services/reporting.h"
 #include "http.h"
 #include "strbuf.h"
+#include "testcase.h"
 #include "web.h"
 
 #define PLOTS "/api/v1/plots/"
@@ -530,6 +531,7 @@ static enum MHD_Result run_page(struct http_request *req, const char *ref)
 	struct strbuf p = { 0 };
 	json_t *run = NULL, *kernel, *v, *a;
 	const char *key;
+	char *flags;
 	int64_t id, vid;
 	size_t i, j;
 	int ret;
@@ -557,6 +559,10 @@ static enum MHD_Result run_page(struct http_request *req, const char *ref)
 	row_text(&p, "status", jstr(run, "status"));
 	if (jstr(run, "error"))
 		row_text(&p, "error", jstr(run, "error"));
+	flags = testcase_flags_text(json_object_get(run, "flags"));
+	if (flags)
+		row_text(&p, "flagged", flags);
+	free(flags);
 	row_text(&p, "started", jstr(run, "started_at"));
 	row_text(&p, "finished", jstr(run, "finished_at"));
 	row_text(&p, "stored", jstr(run, "created_at"));

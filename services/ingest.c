@@ -3,12 +3,14 @@
  * Bundle ingest: unpack an uploaded result bundle, check its manifest
  * against the uploader's board, verify every listed file, read the
  * histograms from cyclictest.json and/or cyclictest.hist (they must agree
- * when both are there) and hand the lot to db_run_store(), which writes it
- * in one transaction.  Nothing reaches the database before all checks pass.
+ * when both are there), compare the testcase the board ran with the lab's
+ * definition (the lab's stays the lab's; a difference flags the run) and
+ * hand the lot to db_run_store(), which writes it in one transaction.  Nothing reaches the database before all checks pass.
  */
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bundle-hists.h"
@@ -16,8 +18,73 @@
 #include "cyclictest.h"
 #include "../db/db-runs.h"
 #include "ingest.h"
+#include "log.h"
 #include "manifest.h"
+#include "testcase.h"
 #include "verdict.h"
+
+/*
+ * The lab's definition of the run's testcase (JSON text into *@lab_text,
+ * NULL when the lab has none) and what the lab notes about the run
+ * (runs.flags, JSON text into *@flags_text): a testcase the lab does not
+ * define, or the fields where the manifest's definition differs from the
+ * lab's.  The manifest never decides the lab's definition.
+ * Return: 0 or -ENOMEM.
+ */
+static int testcase_flags(const struct manifest *m, const char *manifest_json,
+			  char **lab_text, char **flags_text)
+{
+	struct rtlab_err lerr = { "" };
+	json_t *root, *ran, *lab = NULL, *diff = NULL, *flags;
+	int ret = -ENOMEM;
+
+	*lab_text = *flags_text = NULL;
+	root = json_loads(manifest_json, 0, NULL);
+	ran = json_object_get(json_object_get(root, "testcase"), "definition");
+	flags = json_object();
+	if (!flags)
+		goto out;
+	ret = testcase_lab_load(m->testcase, &lab, &lerr);
+	if (ret == -ENOMEM)
+		goto out;
+	if (ret) {
+		if (ret != -ENOENT)
+			log_error("board %s, run %s: testcase %s: %s", m->board,
+				  m->run_id, m->testcase, lerr.msg);
+		if (json_object_set_new(flags, "testcase_not_in_lab",
+					json_string(lerr.msg)))
+			goto nomem;
+		/* Verdict parameters are never the board's to give. */
+		diff = json_array();
+		if (!diff ||
+		    (json_object_get(ran, "verdict") &&
+		     json_array_append_new(diff, json_string("verdict"))))
+			goto nomem;
+	} else {
+		*lab_text = json_dumps(lab, JSON_COMPACT | JSON_SORT_KEYS);
+		diff = testcase_json_diff(lab, ran);
+		if (!*lab_text || !diff)
+			goto nomem;
+	}
+	if (json_array_size(diff) &&
+	    json_object_set(flags, "testcase_mismatch", diff))
+		goto nomem;
+	*flags_text = json_dumps(flags, JSON_COMPACT);
+	ret = *flags_text ? 0 : -ENOMEM;
+	goto out;
+nomem:
+	ret = -ENOMEM;
+out:
+	if (ret) {
+		free(*lab_text);
+		*lab_text = NULL;
+	}
+	json_decref(diff);
+	json_decref(lab);
+	json_decref(flags);
+	json_decref(root);
+	return ret;
+}
 
 int ingest_bundle(PGconn *conn, const void *data, size_t size, int board_id,
 		  const char *board, struct ingest_result *res,
@@ -28,6 +95,7 @@ int ingest_bundle(PGconn *conn, const void *data, size_t size, int board_id,
 	const struct bundle_file *mf;
 	struct manifest m = { 0 };
 	struct run_record rec = { 0 };
+	char *lab_text = NULL, *flags_text = NULL;
 	struct bundle *b;
 	int ret;
 
@@ -69,6 +137,13 @@ int ingest_bundle(PGconn *conn, const void *data, size_t size, int board_id,
 		use = &ct;
 	}
 
+	ret = testcase_flags(&m, m.json, &lab_text, &flags_text);
+	if (ret) {
+		rtlab_err_seterr(err, -ret, "out of memory");
+		goto out;
+	}
+	rec.lab_definition = lab_text;
+	rec.flags = flags_text;
 	rec.manifest = &m;
 	rec.board_id = board_id;
 	rec.nhists = use ? use->nthreads : 0;
@@ -82,6 +157,8 @@ int ingest_bundle(PGconn *conn, const void *data, size_t size, int board_id,
 		verdict_after_ingest(conn, res->run_id);
 	}
 out:
+	free(lab_text);
+	free(flags_text);
 	ct_result_cleanup(&ct);
 	manifest_cleanup(&m);
 	bundle_free(b);

@@ -32,7 +32,9 @@ struct ingest_result {
  * Return: 0 with @res filled (new or duplicate run);
  *	-EINVAL: bad bundle (truncated, not a tar, manifest field missing,
  *	checksum mismatch, garbled or inconsistent histograms);
- *	-EACCES: the manifest names another board than the token's;
+ *	-EACCES: the manifest names another board than the token's, or a
+ *	job queued for another board;
+ *	-EXDEV: another board already stored a run with this uuid;
  *	-EIO: the database failed; -ENOMEM.
  *	@err names what was wrong.  On failure nothing is stored.
  */

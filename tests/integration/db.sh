@@ -104,17 +104,17 @@ check "board add --quiet prints only the token" \
 check "board list shows both" test "$(grep -cE '^(rpi4|qemu0) ' "$out/list")" = 2
 check "board list shows the kind" grep -Eq '^rpi4 +ssh ' "$out/list"
 check "only the token's hash is stored" \
-	test "$("$RTLAB" db psql -tAc "SELECT count(*) FROM boards WHERE position(convert_to('$tok1', 'UTF8') IN token_sha256) > 0 OR encode(token_sha256, 'hex') = '$tok1'")" = 0
+	test "$("$RTLAB" db psql -tAc "SELECT count(*) FROM tokens WHERE position(convert_to('$tok1', 'UTF8') IN sha256) > 0 OR encode(sha256, 'hex') = '$tok1'")" = 0
 check "the stored hash is the token's sha256" \
-	test "$("$RTLAB" db psql -tAc "SELECT name FROM boards WHERE token_sha256 = sha256(convert_to('$tok1', 'UTF8'))")" = rpi4
+	test "$("$RTLAB" db psql -tAc "SELECT b.name FROM tokens t JOIN boards b ON b.id = t.board_id WHERE t.revoked_at IS NULL AND t.sha256 = sha256(convert_to('$tok1', 'UTF8'))")" = rpi4
 tok2=$("$RTLAB" board token rpi4 --quiet)
 check "board token prints a 64-hex-digit token" \
 	sh -c "printf '%s\n' '$tok2' | grep -Eqx '[0-9a-f]{64}'"
 check "board token makes a different token" test "$tok2" != "$tok1"
 check "the new token matches the board" \
-	test "$("$RTLAB" db psql -tAc "SELECT name FROM boards WHERE token_sha256 = sha256(convert_to('$tok2', 'UTF8'))")" = rpi4
+	test "$("$RTLAB" db psql -tAc "SELECT b.name FROM tokens t JOIN boards b ON b.id = t.board_id WHERE t.revoked_at IS NULL AND t.sha256 = sha256(convert_to('$tok2', 'UTF8'))")" = rpi4
 check "the old token no longer matches" \
-	test "$("$RTLAB" db psql -tAc "SELECT count(*) FROM boards WHERE token_sha256 = sha256(convert_to('$tok1', 'UTF8'))")" = 0
+	test "$("$RTLAB" db psql -tAc "SELECT count(*) FROM tokens WHERE revoked_at IS NULL AND sha256 = sha256(convert_to('$tok1', 'UTF8'))")" = 0
 "$RTLAB" board token nosuch >"$out/nosuch" 2>&1
 check "rotating an unknown board fails clearly" grep -q "no board named 'nosuch'" "$out/nosuch"
 

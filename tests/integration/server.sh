@@ -309,7 +309,7 @@ bad "complete run without measurement" 400 cyclictest.json \
 mkbundle --out "$work/foreign.tgz" --board other --json "$FIX/idle.json" \
 	>/dev/null
 bad "manifest of another board" 403 "board 'other'" "$work/foreign.tgz"
-bad "wrong token" 403 token "$work/idle.tgz" \
+bad "wrong token" 401 token "$work/idle.tgz" \
 	0000000000000000000000000000000000000000000000000000000000000000
 bad "token of another board" 403 "board" "$work/idle.tgz" "$OTHER"
 

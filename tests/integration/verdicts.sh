@@ -8,8 +8,9 @@
 # distribution, REGRESSION for a tail moved up 30 us), follow a pinned
 # baseline, answer the API's filters, agree between the database and the
 # offline bundle comparison, refuse to compare different clocks, stay
-# INCONCLUSIVE against a baseline without runs or with invalid floors, and
-# take its floors from the testcase definition.  Last, an A/A comparison
+# INCONCLUSIVE against a baseline without runs or with invalid stored
+# floors, take its floors from the lab (never from a manifest; offline
+# comparisons from the bundles' definition).  Last, an A/A comparison
 # of real cyclictest runs on this host (rtlab-agent) must not be a
 # regression.
 . "$(dirname "$0")/../lib.sh"
@@ -261,12 +262,22 @@ T2=synth-badfloor
 mkruns g1 --release 6.1.0-1-rt --seed 21 --testcase $T2 --verdict '{"floor_us": -1}'
 mkruns g2 --release 6.1.0-2-rt --seed 22 --testcase $T2 --verdict '{"floor_us": -1}'
 upload_all g1 && upload_all g2
-check "invalid floor in the definition: every upload still succeeds" test $? = 0
+check "invalid floor in a manifest's definition: every upload still succeeds" test $? = 0
 check "... all 10 stored" test "$("$RTLAB" runs --testcase $T2 --json | jq length)" = 10
-check "... verdict INCONCLUSIVE" test "$(verdicts_json --testcase $T2 | jq -r '.[0].verdict')" = INCONCLUSIVE
+check "... each flagged: the manifest's verdict parameters are not the lab's" \
+	test "$("$RTLAB" runs --testcase $T2 --json | jq '[.[] | select(.flags.testcase_mismatch == ["verdict"])] | length')" = 10
+check "... and the verdict ignores them (not INCONCLUSIVE)" \
+	test "$(verdicts_json --testcase $T2 | jq -r '.[0].verdict')" != INCONCLUSIVE
+# Verdict parameters stored before the lab owned them may be invalid.
+"$RTLAB" db psql -qc "UPDATE testcases SET definition = '{\"verdict\": {\"floor_us\": -1}}' WHERE name = '$T2'" >/dev/null
+mkruns g3 --release 6.1.0-2-rt --seed 23 --testcase $T2 --count 1
+upload_all g3
+check "invalid stored floor: verdict INCONCLUSIVE" test "$(verdicts_json --testcase $T2 | jq -r '.[0].verdict')" = INCONCLUSIVE
 check "... with the reason" test "$(verdicts_json --testcase $T2 | \
 	jq '.[0].reason | contains("verdict.floor_us")')" = true
 check "... and an error logged" grep -q "error: .*verdict.floor_us" "$work/server.log"
+check "rtlab testcase show names what is invalid" \
+	sh -c "'$RTLAB' testcase show $T2 | grep -q 'invalid .*verdict.floor_us'"
 
 # -- baseline pinning ------------------------------------------------------------
 "$RTLAB" baseline set --board b1 --testcase $T --kernel 6.1.0-1-rt \

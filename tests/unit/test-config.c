@@ -105,6 +105,15 @@ static void test_parse(void)
 	      "missing '=' explained (%s)", err.msg);
 	ret = rtlab_config_parse(&cfg, "listen = 8080\n", "lab.conf", &err);
 	CHECK_INT(ret, -EINVAL, "listen without host refused");
+	CHECK(!cfg.reads_need_token, "default reads: public");
+	ret = rtlab_config_parse(&cfg, "reads = token\n", "lab.conf", &err);
+	CHECK(!ret && cfg.reads_need_token, "reads = token closes reads");
+	ret = rtlab_config_parse(&cfg, "reads = public\n", "lab.conf", &err);
+	CHECK(!ret && !cfg.reads_need_token, "reads = public opens them");
+	ret = rtlab_config_parse(&cfg, "reads = open\n", "lab.conf", &err);
+	CHECK_STR(err.msg,
+		  "lab.conf line 1: reads: expected public or token, got 'open'",
+		  "reads = open refused, naming file, line, key");
 	rtlab_config_cleanup(&cfg);
 	rtlab_config_cleanup(&cfg);
 	CHECK(cfg.listen == NULL, "cleanup twice is harmless");

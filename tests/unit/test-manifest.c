@@ -117,6 +117,24 @@ static void expect(const char *path, const char *value, const char *msg)
 		manifest_cleanup(&m);
 }
 
+static void test_job_id(void)
+{
+	struct rtlab_err err = { "" };
+	struct manifest m;
+
+	CHECK_INT(manifest_parse(valid, strlen(valid), &m, &err), 0,
+		  "no job_id");
+	CHECK_INT(m.job_id, -1, "... is -1");
+	manifest_cleanup(&m);
+	CHECK_INT(parse_edited("job_id", "42", &m, &err), 0, "job_id 42");
+	CHECK_INT(m.job_id, 42, "... is 42");
+	manifest_cleanup(&m);
+	CHECK_INT(parse_edited("job_id", "\"7\"", &m, &err), 0,
+		  "job_id \"7\" (digits)");
+	CHECK_INT(m.job_id, 7, "... is 7");
+	manifest_cleanup(&m);
+}
+
 static void test_required(void)
 {
 	static const char *const req[] = {
@@ -166,6 +184,14 @@ static void test_bad_values(void)
 	       "manifest.json: field 'started_at': expected an ISO 8601 time like 2026-12-03T03:14:08Z");
 	expect("format_version", "2",
 	       "manifest.json: field 'format_version': expected 1, got 2 (a newer agent?)");
+	expect("job_id", "\"abc\"",
+	       "manifest.json: field 'job_id': expected a job id (a whole number > 0)");
+	expect("job_id", "0",
+	       "manifest.json: field 'job_id': expected a job id (a whole number > 0)");
+	expect("job_id", "-3",
+	       "manifest.json: field 'job_id': expected a job id (a whole number > 0)");
+	expect("job_id", "1.5",
+	       "manifest.json: field 'job_id': expected a job id (a whole number > 0)");
 	expect("format", "\"tarball\"",
 	       "manifest.json: field 'format': expected \"rtlab-bundle\"");
 	expect("commands", "[\"a\", 1]",
@@ -371,6 +397,7 @@ static void test_verify(void)
 
 int main(void)
 {
+	test_job_id();
 	test_valid();
 	test_required();
 	test_bad_values();

@@ -41,6 +41,7 @@ static const char ctx_text[] =
 	"       \"p_value\": null, \"test\": \"equivalence\"}}},"
 	" \"baseline_runs\": [{\"id\": 1, \"uuid\": \"aaaaaaaa-1\","
 	"   \"status\": \"complete\", \"max_us\": 56, \"samples\": 3000,"
+	"   \"flags\": {\"testcase_mismatch\": [\"duration_s\"]},"
 	"   \"artifacts\": [{\"name\": \"config\", \"size\": 10}]}],"
 	" \"candidate_runs\": ["
 	"   {\"id\": 2, \"uuid\": \"bbbbbbbb-2\", \"status\": \"complete\","
@@ -145,6 +146,16 @@ static void test_summary_text(void)
 	      "the effect's interval");
 	CHECK(t && strstr(t, "decided by: Mann-Whitney U, p = 0.00397"),
 	      "the deciding test and its p-value");
+	CHECK(t && strstr(t, "  baseline  run 1 ") &&
+		      strstr(t, "\n            flagged: testcase differs from "
+				"the lab's definition: duration_s; verdicts "
+				"use the lab's parameters\n"),
+	      "runs: a flagged run says how its testcase differs");
+	CHECK(t && !strstr(strstr(t, "candidate run 2") ?
+				   strstr(t, "candidate run 2") :
+				   "",
+			   "flagged"),
+	      "runs: runs without flags carry no such line");
 	CHECK(t && strstr(t, "== How sure ==") &&
 		      strstr(t, "5 baseline (15000 samples), 5 candidate"),
 	      "section: how sure, runs per side");

@@ -259,8 +259,121 @@ static void test_missing_tool(void)
 	testcase_cleanup(&tc);
 }
 
+/* testcase_json_diff() of two JSON texts as one comma-joined string. */
+static char *diff(const char *lab, const char *ran)
+{
+	json_t *l = json_loads(lab, 0, NULL), *r = json_loads(ran, 0, NULL);
+	json_t *d = testcase_json_diff(l, r), *f;
+	char *out = calloc(1, 512);
+	size_t i;
+
+	json_array_foreach(d, i, f) {
+		if (i)
+			strcat(out, ",");
+		strncat(out, json_string_value(f), 100);
+	}
+	json_decref(d);
+	json_decref(l);
+	json_decref(r);
+	return out;
+}
+
+static void test_diff(void)
+{
+	static const struct {
+		const char *what, *lab, *ran, *want;
+	} cases[] = {
+		{ "same definition", "{\"duration_s\": 60}",
+		  "{\"duration_s\": 60}", "" },
+		{ "description is not compared", "{\"description\": \"a\"}",
+		  "{\"description\": \"b\"}", "" },
+		{ "a different top-level value", "{\"duration_s\": 60}",
+		  "{\"duration_s\": 5}", "duration_s" },
+		{ "a nested field, named by its path",
+		  "{\"measurement\": {\"interval_us\": 1000, \"priority\": 95}}",
+		  "{\"measurement\": {\"interval_us\": 200, \"priority\": 95}}",
+		  "measurement.interval_us" },
+		{ "a key only the board has (verdict)", "{\"duration_s\": 60}",
+		  "{\"duration_s\": 60, \"verdict\": {\"alpha\": 0.5}}",
+		  "verdict" },
+		{ "a key only the lab has",
+		  "{\"duration_s\": 60, \"loads\": []}", "{\"duration_s\": 60}",
+		  "loads" },
+		{ "arrays compare whole",
+		  "{\"loads\": [{\"name\": \"hackbench\"}]}", "{\"loads\": []}",
+		  "loads" },
+		{ "null is the same as missing",
+		  "{\"measurement\": {\"affinity\": null}}",
+		  "{\"measurement\": {}, \"trace\": null}", "" },
+		{ "no definition claimed: nothing differs",
+		  "{\"duration_s\": 60}", "null", "" },
+		{ "two differences, lab's order",
+		  "{\"duration_s\": 60, \"measurement\": {\"histogram_us\": 1000}}",
+		  "{\"measurement\": {\"histogram_us\": 100}, \"duration_s\": 1}",
+		  "duration_s,measurement.histogram_us" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = diff(cases[i].lab, cases[i].ran);
+
+		CHECK_STR(got, cases[i].want, cases[i].what);
+		free(got);
+	}
+}
+
+static void test_flags_text(void)
+{
+	json_t *f;
+	char *t;
+
+	f = json_loads("{}", 0, NULL);
+	CHECK(!testcase_flags_text(f), "no flags: no text");
+	json_decref(f);
+	f = json_loads("{\"testcase_mismatch\": [\"duration_s\", "
+		       "\"verdict\"]}",
+		       0, NULL);
+	t = testcase_flags_text(f);
+	CHECK_STR(t,
+		  "testcase differs from the lab's definition: duration_s, "
+		  "verdict; verdicts use the lab's parameters",
+		  "mismatch: the fields, in one line");
+	free(t);
+	json_decref(f);
+	f = json_loads("{\"testcase_not_in_lab\": \"no lab definition\"}", 0,
+		       NULL);
+	t = testcase_flags_text(f);
+	CHECK_STR(t,
+		  "not a lab testcase (no lab definition); verdicts use the "
+		  "lab's parameters",
+		  "not in the lab: says so, with why");
+	free(t);
+	json_decref(f);
+}
+
+static void test_lab_load(void)
+{
+	struct rtlab_err e = { "" };
+	json_t *j = NULL;
+
+	CHECK_INT(testcase_lab_load("cyclictest-idle", &j, &e), 0,
+		  "the lab's testcases/cyclictest-idle.yaml loads");
+	CHECK_INT(json_integer_value(json_object_get(
+			  json_object_get(j, "measurement"), "interval_us")),
+		  1000, "... as testcase_to_json() gives it");
+	json_decref(j);
+	CHECK_INT(testcase_lab_load("no-such-testcase", &j, &e), -ENOENT,
+		  "a name the lab does not define: -ENOENT");
+	CHECK_INT(testcase_lab_load("../schema/001_init", &j, &e), -ENOENT,
+		  "a path is never a lab testcase name");
+	CHECK(!j, "... and nothing is returned");
+}
+
 int main(void)
 {
+	test_diff();
+	test_flags_text();
+	test_lab_load();
 	test_defaults();
 	test_full();
 	test_shipped();

@@ -90,6 +90,13 @@ struct board_run_info {
 	unsigned long long channel_bytes;
 	double channel_s; /* first to last byte on the channel */
 	char *work_dir;	  /* kept work directory, or NULL */
+	/* the watchdog (boards/watchdog.h): of the wall time QEMU lived */
+	double runnable_s; /* it could run: what the timeouts count */
+	double stopped_s;  /* it was stopped (SIGSTOP) */
+	double starved_s;  /* it waited for a CPU */
+	double qemu_cpu_s; /* CPU it consumed */
+	bool infra;	   /* no bundle because of the host, not the kernel
+			    * (board_run() returned an error) */
 };
 
 /** board_run_info_cleanup() - free what board_run() filled; safe twice. */

@@ -27,7 +27,8 @@
 	"floor(extract(epoch FROM j.lease_until - now()))::bigint, "      \
 	"j.error, j.run_uuid::text, "                                     \
 	"(SELECT string_agg(r.id::text, ',' ORDER BY r.id) FROM runs r "  \
-	" WHERE r.job_id = j.id), " ISO("j.created_at") ", " ISO("j.finished_at")
+	" WHERE r.job_id = j.id), " ISO("j.created_at") ", " ISO(         \
+		"j.finished_at") ", j.infra_errors, j.failure"
 
 static const char *const states[] = { "queued", "running", "done", "failed" };
 
@@ -87,6 +88,7 @@ void db_job_cleanup(struct db_job *job)
 	free(job->run_ids);
 	free(job->created_at);
 	free(job->finished_at);
+	free(job->failure);
 	memset(job, 0, sizeof(*job));
 }
 
@@ -143,6 +145,8 @@ static int job_from_row(PGresult *res, int row, struct db_job *j)
 	j->run_ids = col(res, row, 17, &oom);
 	j->created_at = col(res, row, 18, &oom);
 	j->finished_at = col(res, row, 19, &oom);
+	j->infra_errors = atoi(PQgetvalue(res, row, 20));
+	j->failure = col(res, row, 21, &oom);
 	if (oom) {
 		db_job_cleanup(j);
 		return -ENOMEM;
@@ -194,6 +198,8 @@ int db_job_expire(PGconn *conn, unsigned int *count, struct rtlab_err *err)
 	res = PQexec(conn,
 		     "UPDATE jobs SET state = 'failed', finished_at = now(), "
 		     "lease_until = NULL, phase = NULL, "
+		     "failure = 'infrastructure', "
+		     "infra_errors = infra_errors + 1, "
 		     "error = concat_ws('; ', error, format("
 		     "'lease expired on attempt %s of %s (worker %s stopped "
 		     "renewing it): giving up', attempts, max_attempts, worker)) "
@@ -225,6 +231,9 @@ int db_job_claim(PGconn *conn, const char *worker, const char *board,
 		"UPDATE jobs j SET state = 'running', worker = $1, "
 		"lease_until = now() + make_interval(secs => $2::integer), "
 		"attempts = j.attempts + 1, started_at = now(), "
+		/* an expired lease: the last worker died on it */
+		"infra_errors = j.infra_errors + "
+		"CASE WHEN j.state = 'running' THEN 1 ELSE 0 END, "
 		"phase = 'claimed' "
 		"FROM boards b, testcases t "
 		"WHERE b.id = j.board_id AND t.id = j.testcase_id "
@@ -304,6 +313,7 @@ int db_job_finish(PGconn *conn, int64_t id, const char *worker,
 		return ret;
 	res = q(conn,
 		"UPDATE jobs SET state = $4, run_uuid = $3::uuid, error = $5, "
+		"failure = CASE WHEN $4 = 'failed' THEN 'run' END, "
 		"finished_at = now(), lease_until = NULL, phase = NULL, "
 		"kernel_id = COALESCE((SELECT kernel_id FROM runs "
 		"WHERE uuid = $3::uuid), kernel_id) "
@@ -359,6 +369,10 @@ int db_job_requeue(PGconn *conn, int64_t id, const char *worker,
 		"THEN 'failed' ELSE 'queued' END, "
 		"finished_at = CASE WHEN NOT $4::boolean AND "
 		"attempts >= max_attempts THEN now() END, "
+		"infra_errors = infra_errors + CASE WHEN $4::boolean THEN 0 "
+		"ELSE 1 END, "
+		"failure = CASE WHEN NOT $4::boolean AND "
+		"attempts >= max_attempts THEN 'infrastructure' END, "
 		"error = COALESCE($3, error), worker = CASE WHEN $4::boolean "
 		"THEN NULL ELSE worker END, lease_until = NULL, phase = NULL "
 		"WHERE id = $1::bigint AND worker = $2 AND state = 'running' "

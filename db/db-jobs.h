@@ -11,6 +11,11 @@
  *                        \--lease expired: claimable again by any worker;
  *                           after max_attempts claims: failed
  *
+ * A failed job says why (failure): "run" when its run was stored but is
+ * not complete (the kernel's or the agent's fault), "infrastructure" when
+ * its attempts ran out without a run (every requeue that is not an
+ * abandonment counts one infra_errors, and so does a lease that expired).
+ *
  * Workers claim with UPDATE ... WHERE id = (SELECT ... FOR UPDATE SKIP
  * LOCKED LIMIT 1), so two workers never get the same job, and hold it by a
  * lease they renew; a worker that dies stops renewing and the job goes
@@ -61,6 +66,9 @@ struct db_job {
 	char *run_ids;	  /* ids of every run linked to the job, "3,7" */
 	char *created_at; /* ISO 8601 UTC */
 	char *finished_at;
+	int infra_errors; /* attempts that ended without a run */
+	char *failure;	  /* failed jobs: "run" (the run is not complete) or
+			   * "infrastructure" (no run: out of attempts) */
 };
 
 /** db_job_cleanup() - free the strings of @job; safe twice, NULL is fine. */
@@ -123,8 +131,9 @@ int db_job_finish(PGconn *conn, int64_t id, const char *worker,
 		  struct rtlab_err *err) __must_check;
 
 /**
- * db_job_requeue() - give the job back without a run: queued again with
- * @error noted, or failed when it has used all its attempts.
+ * db_job_requeue() - give the job back without a run (an infrastructure
+ * error: infra_errors counted): queued again with @error noted, or failed
+ * with failure "infrastructure" when it has used all its attempts.
  * @abandoned: the worker was stopped, not the job's fault: the attempt is
  *	not counted and the job is always queued again.
  * @failed_out: may be NULL; else set when the job was failed for good.

@@ -953,20 +953,8 @@ int board_run(const struct board_def *b, const struct kernel_def *k,
 	/* else agent_error with the channel's complaint in @why */
 	ret = fault_bundle(&r, st, why, vb, out_bundle, err);
 done:
-	if (!ret && info) {
-		const struct bundle_file *bf;
-		struct bundle *chk = bundle_read(out_bundle, NULL);
-		struct manifest m;
-
-		bf = chk ? bundle_get(chk, BUNDLE_MANIFEST) : NULL;
-		if (bf && !manifest_parse((const char *)bf->data, bf->size, &m,
-					  NULL)) {
-			snprintf(info->status, sizeof(info->status), "%s",
-				 run_status_name(m.status));
-			manifest_cleanup(&m);
-		}
-		bundle_free(chk);
-	}
+	if (!ret && info)
+		board_bundle_status(out_bundle, info);
 out:
 	if (o->progress)
 		progress_done(&r.pg);
@@ -1001,3 +989,126 @@ out:
 	kernel_ident_cleanup(&r.id);
 	return ret;
 }
+
+/* -- the qemu kind ---------------------------------------------------------- */
+
+static bool is_path(const char *s)
+{
+	size_t n = strlen(s);
+
+	return strchr(s, '/') || (n > 5 && !strcmp(s + n - 5, ".yaml"));
+}
+
+/* A kernel definition, the board's definition, tools the initramfs can
+ * carry. */
+static int qemu_check_job(const char *board, const char *definition_json,
+			  const char *kernel, const char *testcase_path,
+			  char **stored_kernel, struct rtlab_err *err)
+{
+	struct kernel_def *k;
+	struct board_def *bd;
+	char *defname;
+	int ret;
+
+	if (!strcmp(kernel, BOARD_KERNEL_HOST))
+		return rtlab_err_set(err,
+				     "--kernel " BOARD_KERNEL_HOST
+				     ": board '%s' is a virtual board: "
+				     "expected a kernel definition "
+				     "(kernels/NAME.yaml)",
+				     board);
+	defname = board_definition_name(board, definition_json, err);
+	if (!defname)
+		return -EINVAL;
+	bd = board_def_find(defname, err);
+	if (!bd) {
+		rtlab_err_prefix(err,
+				 "--board %s: board definition '%s' "
+				 "(the \"board\" field of the registered "
+				 "definition, else the board's name)",
+				 board, defname);
+		free(defname);
+		return -EINVAL;
+	}
+	board_def_free(bd);
+	free(defname);
+	k = kernel_def_find(kernel, err);
+	if (!k) {
+		rtlab_err_prefix(err, "--kernel %s", kernel);
+		return -EINVAL;
+	}
+	ret = check_testcase(testcase_path, err);
+	if (!ret) {
+		*stored_kernel = is_path(kernel) ? realpath(k->path, NULL) :
+						   strdup(kernel);
+		if (!*stored_kernel)
+			ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+	}
+	kernel_def_free(k);
+	return ret;
+}
+
+static int qemu_open(struct board *b, const char *definition_json,
+		     const char *def_name, struct rtlab_err *err)
+{
+	char *defname =
+		def_name ? strdup(def_name) :
+			   board_definition_name(b->name, definition_json, err);
+	char *name;
+
+	if (!defname)
+		return -EINVAL;
+	b->def = board_def_find(defname, err);
+	free(defname);
+	if (!b->def)
+		return -EINVAL;
+	/* The bundle names a registered board (whose token uploads it),
+	 * not the definition it boots; an unregistered one is its
+	 * definition. */
+	name = strdup(def_name ? b->def->name : b->name);
+	if (!name)
+		return rtlab_err_seterr(err, ENOMEM, "out of memory");
+	free(def_name ? b->name : b->def->name);
+	if (def_name)
+		b->name = name;
+	else
+		b->def->name = name;
+	b->k = kernel_def_find(b->kernel, err);
+	return b->k ? 0 : -EINVAL;
+}
+
+static int qemu_prepare(struct board *b, struct rtlab_err *err)
+{
+	int ret;
+
+	if (b->have_id)
+		return 0;
+	ret = kernel_fetch(b->k, NULL, &b->id, err);
+	if (ret)
+		return ret;
+	b->have_id = true;
+	snprintf(b->release, sizeof(b->release), "%s", b->id.release);
+	return 0;
+}
+
+static int qemu_run(struct board *b, const struct board_job *job,
+		    const char *out, struct board_run_info *info,
+		    struct rtlab_err *err)
+{
+	struct board_run_opts o = { 0 };
+
+	o.duration_s = job->duration_s;
+	o.run_id = job->run_id;
+	o.agent_path = b->agent;
+	o.extra_archive = job->extra_archive;
+	return board_run(b->def, b->k, job->testcase_path, &o, out, info, err);
+}
+
+const struct board_kind board_kind_qemu = {
+	.name = "qemu",
+	.boots_kernel = true,
+	.check_job = qemu_check_job,
+	.open = qemu_open,
+	.prepare = qemu_prepare,
+	.run = qemu_run,
+};

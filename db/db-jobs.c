@@ -214,19 +214,30 @@ int db_job_expire(PGconn *conn, unsigned int *count, struct rtlab_err *err)
 }
 
 int db_job_claim(PGconn *conn, const char *worker, const char *board,
-		 unsigned int lease_s, struct db_job *job,
-		 struct rtlab_err *err)
+		 const char *const *kinds, unsigned int lease_s,
+		 struct db_job *job, struct rtlab_err *err)
 {
-	const char *p[3];
-	char lease[16];
+	char lease[16], arr[256];
+	const char *p[4];
 	PGresult *res;
+	size_t i, len = 0;
 	int ret;
 
 	memset(job, 0, sizeof(*job));
 	snprintf(lease, sizeof(lease), "%u", lease_s);
+	/* a text[] literal: kind names are plain words */
+	arr[len++] = '{';
+	for (i = 0; kinds[i] && len < sizeof(arr) - 2; i++)
+		len += snprintf(arr + len, sizeof(arr) - len, "%s\"%s\"",
+				i ? "," : "", kinds[i]);
+	if (len >= sizeof(arr) - 1)
+		return rtlab_err_set(err, "claiming a job: too many kinds");
+	arr[len++] = '}';
+	arr[len] = '\0';
 	p[0] = worker;
 	p[1] = lease;
 	p[2] = board;
+	p[3] = arr;
 	res = q(conn,
 		"UPDATE jobs j SET state = 'running', worker = $1, "
 		"lease_until = now() + make_interval(secs => $2::integer), "
@@ -243,10 +254,10 @@ int db_job_claim(PGconn *conn, const char *worker, const char *board,
 		"         (c.state = 'running' AND c.lease_until < now())) "
 		"  AND c.attempts < c.max_attempts "
 		"  AND ($3::text IS NULL OR cb.name = $3) "
-		"  AND cb.kind IN ('local', 'qemu') "
+		"  AND cb.kind = ANY($4::text[]) "
 		"  ORDER BY c.id FOR UPDATE OF c SKIP LOCKED LIMIT 1) "
 		"RETURNING " JOB_COLS,
-		3, p);
+		4, p);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
 		ret = pg_fail(conn, res, err, "claiming a job", 0);
 		goto out;

@@ -98,15 +98,16 @@ int db_job_expire(PGconn *conn, unsigned int *count,
 /**
  * db_job_claim() - take the oldest job that is queued, or running with an
  * expired lease, and has attempts left; on a board named @board (NULL:
- * any local or qemu board).  The job becomes running, owned by @worker,
+ * any board) of one of the @kinds (NULL-terminated: the kinds this build
+ * has a driver for, board_kind_names()).  The job becomes running, owned by @worker,
  * leased for @lease_s seconds, its attempts counted up.
  * @job: filled on success; release with db_job_cleanup().
  * Return: 0 when a job was claimed; -ENOENT when none is claimable; another
  * negative errno with @err set.
  */
 int db_job_claim(PGconn *conn, const char *worker, const char *board,
-		 unsigned int lease_s, struct db_job *job,
-		 struct rtlab_err *err) __must_check;
+		 const char *const *kinds, unsigned int lease_s,
+		 struct db_job *job, struct rtlab_err *err) __must_check;
 
 /**
  * db_job_renew() - extend the lease of job @id held by @worker to @lease_s

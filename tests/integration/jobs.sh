@@ -59,6 +59,10 @@ bad "the host kernel on a virtual board" 1 "virtual board" \
 	--kernel host --board vb1 --testcase cyclictest-idle
 bad "an unknown kernel definition" 1 "kernel nokernel" \
 	--kernel nokernel --board vb1 --testcase cyclictest-idle
+"$RTLAB" board add lava1 --kind lava --quiet >/dev/null 2>>"$work/board.err"
+bad "a board of a kind without a driver, saying so" 1 \
+	"board lava1: board kind lava has no driver in this build" \
+	--kernel host --board lava1 --testcase cyclictest-idle
 bad "--repeat 0 as a usage error" 2 "repeat" \
 	--kernel host --board local1 --testcase cyclictest-idle --repeat 0
 bad "a missing --testcase as a usage error" 2 "required" \

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The worker loop: claim a job, run it in a child process (rtlab-agent on
- * a local board, board_run() on a virtual board) while a thread renews the
- * lease, hand the bundle over (server API or direct ingest), and record
- * the outcome.  A stop request abandons the running job cleanly: the child
+ * The worker loop: claim a job of a board kind that has a driver, run it
+ * in a child process through the board interface (boards/board.h, the same
+ * calls for every kind) while a thread renews the lease, hand the bundle
+ * over (server API or direct ingest), and record the outcome.  No bundle is
+ * an infrastructure error: the job is queued again.  A stop request abandons the running job cleanly: the child
  * is stopped and the job queued again.
  */
 

@@ -79,7 +79,8 @@ struct board_run_opts {
 	const char *run_id;	     /* uuid, NULL: generated */
 	const char *agent_path;	     /* NULL: rtlab-agent beside rtlab */
 	const char *extra_cmdline;   /* appended last, may be NULL */
-	const char *work_dir;	     /* NULL: a fresh directory in /tmp,
+	const char *work_dir;	     /* NULL: a fresh directory in
+					 * $TMPDIR (default /tmp),
 					 * removed at the end unless @keep */
 	bool keep;		     /* keep the work directory */
 	unsigned int boot_timeout_s; /* 0: the board's */
@@ -121,7 +122,11 @@ void board_run_info_cleanup(struct board_run_info *info);
  * @info: may be NULL; else filled (release with board_run_info_cleanup()).
  * Return: 0 when a bundle is at @out_bundle (whatever its status);
  * a negative errno with @err set when none could be made (bad definition,
- * kernel not fetchable, tools missing, QEMU not startable, disk full).
+ * kernel not fetchable, tools missing, disk full) or when the host failed
+ * the board: QEMU not startable, killed by a signal or crashed, never run
+ * within the outer wall-clock limit, the channel's host end broken
+ * (@info->infra set, @err starting "infrastructure error").  The boot and
+ * hang timeouts count the time QEMU could run (boards/watchdog.h).
  */
 int board_run(const struct board_def *b, const struct kernel_def *k,
 	      const char *testcase_path, const struct board_run_opts *o,

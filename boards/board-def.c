@@ -134,12 +134,20 @@ struct board_def *board_def_load(const char *path, struct rtlab_err *err)
 			      path, b->name);
 		goto fail;
 	}
-	if (strcmp(kind, "qemu")) {
+	/* The settings below are the virtual board's; a kind registered
+	 * without a driver is named as such before anything boots. */
+	b->kind = board_kind_find(kind);
+	if (b->kind != &board_kind_qemu) {
 		e = ymap_get(&m, "kind");
 		rtlab_err_set(err,
-			      "%s: line %lu: field 'kind': expected "
-			      "'qemu', got '%s'",
-			      path, e->line, kind);
+			      "%s: line %lu: field 'kind': %s'%s'%s, "
+			      "expected '%s'",
+			      path, e->line,
+			      b->kind ? "board kind " : "unknown kind ", kind,
+			      b->kind ? " has no driver with settings in "
+					"this build" :
+					"",
+			      board_kind_qemu.name);
 		goto fail;
 	}
 	e = ymap_get(&m, "clock");

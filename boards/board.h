@@ -3,17 +3,22 @@
 #define RTLAB_BOARD_H
 
 /*
- * Boards (boards/NAME.yaml) and the driver that boots a kernel on one and
- * brings back a result bundle.  Today's kind is "qemu", the virtual board:
- * QEMU with TCG, its clock either icount (deterministic, one CPU), realtime
- * (plain TCG) or kvm; the kernel boots an initramfs that runs the agent and
- * sends the bundle out over virtio-serial.  See boards/README.md.
+ * Boards: the interface every board kind implements (struct board_kind,
+ * looked up with board_kind_find()), and the virtual board's definitions
+ * (boards/NAME.yaml) and driver.  Kinds: "local" runs rtlab-agent on this
+ * host (boards/local.c); "qemu" boots a kernel in QEMU with TCG, its clock
+ * icount, realtime or kvm, an initramfs running the agent and sending the
+ * bundle over virtio-serial (boards/qemu.c); "ssh" and "lava" can be
+ * registered but have no driver yet.  Nothing outside boards/ tests a kind
+ * by name.  See boards/README.md.
  */
 
 #include <stdbool.h>
 #include "error.h"
+#include "../kernels/kernel.h"
 
-struct kernel_def;
+/* The kernel a board that boots none runs: the host's. */
+#define BOARD_KERNEL_HOST "host"
 
 enum board_clock {
 	BOARD_CLOCK_ICOUNT,
@@ -21,9 +26,12 @@ enum board_clock {
 	BOARD_CLOCK_KVM,
 };
 
+struct board_kind;
+
 struct board_def {
-	char *path; /* the YAML file */
-	char *dir;  /* its directory (guest-init.sh lives there) */
+	const struct board_kind *kind; /* board_kind_find() of field kind */
+	char *path;		       /* the YAML file */
+	char *dir; /* its directory (guest-init.sh lives there) */
 	char *name;
 	char *description; /* may be NULL */
 	enum board_clock clock;
@@ -71,7 +79,8 @@ struct board_run_opts {
 	const char *run_id;	     /* uuid, NULL: generated */
 	const char *agent_path;	     /* NULL: rtlab-agent beside rtlab */
 	const char *extra_cmdline;   /* appended last, may be NULL */
-	const char *work_dir;	     /* NULL: a fresh directory in /tmp,
+	const char *work_dir;	     /* NULL: a fresh directory in
+					 * $TMPDIR (default /tmp),
 					 * removed at the end unless @keep */
 	bool keep;		     /* keep the work directory */
 	unsigned int boot_timeout_s; /* 0: the board's */
@@ -90,6 +99,13 @@ struct board_run_info {
 	unsigned long long channel_bytes;
 	double channel_s; /* first to last byte on the channel */
 	char *work_dir;	  /* kept work directory, or NULL */
+	/* the watchdog (boards/watchdog.h): of the wall time QEMU lived */
+	double runnable_s; /* it could run: what the timeouts count */
+	double stopped_s;  /* it was stopped (SIGSTOP) */
+	double starved_s;  /* it waited for a CPU */
+	double qemu_cpu_s; /* CPU it consumed */
+	bool infra;	   /* no bundle because of the host, not the kernel
+			    * (board_run() returned an error) */
 };
 
 /** board_run_info_cleanup() - free what board_run() filled; safe twice. */
@@ -106,11 +122,152 @@ void board_run_info_cleanup(struct board_run_info *info);
  * @info: may be NULL; else filled (release with board_run_info_cleanup()).
  * Return: 0 when a bundle is at @out_bundle (whatever its status);
  * a negative errno with @err set when none could be made (bad definition,
- * kernel not fetchable, tools missing, QEMU not startable, disk full).
+ * kernel not fetchable, tools missing, disk full) or when the host failed
+ * the board: QEMU not startable, killed by a signal or crashed, never run
+ * within the outer wall-clock limit, the channel's host end broken
+ * (@info->infra set, @err starting "infrastructure error").  The boot and
+ * hang timeouts count the time QEMU could run (boards/watchdog.h).
  */
 int board_run(const struct board_def *b, const struct kernel_def *k,
 	      const char *testcase_path, const struct board_run_opts *o,
 	      const char *out_bundle, struct board_run_info *info,
 	      struct rtlab_err *err) __must_check;
+
+/* -- board kinds ----------------------------------------------------------- */
+
+/* One run on an opened board; nothing is owned. */
+struct board_job {
+	const char *testcase_path; /* required */
+	unsigned int duration_s;   /* required, > 0 */
+	const char *run_id;	   /* uuid; NULL: generated */
+	const char *extra_archive; /* kinds that boot: a cpio archive for the
+				    * initrd (a module), may be NULL */
+	const char *log_path;	   /* local: the agent's output goes here;
+				    * NULL: to this process's stdout/stderr */
+	const char *spool_dir;	   /* local: the agent's spool, may be NULL */
+};
+
+struct board;
+
+/*
+ * What a board kind implements.  Kinds without a driver have NULL hooks;
+ * the board_*() wrappers below turn that into "board kind K has no driver
+ * in this build".  To add a kind: a boards/KIND.c defining a const struct
+ * board_kind, listed in boards/board.c (boards/README.md, "Board kinds").
+ */
+struct board_kind {
+	const char *name;  /* as registered: "local", "qemu", ... */
+	bool boots_kernel; /* boots a kernel definition; else runs the
+			    * host's (the job's kernel is "host") */
+	/* Before a job is queued: the kernel and the testcase fit the
+	 * board; *stored_kernel gets what the job keeps (malloc'd). */
+	int (*check_job)(const char *board, const char *definition_json,
+			 const char *kernel, const char *testcase_path,
+			 char **stored_kernel, struct rtlab_err *err);
+	/* Fill b's kind-specific part from the registered definition (JSON
+	 * text, may be NULL) or a board definition name or path. */
+	int (*open)(struct board *b, const char *definition_json,
+		    const char *def_name, struct rtlab_err *err);
+	/* Once before runs: fetch the kernel, find the agent, fill
+	 * b->release. */
+	int (*prepare)(struct board *b, struct rtlab_err *err);
+	/* One run: a result bundle at @out (kernel faults are bundles too);
+	 * an error only when there is none (an infrastructure error). */
+	int (*run)(struct board *b, const struct board_job *job,
+		   const char *out, struct board_run_info *info,
+		   struct rtlab_err *err);
+	void (*release)(struct board *b); /* free the kind's part */
+};
+
+/* An opened board; the kind's fields are set by its open(). */
+struct board {
+	const struct board_kind *kind;
+	char *name;	   /* what bundles carry: the registered board's name */
+	char *kernel;	   /* the kernel as the job names it */
+	char *agent;	   /* rtlab-agent for the board, NULL: the usual one */
+	char release[128]; /* after board_prepare(): the kernel release */
+	struct board_def *def;	/* qemu: the definition it boots */
+	struct kernel_def *k;	/* kinds that boot: the kernel definition */
+	struct kernel_ident id; /* ... and its identity, after prepare */
+	bool have_id;
+};
+
+/** board_kind_find() - the kind named @name, or NULL when unknown. */
+const struct board_kind *board_kind_find(const char *name);
+
+/** board_kind_has_driver() - jobs for the kind can run in this build. */
+bool board_kind_has_driver(const struct board_kind *kind);
+
+/**
+ * board_kind_names() - the known kinds (@with_driver: only those with a
+ * driver), NULL-terminated, static.
+ */
+const char *const *board_kind_names(bool with_driver);
+
+/**
+ * board_definition_name() - which boards/NAME.yaml a registered board
+ * boots: the "board" field of its definition JSON (@definition_json, may
+ * be NULL), else the board's own name.  Return: malloc'd, or NULL with
+ * @err set.
+ */
+char *board_definition_name(const char *board, const char *definition_json,
+			    struct rtlab_err *err);
+
+/**
+ * board_check_job() - before a job for board @board of kind @kind is
+ * queued: the kernel and the testcase fit the board (kind's check_job).
+ * Return: 0 with *@stored_kernel (caller frees), or a negative errno with
+ * @err set (an unknown kind, a kind without a driver, a kernel or testcase
+ * that does not fit).
+ */
+int board_check_job(const char *kind, const char *board,
+		    const char *definition_json, const char *kernel,
+		    const char *testcase_path, char **stored_kernel,
+		    struct rtlab_err *err) __must_check;
+
+/**
+ * board_open() - a registered board: its @kind, @name and definition JSON
+ * (may be NULL), to run @kernel (a kernel definition, or "host").
+ * Return: the board (close with board_close()) or NULL with @err set.
+ */
+struct board *board_open(const char *kind, const char *name,
+			 const char *definition_json, const char *kernel,
+			 struct rtlab_err *err);
+
+/**
+ * board_open_def() - a board not registered, as rtlab calibrate names it:
+ * "local" (this host) or a board definition name or path
+ * (boards/NAME.yaml, its kind from the file).  @kernel: NULL for the
+ * default (debian-rt on boards that boot, the host's kernel otherwise).
+ * Return: as board_open().
+ */
+struct board *board_open_def(const char *name, const char *kernel,
+			     struct rtlab_err *err);
+
+/** board_prepare() - once before the runs; 0 or -errno with @err set. */
+int board_prepare(struct board *b, struct rtlab_err *err) __must_check;
+
+/**
+ * board_job_run() - one run on @b into the bundle @out.
+ * @info: may be NULL; else filled (status from the bundle's manifest),
+ * release with board_run_info_cleanup().
+ * Return: 0 when a bundle is at @out, whatever its status; a negative
+ * errno with @err set when none could be made: an infrastructure error,
+ * never the kernel's fault.
+ */
+int board_job_run(struct board *b, const struct board_job *job, const char *out,
+		  struct board_run_info *info,
+		  struct rtlab_err *err) __must_check;
+
+/** board_close() - release @b; NULL is fine. */
+void board_close(struct board *b);
+
+/** board_bundle_status() - the manifest status of bundle @path into
+ * @info->status ("" when unreadable). */
+void board_bundle_status(const char *path, struct board_run_info *info);
+
+/* The kinds (boards/local.c, boards/qemu.c). */
+extern const struct board_kind board_kind_local;
+extern const struct board_kind board_kind_qemu;
 
 #endif

@@ -9,6 +9,7 @@
  */
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <poll.h>
@@ -37,6 +38,7 @@
 #include "manifest.h"
 #include "progress.h"
 #include "testcase.h"
+#include "watchdog.h"
 
 #define CHANNEL_MAX_BYTES (1ULL << 30)
 #define PANIC_GRACE_S 2.0	    /* console lines after "Kernel panic" */
@@ -73,6 +75,8 @@ struct run {
 	size_t chan_len, chan_cap;
 	double chan_first, chan_last;
 	bool chan_overflow;
+	int chan_errno; /* the host's read of the channel failed */
+	struct watchdog wd;
 	struct progress pg;
 	char what[96];
 };
@@ -282,6 +286,13 @@ static json_t *board_json(struct run *r, double boot_s, double chan_s)
 					    json_real(r->chan_len / chan_s /
 						      1048576.0));
 	}
+	json_object_set_new(j, "watchdog",
+			    json_pack("{s:f, s:f, s:f, s:f, s:f}", "wall_s",
+				      r->wd.wall_s, "runnable_s",
+				      r->wd.runnable_s, "stopped_s",
+				      r->wd.stopped_s, "waiting_for_cpu_s",
+				      r->wd.starved_s, "qemu_cpu_s",
+				      r->wd.cpu_s));
 	if (r->id.package)
 		json_object_set_new(j, "kernel_package",
 				    json_sprintf("%s %s", r->id.package,
@@ -479,30 +490,41 @@ static pid_t spawn_qemu(struct run *r, struct rtlab_err *err)
 	return pid;
 }
 
-enum outcome {
-	OUT_RUNNING,
-	OUT_EXITED, /* QEMU ended by itself */
-	OUT_PANIC,
-	OUT_BOOT_TIMEOUT,
-	OUT_HANG,
-	OUT_POWEROFF_TIMEOUT,
-};
-
-/* Boot, measure, receive: returns how it ended. */
-static enum outcome supervise(struct run *r, pid_t pid, int lfd,
-			      unsigned int boot_to, unsigned int hang_to,
-			      int *wstatus)
+/* What is left on the channel once QEMU is gone, and the console's end. */
+static void drain(struct run *r, int cfd)
 {
-	double panic_at = 0, done_at = 0, t;
-	enum outcome oc = OUT_RUNNING;
+	unsigned char buf[1 << 16];
+	ssize_t n;
+
+	while (cfd >= 0 && (n = read(cfd, buf, sizeof(buf))) > 0) {
+		r->chan_last = clock_mono_s();
+		if (append(&r->chan, &r->chan_len, &r->chan_cap, buf, n))
+			break;
+	}
+	if (cfd >= 0)
+		close(cfd);
+	console_poll(r);
+}
+
+/* Boot, measure, receive: returns how the watch ended.  The boot and hang
+ * timeouts count the time QEMU could run (boards/watchdog.h). */
+static enum board_watch supervise(struct run *r, pid_t pid, int lfd,
+				  unsigned int boot_to, unsigned int hang_to,
+				  int *wstatus)
+{
+	double panic_at = 0, done_at = 0, start_g = 0, t, wall_to;
+	enum board_watch oc;
+	bool running = true;
 	struct pollfd pfd;
 	int cfd = -1, dummy;
 	size_t off, size;
 	unsigned char buf[1 << 16];
 	ssize_t n;
 
+	wall_to = (double)WATCHDOG_WALL_FACTOR * (boot_to + hang_to);
+	watchdog_init(&r->wd, pid, r->t_qemu);
 	phase(r, "boot");
-	while (oc == OUT_RUNNING) {
+	while (running) {
 		/* the listening socket until QEMU connects, then the port */
 		pfd.fd = cfd >= 0 ? cfd : cfd == -1 ? lfd : -1;
 		pfd.events = POLLIN;
@@ -522,7 +544,12 @@ static enum outcome supervise(struct run *r, pid_t pid, int lfd,
 					    append(&r->chan, &r->chan_len,
 						   &r->chan_cap, buf, n))
 						r->chan_overflow = true;
-				} else if (n == 0) {
+				} else if (n == 0 || (errno != EINTR &&
+						      errno != EAGAIN)) {
+					/* EOF is the guest's doing; a read
+					 * error is the host's */
+					if (n < 0)
+						r->chan_errno = errno;
 					close(cfd);
 					cfd = -2; /* stop polling */
 				}
@@ -530,8 +557,10 @@ static enum outcome supervise(struct run *r, pid_t pid, int lfd,
 		}
 		console_poll(r);
 		t = clock_mono_s();
+		watchdog_sample(&r->wd, t);
 		if (!r->t_start && console_has(r, "RTLAB-AGENT-START")) {
 			r->t_start = t;
+			start_g = r->wd.runnable_s;
 			phase(r, "measure");
 		}
 		if (!panic_at && console_has(r, "Kernel panic"))
@@ -542,37 +571,33 @@ static enum outcome supervise(struct run *r, pid_t pid, int lfd,
 			done_at = t;
 			phase(r, "hand-over");
 		}
+		running = false;
 		if (waitpid(pid, wstatus, WNOHANG) == pid) {
-			oc = OUT_EXITED;
-			break;
+			drain(r, cfd);
+			return BOARD_WATCH_EXITED;
 		}
 		if (panic_at && t - panic_at > PANIC_GRACE_S)
-			oc = OUT_PANIC;
-		else if (!r->t_start && t - r->t_qemu > boot_to)
-			oc = OUT_BOOT_TIMEOUT;
-		else if (r->t_start && !done_at && t - r->t_start > hang_to)
-			oc = OUT_HANG;
+			oc = BOARD_WATCH_PANIC;
+		else if (!r->t_start && r->wd.runnable_s > boot_to)
+			oc = BOARD_WATCH_BOOT_TIMEOUT;
+		else if (r->t_start && !done_at &&
+			 r->wd.runnable_s - start_g > hang_to)
+			oc = BOARD_WATCH_HANG;
 		else if (done_at && t - done_at > POWEROFF_GRACE_S)
-			oc = OUT_POWEROFF_TIMEOUT;
+			oc = BOARD_WATCH_POWEROFF_TIMEOUT;
+		else if (!done_at && t - r->t_qemu > wall_to)
+			oc = BOARD_WATCH_STARVED;
+		else
+			running = true;
 		if (r->o->progress)
 			progress_update(&r->pg);
 	}
-	if (oc != OUT_EXITED) {
-		kill(-pid, SIGKILL);
-		kill(pid, SIGKILL);
-		while (waitpid(pid, &dummy, 0) < 0 && errno == EINTR)
-			;
-		*wstatus = dummy;
-	}
-	/* drain what is left on the channel */
-	while (cfd >= 0 && (n = read(cfd, buf, sizeof(buf))) > 0) {
-		r->chan_last = clock_mono_s();
-		if (append(&r->chan, &r->chan_len, &r->chan_cap, buf, n))
-			break;
-	}
-	if (cfd >= 0)
-		close(cfd);
-	console_poll(r);
+	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &dummy, 0) < 0 && errno == EINTR)
+		;
+	*wstatus = dummy;
+	drain(r, cfd);
 	return oc;
 }
 
@@ -682,6 +707,68 @@ out:
 	return ret;
 }
 
+/* The last line QEMU wrote to qemu.log, "" when none. */
+static void qemu_log_line(const struct run *r, char *out, size_t size)
+{
+	char *text = NULL;
+	size_t len = 0, end, start;
+
+	out[0] = '\0';
+	if (file_read_all(r->qemu_log, &text, &len, NULL) || !len) {
+		free(text);
+		return;
+	}
+	end = len;
+	while (end && (text[end - 1] == '\n' || text[end - 1] == '\r'))
+		end--;
+	start = end;
+	while (start && text[start - 1] != '\n')
+		start--;
+	snprintf(out, size, "%.*s", (int)(end - start), text + start);
+	free(text);
+}
+
+/* No run: what the host did wrong, for the job's record. */
+static int infra_error(const struct run *r, enum board_result res, int wst,
+		       unsigned int timeouts_s, struct rtlab_err *err)
+{
+	const struct watchdog *w = &r->wd;
+	char qlog[160];
+
+	qemu_log_line(r, qlog, sizeof(qlog));
+	switch (res) {
+	case BOARD_RESULT_INFRA_STARVED:
+		return rtlab_err_seterr(
+			err, ETIMEDOUT,
+			"infrastructure error: board %s: the host let QEMU "
+			"run %.0f s of %.0f s (stopped %.0f s, waiting for a "
+			"CPU %.0f s), past the limit of %u x %u s; QEMU "
+			"killed",
+			r->b->name, w->runnable_s, w->wall_s, w->stopped_s,
+			w->starved_s, WATCHDOG_WALL_FACTOR, timeouts_s);
+	case BOARD_RESULT_INFRA_QEMU_KILLED:
+		return rtlab_err_seterr(
+			err, EIO,
+			"infrastructure error: board %s: QEMU was killed by "
+			"signal %d (%s) after %.1f s%s%s",
+			r->b->name, WTERMSIG(wst), strsignal(WTERMSIG(wst)),
+			w->wall_s, qlog[0] ? ": " : "", qlog);
+	case BOARD_RESULT_INFRA_QEMU_FAILED:
+		return rtlab_err_seterr(
+			err, EIO,
+			"infrastructure error: board %s: QEMU exited with "
+			"status %d%s%s",
+			r->b->name, WEXITSTATUS(wst), qlog[0] ? ": " : "",
+			qlog);
+	default:
+		return rtlab_err_seterr(
+			err, EPIPE,
+			"infrastructure error: board %s: reading the bundle "
+			"channel failed: %s",
+			r->b->name, strerror(r->chan_errno));
+	}
+}
+
 int board_run(const struct board_def *b, const struct kernel_def *k,
 	      const char *testcase_path, const struct board_run_opts *o,
 	      const char *out_bundle, struct board_run_info *info,
@@ -689,10 +776,11 @@ int board_run(const struct board_def *b, const struct kernel_def *k,
 {
 	struct run r = { .b = b, .o = o, .con_fd = -1 };
 	struct rtlab_err cerr = { "" };
-	char why[RTLAB_ERR_LEN + 128], line[200],
-		tmpl[] = "/tmp/rtlab-board-XXXXXX";
+	char why[RTLAB_ERR_LEN + 128], line[200], tmpl[PATH_MAX];
 	unsigned int boot_to, hang_to;
-	enum outcome oc;
+	struct board_end end = { 0 };
+	enum board_result res;
+	enum board_watch watch;
 	enum run_status st;
 	json_t *vb = NULL;
 	size_t off = 0, size = 0;
@@ -743,6 +831,10 @@ int board_run(const struct board_def *b, const struct kernel_def *k,
 		ret = mkdir_p(o->work_dir, 0755, err);
 		r.work = strdup(o->work_dir);
 	} else {
+		snprintf(tmpl, sizeof(tmpl), "%s/rtlab-board-XXXXXX",
+			 getenv("TMPDIR") && *getenv("TMPDIR") ?
+				 getenv("TMPDIR") :
+				 "/tmp");
 		ret = mkdtemp(tmpl) ?
 			      0 :
 			      rtlab_err_seterr(err, errno, "mkdtemp: %s",
@@ -779,7 +871,7 @@ int board_run(const struct board_def *b, const struct kernel_def *k,
 		ret = pid;
 		goto out;
 	}
-	oc = supervise(&r, pid, lfd, boot_to, hang_to, &wst);
+	watch = supervise(&r, pid, lfd, boot_to, hang_to, &wst);
 	if (r.t_start)
 		boot_s = r.t_start - r.t_qemu;
 	if (r.chan_len > 1)
@@ -790,7 +882,7 @@ int board_run(const struct board_def *b, const struct kernel_def *k,
 		goto out;
 	}
 
-	/* What became of the run. */
+	/* What became of the run (boards/watchdog.h, the table). */
 	cret = r.chan_overflow ?
 		       rtlab_err_seterr(&cerr, EFBIG,
 					"channel: "
@@ -805,40 +897,55 @@ int board_run(const struct board_def *b, const struct kernel_def *k,
 			 "channel: transfer cut short: %zu "
 			 "of %zu bytes arrived",
 			 r.chan_len - off, size);
+	end.watch = watch;
+	end.qemu_signalled = watch == BOARD_WATCH_EXITED && WIFSIGNALED(wst);
+	end.qemu_exit = watch == BOARD_WATCH_EXITED && WIFEXITED(wst) ?
+				WEXITSTATUS(wst) :
+				0;
+	end.agent_started = r.t_start > 0;
+	end.panic_seen = console_has(&r, "Kernel panic");
+	end.bundle_ok = !cret;
+	end.channel_broken = r.chan_errno != 0;
+	res = board_end_classify(&end);
+	if (board_result_is_infra(res)) {
+		if (info)
+			info->infra = true;
+		ret = infra_error(&r, res, wst, boot_to + hang_to, err);
+		goto out;
+	}
 	st = RUN_STATUS_AGENT_ERROR;
-	if (!cret) {
+	if (res == BOARD_RESULT_BUNDLE) {
 		ret = agent_bundle(&r, r.chan + off, size, vb, out_bundle, why,
 				   sizeof(why), err);
 		if (ret != -EBADMSG)
 			goto done; /* delivered, or a host failure */
-	} else if (oc == OUT_PANIC || console_has(&r, "Kernel panic")) {
+	} else if (res == BOARD_RESULT_PANIC ||
+		   res == BOARD_RESULT_BOOT_PANIC) {
 		console_line(&r, "Kernel panic", line, sizeof(line));
 		st = r.t_start ? RUN_STATUS_PANIC : RUN_STATUS_BOOT_FAILED;
 		snprintf(why, sizeof(why), "%s: %s",
 			 r.t_start ? "kernel panic while measuring" :
 				     "kernel panic before the agent started",
 			 line);
-	} else if (oc == OUT_BOOT_TIMEOUT) {
+	} else if (res == BOARD_RESULT_BOOT_TIMEOUT) {
 		st = RUN_STATUS_BOOT_FAILED;
 		snprintf(why, sizeof(why),
 			 console_has(&r, "Linux version") ?
-				 "no agent start within %u s of QEMU starting (the "
+				 "no agent start within %u s of QEMU running (the "
 				 "kernel printed, userspace never reported)" :
-				 "no kernel output within %u s of QEMU starting",
+				 "no kernel output within %u s of QEMU running",
 			 boot_to);
-	} else if (oc == OUT_HANG) {
+	} else if (res == BOARD_RESULT_HANG) {
 		st = RUN_STATUS_HANG;
 		snprintf(why, sizeof(why),
-			 "board silent for %u s after the "
+			 "board silent for %u s of QEMU running after the "
 			 "agent started (duration %u s); QEMU killed",
 			 hang_to, o->duration_s);
-	} else if (!r.t_start) {
+	} else if (res == BOARD_RESULT_BOOT_EXIT) {
 		st = RUN_STATUS_BOOT_FAILED;
 		snprintf(why, sizeof(why),
-			 "QEMU exited (status %d) before the "
-			 "agent started%s",
-			 WIFEXITED(wst) ? WEXITSTATUS(wst) :
-					  128 + WTERMSIG(wst),
+			 "the guest stopped QEMU (power off or reboot) before "
+			 "the agent started%s",
 			 console_has(&r, "Linux version") ?
 				 "" :
 				 ", without kernel output (see qemu.log)");
@@ -846,20 +953,8 @@ int board_run(const struct board_def *b, const struct kernel_def *k,
 	/* else agent_error with the channel's complaint in @why */
 	ret = fault_bundle(&r, st, why, vb, out_bundle, err);
 done:
-	if (!ret && info) {
-		const struct bundle_file *bf;
-		struct bundle *chk = bundle_read(out_bundle, NULL);
-		struct manifest m;
-
-		bf = chk ? bundle_get(chk, BUNDLE_MANIFEST) : NULL;
-		if (bf && !manifest_parse((const char *)bf->data, bf->size, &m,
-					  NULL)) {
-			snprintf(info->status, sizeof(info->status), "%s",
-				 run_status_name(m.status));
-			manifest_cleanup(&m);
-		}
-		bundle_free(chk);
-	}
+	if (!ret && info)
+		board_bundle_status(out_bundle, info);
 out:
 	if (o->progress)
 		progress_done(&r.pg);
@@ -868,6 +963,10 @@ out:
 		info->total_s = clock_mono_s() - r.t0;
 		info->channel_bytes = r.chan_len;
 		info->channel_s = chan_s;
+		info->runnable_s = r.wd.runnable_s;
+		info->stopped_s = r.wd.stopped_s;
+		info->starved_s = r.wd.starved_s;
+		info->qemu_cpu_s = r.wd.cpu_s;
 		if (o->keep || o->work_dir)
 			info->work_dir = r.work ? strdup(r.work) : NULL;
 	}
@@ -890,3 +989,126 @@ out:
 	kernel_ident_cleanup(&r.id);
 	return ret;
 }
+
+/* -- the qemu kind ---------------------------------------------------------- */
+
+static bool is_path(const char *s)
+{
+	size_t n = strlen(s);
+
+	return strchr(s, '/') || (n > 5 && !strcmp(s + n - 5, ".yaml"));
+}
+
+/* A kernel definition, the board's definition, tools the initramfs can
+ * carry. */
+static int qemu_check_job(const char *board, const char *definition_json,
+			  const char *kernel, const char *testcase_path,
+			  char **stored_kernel, struct rtlab_err *err)
+{
+	struct kernel_def *k;
+	struct board_def *bd;
+	char *defname;
+	int ret;
+
+	if (!strcmp(kernel, BOARD_KERNEL_HOST))
+		return rtlab_err_set(err,
+				     "--kernel " BOARD_KERNEL_HOST
+				     ": board '%s' is a virtual board: "
+				     "expected a kernel definition "
+				     "(kernels/NAME.yaml)",
+				     board);
+	defname = board_definition_name(board, definition_json, err);
+	if (!defname)
+		return -EINVAL;
+	bd = board_def_find(defname, err);
+	if (!bd) {
+		rtlab_err_prefix(err,
+				 "--board %s: board definition '%s' "
+				 "(the \"board\" field of the registered "
+				 "definition, else the board's name)",
+				 board, defname);
+		free(defname);
+		return -EINVAL;
+	}
+	board_def_free(bd);
+	free(defname);
+	k = kernel_def_find(kernel, err);
+	if (!k) {
+		rtlab_err_prefix(err, "--kernel %s", kernel);
+		return -EINVAL;
+	}
+	ret = check_testcase(testcase_path, err);
+	if (!ret) {
+		*stored_kernel = is_path(kernel) ? realpath(k->path, NULL) :
+						   strdup(kernel);
+		if (!*stored_kernel)
+			ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+	}
+	kernel_def_free(k);
+	return ret;
+}
+
+static int qemu_open(struct board *b, const char *definition_json,
+		     const char *def_name, struct rtlab_err *err)
+{
+	char *defname =
+		def_name ? strdup(def_name) :
+			   board_definition_name(b->name, definition_json, err);
+	char *name;
+
+	if (!defname)
+		return -EINVAL;
+	b->def = board_def_find(defname, err);
+	free(defname);
+	if (!b->def)
+		return -EINVAL;
+	/* The bundle names a registered board (whose token uploads it),
+	 * not the definition it boots; an unregistered one is its
+	 * definition. */
+	name = strdup(def_name ? b->def->name : b->name);
+	if (!name)
+		return rtlab_err_seterr(err, ENOMEM, "out of memory");
+	free(def_name ? b->name : b->def->name);
+	if (def_name)
+		b->name = name;
+	else
+		b->def->name = name;
+	b->k = kernel_def_find(b->kernel, err);
+	return b->k ? 0 : -EINVAL;
+}
+
+static int qemu_prepare(struct board *b, struct rtlab_err *err)
+{
+	int ret;
+
+	if (b->have_id)
+		return 0;
+	ret = kernel_fetch(b->k, NULL, &b->id, err);
+	if (ret)
+		return ret;
+	b->have_id = true;
+	snprintf(b->release, sizeof(b->release), "%s", b->id.release);
+	return 0;
+}
+
+static int qemu_run(struct board *b, const struct board_job *job,
+		    const char *out, struct board_run_info *info,
+		    struct rtlab_err *err)
+{
+	struct board_run_opts o = { 0 };
+
+	o.duration_s = job->duration_s;
+	o.run_id = job->run_id;
+	o.agent_path = b->agent;
+	o.extra_archive = job->extra_archive;
+	return board_run(b->def, b->k, job->testcase_path, &o, out, info, err);
+}
+
+const struct board_kind board_kind_qemu = {
+	.name = "qemu",
+	.boots_kernel = true,
+	.check_job = qemu_check_job,
+	.open = qemu_open,
+	.prepare = qemu_prepare,
+	.run = qemu_run,
+};

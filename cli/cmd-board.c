@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "../boards/board.h"
 #include "../db/db-boards.h"
 #include "../db/db.h"
 #include "commands.h"
@@ -108,12 +109,16 @@ static int board_add(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	name = argv[optind];
-	if (!db_board_kind_valid(kind)) {
+	if (!board_kind_find(kind)) {
 		fprintf(stderr,
 			"rtlab board add: --kind '%s': expected local, qemu, ssh or lava\n",
 			kind);
 		return EXIT_USAGE;
 	}
+	if (!board_kind_has_driver(board_kind_find(kind)))
+		fprintf(stderr,
+			"rtlab board add: note: board kind %s has no driver in this build: its jobs cannot run yet\n",
+			kind);
 	if (defpath) {
 		def = read_definition(defpath, &err);
 		if (!def) {

@@ -28,7 +28,10 @@ static void boot_usage(FILE *out)
 		"usage: rtlab boot --testcase FILE --out BUNDLE [OPTIONS]\n\n"
 		"Boot KERNEL on BOARD, run the testcase for DURATION seconds and write the\n"
 		"result bundle.  A board that fails to boot, panics or hangs still yields a\n"
-		"bundle, with status boot_failed, panic or hang and console.log.\n\n"
+		"bundle, with status boot_failed, panic or hang and console.log.  The\n"
+		"timeouts count the time QEMU could run, not the time it was stopped or\n"
+		"waited for a CPU; QEMU that crashes, is killed or never gets the CPU\n"
+		"is an infrastructure error: no bundle.\n\n"
 		"  -b, --board NAME|FILE    board definition (default qemu-icount)\n"
 		"  -k, --kernel NAME|FILE   kernel definition (default debian-rt)\n"
 		"  -t, --testcase FILE      testcase definition (required)\n"
@@ -37,8 +40,10 @@ static void boot_usage(FILE *out)
 		"      --run-id UUID        default: a new one\n"
 		"      --agent PATH         rtlab-agent for the board (default: beside rtlab)\n"
 		"      --append ARGS        extra kernel command line\n"
-		"      --boot-timeout S     QEMU start to agent start (default: board's)\n"
-		"      --hang-timeout S     agent start to bundle (default: from the board)\n"
+		"      --boot-timeout S     QEMU start to agent start, in time QEMU could\n"
+		"                           run (default: board's)\n"
+		"      --hang-timeout S     agent start to bundle, likewise (default: from\n"
+		"                           the board)\n"
 		"      --keep               keep the work directory (console.log, initrd)\n"
 		"  -q, --quiet              no progress line (shown only on a terminal)\n"
 		"      --inject-fault F     TESTS ONLY: panic, hang or corrupt the board\n\n"
@@ -46,7 +51,8 @@ static void boot_usage(FILE *out)
 		"  checks a bundle (manifest, listed files, cyclictest.json) and prints\n"
 		"  what it says as key=value lines.\n\n"
 		"Exit status: 0 complete, 3 bundle written with another status, 1 no\n"
-		"bundle (bad definition, kernel not fetchable, ...), 2 usage.\n");
+		"bundle (bad definition, kernel not fetchable, infrastructure error),\n"
+		"2 usage.\n");
 }
 
 /*
@@ -253,6 +259,10 @@ int cmd_boot(int argc, char **argv)
 	else if (info.channel_bytes)
 		printf("channel:  %llu bytes\n", info.channel_bytes);
 	printf("total:    %.1f s\n", info.total_s);
+	printf("watchdog: QEMU could run %.1f s (stopped %.1f s, waiting for "
+	       "a CPU %.1f s), used %.1f s of CPU\n",
+	       info.runnable_s, info.stopped_s, info.starved_s,
+	       info.qemu_cpu_s);
 	if (info.work_dir)
 		printf("work dir: %s\n", info.work_dir);
 	ret = strcmp(info.status, "complete") ? EXIT_FAULT : 0;

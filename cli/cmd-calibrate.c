@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -47,12 +47,9 @@ struct cal_opts {
 
 struct cal {
 	struct cal_opts o;
-	bool local;
-	struct board_def *b;
-	struct kernel_def *k;
-	struct kernel_ident id;
-	bool have_id;
-	char *agent, *tc_path, *module_cpio;
+	struct board *b; /* the board interface (boards/board.h) */
+	bool boots;	 /* it boots the kernel: modules go in its initrd */
+	char *tc_path, *module_cpio;
 	char work[256];
 	char *inj_tc[CAL_MAX_SPINS];
 	char release[256];
@@ -259,15 +256,19 @@ static int cal_prepare(struct cal *c)
 	struct rtlab_err err = { "" };
 	struct calib_inject inj = { 0 };
 	char *src = NULL, *ko = NULL, *name;
-	struct utsname u;
 	unsigned int i;
 	int ret;
 
-	c->local = !strcmp(c->o.board, "local");
+	c->b = board_open_def(c->o.board, c->o.kernel, &err);
+	if (!c->b) {
+		fprintf(stderr, "rtlab calibrate: %s\n", err.msg);
+		return EXIT_USAGE;
+	}
+	c->boots = c->b->kind->boots_kernel;
 	if (!c->o.mode)
-		c->o.mode = c->local ? "user" : "preempt";
+		c->o.mode = c->boots ? "preempt" : "user";
 	if (!c->o.period_ms)
-		c->o.period_ms = c->local ? 50 : 100;
+		c->o.period_ms = c->boots ? 100 : 50;
 	for (i = 0; i < c->o.nspins; i++)
 		if (c->o.spins[i] * 2ULL > c->o.period_ms * 1000ULL) {
 			fprintf(stderr,
@@ -282,39 +283,11 @@ static int cal_prepare(struct cal *c)
 			c->o.testcase, c->tc_path ? c->tc_path : "?");
 		return EXIT_USAGE;
 	}
-	if (c->local) {
-		if (c->o.kernel) {
-			fprintf(stderr,
-				"rtlab calibrate: --kernel is for virtual boards; the local board runs this host's kernel\n");
-			return EXIT_USAGE;
-		}
-		uname(&u);
-		snprintf(c->release, sizeof(c->release), "%s", u.release);
-		c->agent = rtlab_agent_path();
-		if (!c->agent) {
-			fprintf(stderr,
-				"rtlab calibrate: cannot find rtlab-agent (set RTLAB_AGENT)\n");
-			return 1;
-		}
-	} else {
-		c->b = board_def_find(c->o.board, &err);
-		if (!c->b) {
-			fprintf(stderr, "rtlab calibrate: %s\n", err.msg);
-			return EXIT_USAGE;
-		}
-		c->k = kernel_def_find(c->o.kernel ? c->o.kernel : "debian-rt",
-				       &err);
-		if (!c->k) {
-			fprintf(stderr, "rtlab calibrate: %s\n", err.msg);
-			return EXIT_USAGE;
-		}
-		if (kernel_fetch(c->k, NULL, &c->id, &err)) {
-			fprintf(stderr, "rtlab calibrate: %s\n", err.msg);
-			return 1;
-		}
-		c->have_id = true;
-		snprintf(c->release, sizeof(c->release), "%s", c->id.release);
+	if (board_prepare(c->b, &err)) {
+		fprintf(stderr, "rtlab calibrate: %s\n", err.msg);
+		return 1;
 	}
+	snprintf(c->release, sizeof(c->release), "%s", c->b->release);
 	if (c->o.keep) {
 		snprintf(c->work, sizeof(c->work), "%s", c->o.keep);
 		if (mkdir_p(c->work, 0755, &err)) {
@@ -332,7 +305,7 @@ static int cal_prepare(struct cal *c)
 			return 1;
 		}
 	}
-	if (strcmp(c->o.mode, "user") && !c->local) {
+	if (strcmp(c->o.mode, "user") && c->boots) {
 		/* The module goes into the board's initramfs. */
 		src = rtlab_data_path("testcases/inject");
 		if (!src) {
@@ -342,7 +315,7 @@ static int cal_prepare(struct cal *c)
 		if (!c->o.quiet)
 			fprintf(stderr, "rtlab calibrate: building %s for %s\n",
 				CAL_MODULE_NAME, c->release);
-		ret = module_build(&c->id, src, CAL_MODULE_NAME, NULL, &ko,
+		ret = module_build(&c->b->id, src, CAL_MODULE_NAME, NULL, &ko,
 				   &err);
 		free(src);
 		if (!ret) {
@@ -388,40 +361,6 @@ static void show_log(const char *path)
 		return;
 	fprintf(stderr, "%s", len > 2000 ? text + len - 2000 : text);
 	free(text);
-}
-
-static int run_local(struct cal *c, const char *tc, const char *out,
-		     const char *logp)
-{
-	char dur[16];
-	pid_t pid;
-	int status, fd;
-
-	snprintf(dur, sizeof(dur), "%u", c->o.duration_s);
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (!pid) {
-		fd = open(logp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		execl(c->agent, c->agent, "run", "--testcase", tc, "--duration",
-		      dur, "--board", "local", "--clock", "host", "--out", out,
-		      (char *)NULL);
-		execlp(c->agent, c->agent, "run", "--testcase", tc,
-		       "--duration", dur, "--board", "local", "--clock", "host",
-		       "--out", out, (char *)NULL);
-		fprintf(stderr, "cannot run %s: %s\n", c->agent,
-			strerror(errno));
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EIO;
 }
 
 /*
@@ -483,31 +422,28 @@ static int cal_run(struct cal *c, const char *tc, bool injected,
 		   const char *out, const char *what)
 {
 	struct rtlab_err err = { "" };
-	struct board_run_opts o = { 0 };
+	struct board_job job = { 0 };
 	struct board_run_info info = { 0 };
 	char logp[512], phase[128];
+	struct stat st;
 	int ret;
 
 	c->done++;
 	snprintf(phase, sizeof(phase), "run %u/%u %s", c->done, c->total, what);
 	progress_phase(&c->prog, phase);
 	snprintf(logp, sizeof(logp), "%s.log", out);
-	if (c->local) {
-		ret = run_local(c, tc, out, logp);
-		if (ret) {
-			fprintf(stderr,
-				"rtlab calibrate: board local, run %u (%s) failed; rtlab-agent said:\n",
-				c->done, what);
-			show_log(logp);
-		}
-		goto check;
-	}
-	o.duration_s = c->o.duration_s;
-	o.extra_archive = injected ? c->module_cpio : NULL;
-	ret = board_run(c->b, c->k, tc, &o, out, &info, &err);
+	job.testcase_path = tc;
+	job.duration_s = c->o.duration_s;
+	job.extra_archive = injected ? c->module_cpio : NULL;
+	job.log_path = logp;
+	ret = board_job_run(c->b, &job, out, &info, &err);
 	if (ret) {
 		fprintf(stderr, "rtlab calibrate: board %s, run %u (%s): %s\n",
 			c->b->name, c->done, what, err.msg);
+		if (!stat(logp, &st) && st.st_size) {
+			fprintf(stderr, "rtlab calibrate: its log:\n");
+			show_log(logp);
+		}
 	} else if (strcmp(info.status, "complete")) {
 		fprintf(stderr,
 			"rtlab calibrate: board %s, run %u (%s): status %s; the bundle is %s\n",
@@ -515,7 +451,6 @@ static int cal_run(struct cal *c, const char *tc, bool injected,
 		ret = -EIO;
 	}
 	board_run_info_cleanup(&info);
-check:
 	if (!ret && injected && cal_check_injected(out, &err)) {
 		fprintf(stderr, "rtlab calibrate: run %u (%s): %s\n", c->done,
 			what, err.msg);
@@ -530,13 +465,9 @@ static void cal_cleanup(struct cal *c)
 
 	for (i = 0; i < CAL_MAX_SPINS; i++)
 		free(c->inj_tc[i]);
-	free(c->agent);
 	free(c->tc_path);
 	free(c->module_cpio);
-	if (c->have_id)
-		kernel_ident_cleanup(&c->id);
-	kernel_def_free(c->k);
-	board_def_free(c->b);
+	board_close(c->b);
 	if (c->work[0] && !c->o.keep)
 		rmtree(c->work);
 }
@@ -649,11 +580,10 @@ int cmd_calibrate(int argc, char **argv)
 	now = clock_iso_now();
 	about = json_pack("{s:s, s:s, s:s?, s:s?, s:s, s:s?, s:I, s:I, s:I, "
 			  "s:{s:s, s:I, s:I}, s:s?}",
-			  "board", c.local ? "local" : c.b->name, "kind",
-			  c.local ? "local" : "qemu", "clock",
+			  "board", c.b->name, "kind", c.b->kind->name, "clock",
 			  json_string_value(json_object_get(verdicts[0],
 							    "clock")),
-			  "kernel", c.local ? NULL : c.k->name,
+			  "kernel", c.boots ? c.b->k->name : NULL,
 			  "kernel_release", c.release, "testcase",
 			  json_string_value(json_object_get(verdicts[0],
 							    "testcase")),
@@ -676,16 +606,15 @@ int cmd_calibrate(int argc, char **argv)
 	}
 	if (c.o.store) {
 		conn = db_connect(&err);
-		if (!conn ||
-		    calibrate_store(conn, c.local ? "local" : c.b->name,
-				    c.local ? "local" : "qemu", result, &err))
+		if (!conn || calibrate_store(conn, c.b->name, c.b->kind->name,
+					     result, &err))
 			fprintf(stderr,
 				"rtlab calibrate: warning: not stored: %s\n",
 				err.msg);
 		else if (!c.o.quiet)
 			fprintf(stderr,
 				"rtlab calibrate: stored in boards.calibration of board %s\n",
-				c.local ? "local" : c.b->name);
+				c.b->name);
 		db_disconnect(conn);
 	}
 	ret = 0;

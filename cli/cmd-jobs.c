@@ -24,13 +24,18 @@ static void jobs_usage(FILE *out)
 	fprintf(out,
 		"usage: rtlab jobs [--state queued|running|done|failed] [--limit N]\n\n"
 		"List jobs, newest first: state, attempts, worker and its lease, the\n"
-		"runs the job made (ids, and the uuid of the one that finished it) and\n"
-		"the last error.  A running job whose lease shows 'expired' lost its\n"
-		"worker and is claimed by the next one.\n");
+		"runs the job made (ids, and the uuid of the one that finished it), the\n"
+		"attempts that ended without a run (infrastructure errors: QEMU crashed\n"
+		"or killed, the host never ran it, the upload failed, the worker died)\n"
+		"and the last error.  A running job whose lease shows 'expired' lost its\n"
+		"worker and is claimed by the next one.  A failed job shows as\n"
+		"infra-failed when it ran out of attempts on infrastructure errors\n"
+		"(--state failed lists both kinds).\n");
 }
 
 static void job_print(const struct db_job *j)
 {
+	const char *state = j->state;
 	char lease[32];
 
 	if (!j->has_lease)
@@ -39,13 +44,18 @@ static void job_print(const struct db_job *j)
 		snprintf(lease, sizeof(lease), "expired");
 	else
 		snprintf(lease, sizeof(lease), "%lds", j->lease_left_s);
-	printf("%-6" PRId64 " %-8s %d/%d  %-12s %-16s %-18s %-10s %s\n", j->id,
-	       j->state, j->attempts, j->max_attempts, j->board, j->kernel,
+	/* a job that never got a run is not the kernel's failure */
+	if (j->failure && !strcmp(j->failure, "infrastructure"))
+		state = "infra-failed";
+	printf("%-6" PRId64 " %-12s %d/%d  %-12s %-16s %-18s %-10s %s\n", j->id,
+	       state, j->attempts, j->max_attempts, j->board, j->kernel,
 	       j->testcase, j->phase ? j->phase : "-",
 	       j->worker ? j->worker : "-");
-	printf("       lease %s  runs %s  run_uuid %s  created %s%s%s\n", lease,
-	       j->run_ids ? j->run_ids : "-", j->run_uuid ? j->run_uuid : "-",
-	       j->created_at, j->finished_at ? "  finished " : "",
+	printf("       lease %s  runs %s  run_uuid %s  infra errors %d  "
+	       "created %s%s%s\n",
+	       lease, j->run_ids ? j->run_ids : "-",
+	       j->run_uuid ? j->run_uuid : "-", j->infra_errors, j->created_at,
+	       j->finished_at ? "  finished " : "",
 	       j->finished_at ? j->finished_at : "");
 	if (j->error)
 		printf("       error: %s\n", j->error);
@@ -113,7 +123,7 @@ int cmd_jobs(int argc, char **argv)
 			"no jobs%s%s: queue some with 'rtlab job add'\n",
 			state ? " in state " : "", state ? state : "");
 	else
-		printf("%-6s %-8s %-5s %-12s %-16s %-18s %-10s %s\n", "ID",
+		printf("%-6s %-12s %-5s %-12s %-16s %-18s %-10s %s\n", "ID",
 		       "STATE", "TRIES", "BOARD", "KERNEL", "TESTCASE", "PHASE",
 		       "WORKER");
 	for (i = 0; i < n; i++)

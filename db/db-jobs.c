@@ -27,7 +27,8 @@
 	"floor(extract(epoch FROM j.lease_until - now()))::bigint, "      \
 	"j.error, j.run_uuid::text, "                                     \
 	"(SELECT string_agg(r.id::text, ',' ORDER BY r.id) FROM runs r "  \
-	" WHERE r.job_id = j.id), " ISO("j.created_at") ", " ISO("j.finished_at")
+	" WHERE r.job_id = j.id), " ISO("j.created_at") ", " ISO(         \
+		"j.finished_at") ", j.infra_errors, j.failure"
 
 static const char *const states[] = { "queued", "running", "done", "failed" };
 
@@ -87,6 +88,7 @@ void db_job_cleanup(struct db_job *job)
 	free(job->run_ids);
 	free(job->created_at);
 	free(job->finished_at);
+	free(job->failure);
 	memset(job, 0, sizeof(*job));
 }
 
@@ -143,6 +145,8 @@ static int job_from_row(PGresult *res, int row, struct db_job *j)
 	j->run_ids = col(res, row, 17, &oom);
 	j->created_at = col(res, row, 18, &oom);
 	j->finished_at = col(res, row, 19, &oom);
+	j->infra_errors = atoi(PQgetvalue(res, row, 20));
+	j->failure = col(res, row, 21, &oom);
 	if (oom) {
 		db_job_cleanup(j);
 		return -ENOMEM;
@@ -194,6 +198,8 @@ int db_job_expire(PGconn *conn, unsigned int *count, struct rtlab_err *err)
 	res = PQexec(conn,
 		     "UPDATE jobs SET state = 'failed', finished_at = now(), "
 		     "lease_until = NULL, phase = NULL, "
+		     "failure = 'infrastructure', "
+		     "infra_errors = infra_errors + 1, "
 		     "error = concat_ws('; ', error, format("
 		     "'lease expired on attempt %s of %s (worker %s stopped "
 		     "renewing it): giving up', attempts, max_attempts, worker)) "
@@ -208,23 +214,37 @@ int db_job_expire(PGconn *conn, unsigned int *count, struct rtlab_err *err)
 }
 
 int db_job_claim(PGconn *conn, const char *worker, const char *board,
-		 unsigned int lease_s, struct db_job *job,
-		 struct rtlab_err *err)
+		 const char *const *kinds, unsigned int lease_s,
+		 struct db_job *job, struct rtlab_err *err)
 {
-	const char *p[3];
-	char lease[16];
+	char lease[16], arr[256];
+	const char *p[4];
 	PGresult *res;
+	size_t i, len = 0;
 	int ret;
 
 	memset(job, 0, sizeof(*job));
 	snprintf(lease, sizeof(lease), "%u", lease_s);
+	/* a text[] literal: kind names are plain words */
+	arr[len++] = '{';
+	for (i = 0; kinds[i] && len < sizeof(arr) - 2; i++)
+		len += snprintf(arr + len, sizeof(arr) - len, "%s\"%s\"",
+				i ? "," : "", kinds[i]);
+	if (len >= sizeof(arr) - 1)
+		return rtlab_err_set(err, "claiming a job: too many kinds");
+	arr[len++] = '}';
+	arr[len] = '\0';
 	p[0] = worker;
 	p[1] = lease;
 	p[2] = board;
+	p[3] = arr;
 	res = q(conn,
 		"UPDATE jobs j SET state = 'running', worker = $1, "
 		"lease_until = now() + make_interval(secs => $2::integer), "
 		"attempts = j.attempts + 1, started_at = now(), "
+		/* an expired lease: the last worker died on it */
+		"infra_errors = j.infra_errors + "
+		"CASE WHEN j.state = 'running' THEN 1 ELSE 0 END, "
 		"phase = 'claimed' "
 		"FROM boards b, testcases t "
 		"WHERE b.id = j.board_id AND t.id = j.testcase_id "
@@ -234,10 +254,10 @@ int db_job_claim(PGconn *conn, const char *worker, const char *board,
 		"         (c.state = 'running' AND c.lease_until < now())) "
 		"  AND c.attempts < c.max_attempts "
 		"  AND ($3::text IS NULL OR cb.name = $3) "
-		"  AND cb.kind IN ('local', 'qemu') "
+		"  AND cb.kind = ANY($4::text[]) "
 		"  ORDER BY c.id FOR UPDATE OF c SKIP LOCKED LIMIT 1) "
 		"RETURNING " JOB_COLS,
-		3, p);
+		4, p);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
 		ret = pg_fail(conn, res, err, "claiming a job", 0);
 		goto out;
@@ -304,6 +324,7 @@ int db_job_finish(PGconn *conn, int64_t id, const char *worker,
 		return ret;
 	res = q(conn,
 		"UPDATE jobs SET state = $4, run_uuid = $3::uuid, error = $5, "
+		"failure = CASE WHEN $4 = 'failed' THEN 'run' END, "
 		"finished_at = now(), lease_until = NULL, phase = NULL, "
 		"kernel_id = COALESCE((SELECT kernel_id FROM runs "
 		"WHERE uuid = $3::uuid), kernel_id) "
@@ -360,6 +381,10 @@ int db_job_requeue(PGconn *conn, int64_t id, const char *worker,
 		"THEN 'failed' ELSE 'queued' END, "
 		"finished_at = CASE WHEN NOT $4::boolean AND "
 		"attempts >= max_attempts THEN now() END, "
+		"infra_errors = infra_errors + CASE WHEN $4::boolean THEN 0 "
+		"ELSE 1 END, "
+		"failure = CASE WHEN NOT $4::boolean AND "
+		"attempts >= max_attempts THEN 'infrastructure' END, "
 		"error = COALESCE($3, error), worker = CASE WHEN $4::boolean "
 		"THEN NULL ELSE worker END, lease_until = NULL, phase = NULL "
 		"WHERE id = $1::bigint AND worker = $2 AND state = 'running' "

@@ -11,6 +11,11 @@
  *                        \--lease expired: claimable again by any worker;
  *                           after max_attempts claims: failed
  *
+ * A failed job says why (failure): "run" when its run was stored but is
+ * not complete (the kernel's or the agent's fault), "infrastructure" when
+ * its attempts ran out without a run (every requeue that is not an
+ * abandonment counts one infra_errors, and so does a lease that expired).
+ *
  * Workers claim with UPDATE ... WHERE id = (SELECT ... FOR UPDATE SKIP
  * LOCKED LIMIT 1), so two workers never get the same job, and hold it by a
  * lease they renew; a worker that dies stops renewing and the job goes
@@ -61,6 +66,9 @@ struct db_job {
 	char *run_ids;	  /* ids of every run linked to the job, "3,7" */
 	char *created_at; /* ISO 8601 UTC */
 	char *finished_at;
+	int infra_errors; /* attempts that ended without a run */
+	char *failure;	  /* failed jobs: "run" (the run is not complete) or
+			   * "infrastructure" (no run: out of attempts) */
 };
 
 /** db_job_cleanup() - free the strings of @job; safe twice, NULL is fine. */
@@ -90,15 +98,16 @@ int db_job_expire(PGconn *conn, unsigned int *count,
 /**
  * db_job_claim() - take the oldest job that is queued, or running with an
  * expired lease, and has attempts left; on a board named @board (NULL:
- * any local or qemu board).  The job becomes running, owned by @worker,
+ * any board) of one of the @kinds (NULL-terminated: the kinds this build
+ * has a driver for, board_kind_names()).  The job becomes running, owned by @worker,
  * leased for @lease_s seconds, its attempts counted up.
  * @job: filled on success; release with db_job_cleanup().
  * Return: 0 when a job was claimed; -ENOENT when none is claimable; another
  * negative errno with @err set.
  */
 int db_job_claim(PGconn *conn, const char *worker, const char *board,
-		 unsigned int lease_s, struct db_job *job,
-		 struct rtlab_err *err) __must_check;
+		 const char *const *kinds, unsigned int lease_s,
+		 struct db_job *job, struct rtlab_err *err) __must_check;
 
 /**
  * db_job_renew() - extend the lease of job @id held by @worker to @lease_s
@@ -123,8 +132,9 @@ int db_job_finish(PGconn *conn, int64_t id, const char *worker,
 		  struct rtlab_err *err) __must_check;
 
 /**
- * db_job_requeue() - give the job back without a run: queued again with
- * @error noted, or failed when it has used all its attempts.
+ * db_job_requeue() - give the job back without a run (an infrastructure
+ * error: infra_errors counted): queued again with @error noted, or failed
+ * with failure "infrastructure" when it has used all its attempts.
  * @abandoned: the worker was stopped, not the job's fault: the attempt is
  *	not counted and the job is always queued again.
  * @failed_out: may be NULL; else set when the job was failed for good.

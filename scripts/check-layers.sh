@@ -16,6 +16,11 @@
 # reports and db share a rank and must not include each other.  agent/
 # runs on the board and includes lib/ only.  tests/ and bench/ are exempt.
 #
+# Board kinds are told apart in boards/ only: a comparison with a kind's
+# name ("local", "qemu", "ssh", "lava") in db/, services/, server/ or cli/
+# (strcmp in C, kind IN / kind = in SQL) is reported too; callers go
+# through boards/board.h (board_kind_find(), struct board_kind).
+#
 #   scripts/check-layers.sh [TOP]
 #
 # Prints "FILE:LINE: FOLDER (rank N) includes HEADER of FOLDER (rank M)"
@@ -85,6 +90,15 @@ for dir in lib agent db reports kernels boards services server cli; do
 			echo "$f:$line: $from_desc includes $inc of $to_desc"
 			echo x >>"$found"
 		done
+	done
+done
+kinds='"(local|qemu|ssh|lava)"'
+for f in db/*.c services/*.c server/*.c cli/*.c; do
+	[ -f "$f" ] || continue
+	grep -nE "strn?(case)?cmp\([^;]*$kinds|$kinds[^;]*\)? *[!=]= *0|kind +(IN +\(|!?= *)'(local|qemu|ssh|lava)'" \
+		"$f" | while IFS=: read -r line _; do
+		echo "$f:$line: tests a board kind by name outside boards/ (use board_kind_find())"
+		echo x >>"$found"
 	done
 done
 [ -s "$found" ] && bad=1

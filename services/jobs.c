@@ -69,85 +69,26 @@ char *jobs_testcase_path(const char *testcase, struct rtlab_err *err)
 	return abs;
 }
 
-char *jobs_board_def_name(const char *board, const char *definition_json,
-			  struct rtlab_err *err)
-{
-	json_error_t jerr;
-	json_t *root, *v;
-	char *name = NULL;
-
-	root = json_loads(definition_json ? definition_json : "{}", 0, &jerr);
-	if (!root || !json_is_object(root)) {
-		rtlab_err_set(err,
-			      "board '%s': definition: expected a JSON "
-			      "object",
-			      board);
-		goto out;
-	}
-	v = json_object_get(root, "board");
-	if (v && !json_is_string(v)) {
-		rtlab_err_set(err,
-			      "board '%s': definition field 'board': "
-			      "expected the name or path of a board "
-			      "definition (boards/NAME.yaml)",
-			      board);
-		goto out;
-	}
-	name = strdup(v ? json_string_value(v) : board);
-	if (!name)
-		rtlab_err_seterr(err, ENOMEM, "out of memory");
-out:
-	json_decref(root);
-	return name;
-}
-
 /*
- * Parse and check the testcase with the parser the board's agent uses
- * (lib/testcase.c).  @need_tools: its tools must be on this host too (a
- * local board).  @name, @duration_s: the testcase's.
+ * Parse the testcase with the parser the board's agent uses
+ * (lib/testcase.c); whether it fits the board is the board kind's check.
+ * @name, @duration_s: the testcase's.
  */
-static int testcase_check(const char *testcase, const char *file,
-			  bool need_tools, char **name,
+static int testcase_check(const char *testcase, const char *file, char **name,
 			  unsigned int *duration_s, struct rtlab_err *err)
 {
 	struct rtlab_err terr = { "" };
-	const char **tools = NULL;
 	struct testcase tc;
-	size_t i;
 	int ret;
 
 	*name = NULL;
 	ret = testcase_load(file, &tc, &terr);
-	if (ret) {
-		ret = rtlab_err_set(err, "--testcase %s: %s", testcase,
-				    terr.msg);
-		goto out;
-	}
-	if (need_tools) {
-		tools = testcase_tools(&tc);
-		if (!tools) {
-			ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
-			goto out;
-		}
-		for (i = 0; tools[i]; i++) {
-			char *path = path_which(tools[i]);
-
-			free(path);
-			if (!path) {
-				ret = rtlab_err_seterr(
-					err, ENOENT,
-					"--testcase %s: this host cannot run "
-					"it: tool %s: MISSING (not on PATH)",
-					testcase, tools[i]);
-				goto out;
-			}
-		}
-	}
+	if (ret)
+		return rtlab_err_set(err, "--testcase %s: %s", testcase,
+				     terr.msg);
 	*duration_s = tc.duration_s;
 	*name = strdup(tc.name);
 	ret = *name ? 0 : rtlab_err_seterr(err, ENOMEM, "out of memory");
-out:
-	free(tools);
 	testcase_cleanup(&tc);
 	return ret;
 }
@@ -182,64 +123,6 @@ static int board_find(PGconn *conn, const char *name, int *id, char **kind,
 	return ret;
 }
 
-/* Check the kernel against the board; *@stored gets what the job keeps. */
-static int kernel_check(const char *kernel, const char *board, const char *kind,
-			const char *definition, char **stored,
-			struct rtlab_err *err)
-{
-	struct kernel_def *k;
-	struct board_def *bd;
-	char *defname;
-
-	*stored = NULL;
-	if (!strcmp(kind, "local")) {
-		if (strcmp(kernel, JOBS_KERNEL_HOST))
-			return rtlab_err_set(
-				err,
-				"--kernel %s: board '%s' is "
-				"a local board, which runs the "
-				"host's kernel: expected --kernel " JOBS_KERNEL_HOST,
-				kernel, board);
-		*stored = strdup(kernel);
-		return *stored ? 0 : -ENOMEM;
-	}
-	if (strcmp(kind, "qemu"))
-		return rtlab_err_set(err,
-				     "--board %s: a board of kind '%s' "
-				     "has no worker yet (local and qemu "
-				     "boards do)",
-				     board, kind);
-	if (!strcmp(kernel, JOBS_KERNEL_HOST))
-		return rtlab_err_set(err,
-				     "--kernel host: board '%s' is a "
-				     "virtual board: expected a kernel "
-				     "definition (kernels/NAME.yaml)",
-				     board);
-	defname = jobs_board_def_name(board, definition, err);
-	if (!defname)
-		return -EINVAL;
-	bd = board_def_find(defname, err);
-	if (!bd) {
-		rtlab_err_prefix(err,
-				 "--board %s: board definition '%s' "
-				 "(the \"board\" field of the registered "
-				 "definition, else the board's name)",
-				 board, defname);
-		free(defname);
-		return -EINVAL;
-	}
-	board_def_free(bd);
-	free(defname);
-	k = kernel_def_find(kernel, err);
-	if (!k) {
-		rtlab_err_prefix(err, "--kernel %s", kernel);
-		return -EINVAL;
-	}
-	*stored = is_path(kernel) ? realpath(k->path, NULL) : strdup(kernel);
-	kernel_def_free(k);
-	return *stored ? 0 : -ENOMEM;
-}
-
 int jobs_add(PGconn *conn, const struct job_spec *spec, int64_t **ids,
 	     size_t *nids, struct rtlab_err *err)
 {
@@ -263,17 +146,17 @@ int jobs_add(PGconn *conn, const struct job_spec *spec, int64_t **ids,
 	ret = board_find(conn, spec->board, &board_id, &kind, &definition, err);
 	if (ret)
 		goto out;
-	ret = kernel_check(spec->kernel, spec->board, kind, definition, &kernel,
-			   err);
-	if (ret)
-		goto out;
 	file = jobs_testcase_path(spec->testcase, err);
 	if (!file) {
 		ret = -ENOENT;
 		goto out;
 	}
-	ret = testcase_check(spec->testcase, file, !strcmp(kind, "local"),
-			     &name, &dur, err);
+	ret = testcase_check(spec->testcase, file, &name, &dur, err);
+	if (ret)
+		goto out;
+	/* The kernel and the testcase fit the board: its kind says. */
+	ret = board_check_job(kind, spec->board, definition, spec->kernel, file,
+			      &kernel, err);
 	if (ret)
 		goto out;
 	out = calloc(spec->repeat, sizeof(*out));

@@ -26,7 +26,6 @@
 
 #include "error.h"
 
-#define JOBS_KERNEL_HOST "host"
 #define JOBS_MAX_REPEAT 1000
 #define JOBS_MAX_DURATION_S 604800
 
@@ -45,15 +44,6 @@ struct job_spec {
  * @err set when the file does not exist.
  */
 char *jobs_testcase_path(const char *testcase, struct rtlab_err *err);
-
-/**
- * jobs_board_def_name() - which boards/NAME.yaml a registered qemu board
- * boots: the "board" string of @definition_json, else @board.
- * Return: malloc'd, caller frees; NULL with @err set when the definition
- * is not JSON or "board" is not a string.
- */
-char *jobs_board_def_name(const char *board, const char *definition_json,
-			  struct rtlab_err *err);
 
 /**
  * jobs_add() - check @spec and queue spec->repeat jobs in one transaction.

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The worker loop: claim a job, run it in a child process (rtlab-agent on
- * a local board, board_run() on a virtual board) while a thread renews the
- * lease, hand the bundle over (server API or direct ingest), and record
- * the outcome.  A stop request abandons the running job cleanly: the child
+ * The worker loop: claim a job of a board kind that has a driver, run it
+ * in a child process through the board interface (boards/board.h, the same
+ * calls for every kind) while a thread renews the lease, hand the bundle
+ * over (server API or direct ingest), and record the outcome.  No bundle is
+ * an infrastructure error: the job is queued again.  A stop request abandons the running job cleanly: the child
  * is stopped and the job queued again.
  */
 
@@ -284,62 +285,33 @@ static void child_error(const struct job_run *r, const char *msg)
 	free(path);
 }
 
-static void child_local(const struct job_run *r)
+/* The job's run on its board, through the board interface. */
+static void child_run(const struct job_run *r)
 {
-	char dur[16];
-	char *spool = path_join(r->work, "spool");
-	char *argv[] = { r->agent,     "run",
-			 "--testcase", r->job->testcase_file,
-			 "--duration", dur,
-			 "--board",    r->job->board,
-			 "--run-id",   (char *)r->run_id,
-			 "--clock",    "host",
-			 "--out",      r->bundle,
-			 "--spool",    spool,
-			 NULL };
-	char msg[RTLAB_ERR_LEN];
-
-	snprintf(dur, sizeof(dur), "%u", r->job->duration_s);
-	execvp(r->agent, argv);
-	snprintf(msg, sizeof(msg), "cannot run %s: %s (set RTLAB_AGENT)",
-		 r->agent, strerror(errno));
-	child_error(r, msg);
-	_exit(127);
-}
-
-static void child_qemu(const struct job_run *r)
-{
-	struct board_run_opts bo = { 0 };
+	struct board_job bj = { 0 };
 	struct rtlab_err err = { "" };
-	struct kernel_def *k = NULL;
-	struct board_def *b = NULL;
-	char *defname;
+	char *spool = path_join(r->work, "spool");
+	struct board *b;
 	int ret = -EINVAL;
 
-	defname = jobs_board_def_name(r->job->board, r->job->board_definition,
-				      &err);
-	if (defname)
-		b = board_def_find(defname, &err);
+	b = board_open(r->job->board_kind, r->job->board,
+		       r->job->board_definition, r->job->kernel, &err);
 	if (b) {
-		/* The bundle must name the registered board, whose token
-		 * uploads it, not the definition it boots. */
-		free(b->name);
-		b->name = strdup(r->job->board);
-		k = b->name ? kernel_def_find(r->job->kernel, &err) : NULL;
+		b->agent = strdup(r->agent);
+		ret = board_prepare(b, &err);
 	}
-	if (k) {
-		bo.duration_s = r->job->duration_s;
-		bo.run_id = r->run_id;
-		bo.agent_path = r->agent;
-		bo.progress = false;
-		ret = board_run(b, k, r->job->testcase_file, &bo, r->bundle,
-				NULL, &err);
+	if (!ret) {
+		bj.testcase_path = r->job->testcase_file;
+		bj.duration_s = r->job->duration_s;
+		bj.run_id = r->run_id;
+		bj.log_path = r->log;
+		bj.spool_dir = spool;
+		ret = board_job_run(b, &bj, r->bundle, NULL, &err);
 	}
 	if (ret)
-		child_error(r, err.msg[0] ? err.msg : "board_run failed");
-	kernel_def_free(k);
-	board_def_free(b);
-	free(defname);
+		child_error(r, err.msg[0] ? err.msg : "the board failed");
+	board_close(b);
+	free(spool);
 	_exit(ret ? 1 : 0);
 }
 
@@ -509,9 +481,7 @@ static pid_t child_start(struct job_run *r)
 	if (pid)
 		return pid;
 	child_setup(r, parent);
-	if (!strcmp(r->job->board_kind, "local"))
-		child_local(r);
-	child_qemu(r);
+	child_run(r);
 	_exit(1);
 }
 
@@ -639,10 +609,9 @@ static enum outcome run_job(PGconn *conn, const struct worker_opts *o,
 
 			last_line(r.log, tail, sizeof(tail));
 			snprintf(why, sizeof(why),
-				 "no bundle (the %s exited "
+				 "no bundle (the %s board's run exited "
 				 "with status %d%s%s)",
-				 strcmp(job->board_kind, "local") ? "board" :
-								    "agent",
+				 job->board_kind,
 				 WIFEXITED(status) ? WEXITSTATUS(status) : 128,
 				 tail[0] ? ": " : "", tail);
 		}
@@ -789,7 +758,7 @@ int worker_run(const struct worker_opts *opts, struct worker_stats *stats,
 		 o.mode == WORKER_MODE_ONCE  ? "one of the" :
 		 o.mode == WORKER_MODE_DRAIN ? "draining the" :
 					       "waiting for",
-		 o.board ? o.board : "any local or qemu board", o.lease_s,
+		 o.board ? o.board : "any board with a driver", o.lease_s,
 		 o.server ? o.server : "the database");
 	while (!stop_requested) {
 		ret = db_job_expire(conn, &expired, err);
@@ -799,7 +768,8 @@ int worker_run(const struct worker_opts *opts, struct worker_stats *stats,
 			log_warn("worker %s: %u job(s) failed: their lease ran "
 				 "out on the last attempt",
 				 me, expired);
-		ret = db_job_claim(conn, me, o.board, o.lease_s, &job, err);
+		ret = db_job_claim(conn, me, o.board, board_kind_names(true),
+				   o.lease_s, &job, err);
 		if (ret == -ENOENT) {
 			ret = 0;
 			if (o.mode != WORKER_MODE_LOOP)

@@ -7,7 +7,9 @@
 # through the server, one ingesting straight into the database) each run
 # exactly once; a worker killed with SIGKILL loses its job to another
 # worker once the lease runs out; SIGTERM abandons a job back to the
-# queue; a job whose workers keep dying fails after its attempts.
+# queue; a job whose workers keep dying fails after its attempts; a job
+# whose QEMU is killed is retried as an infrastructure error and ends
+# infra-failed, with no run blamed on the kernel.
 . "$(dirname "$0")/../lib.sh"
 
 work=$(mktemp -d /tmp/rtlab-jobstest.XXXXXX) || exit 1
@@ -57,6 +59,10 @@ bad "the host kernel on a virtual board" 1 "virtual board" \
 	--kernel host --board vb1 --testcase cyclictest-idle
 bad "an unknown kernel definition" 1 "kernel nokernel" \
 	--kernel nokernel --board vb1 --testcase cyclictest-idle
+"$RTLAB" board add lava1 --kind lava --quiet >/dev/null 2>>"$work/board.err"
+bad "a board of a kind without a driver, saying so" 1 \
+	"board lava1: board kind lava has no driver in this build" \
+	--kernel host --board lava1 --testcase cyclictest-idle
 bad "--repeat 0 as a usage error" 2 "repeat" \
 	--kernel host --board local1 --testcase cyclictest-idle --repeat 0
 bad "a missing --testcase as a usage error" 2 "required" \
@@ -155,6 +161,9 @@ check "... the job is failed with the run's status and error" \
 		WHERE id = $F"): agent_error: cyclictest exited with status 1"
 check "... and its run is stored and linked" \
 	test "$(sql "SELECT status FROM runs WHERE job_id = $F")" = agent_error
+check "... a failure of the run, not of the infrastructure" \
+	test "$(sql "SELECT failure || ':' || infra_errors FROM jobs
+		WHERE id = $F")" = run:0
 
 N=$("$RTLAB" job add --kernel host --board local1 \
 	--testcase cyclictest-idle --duration 1 --quiet 2>>"$work/add.err")
@@ -167,6 +176,40 @@ check "... the error quotes the agent's last words" \
 		WHERE id = $N")" = t
 check "... the worker said it requeued it twice" \
 	test "$(grep -c "job $N: requeued" "$work/wNone.err")" = 2
+check "... three attempts without a run: an infrastructure failure" \
+	test "$(sql "SELECT failure || ':' || infra_errors FROM jobs
+		WHERE id = $N")" = infrastructure:3
+
+# -- a virtual board whose QEMU is killed: infrastructure, retried ----------
+# QEMU that dies of SIGKILL as it starts, as when the OOM killer or an
+# operator takes it: the host's failure, never stored as a kernel fault.
+printf '#!/bin/sh\nkill -KILL $$\n' >"$work/killed-qemu"
+chmod +x "$work/killed-qemu"
+printf 'kind: qemu\nclock: icount\nqemu: %s\n' "$work/killed-qemu" \
+	>"$work/killed.yaml"
+cp "$TOP/boards/guest-init.sh" "$work/"	# a definition's init lives beside it
+printf '{"board": "%s"}\n' "$work/killed.yaml" >"$work/vbk.json"
+"$RTLAB" board add vbk --kind qemu --definition "$work/vbk.json" --quiet \
+	>/dev/null 2>>"$work/board.err"
+Q=$("$RTLAB" job add --kernel debian-rt --board vbk \
+	--testcase cyclictest-idle --duration 1 --quiet 2>>"$work/add.err")
+"$RTLAB" worker --drain --board vbk >"$work/wKilled.out" 2>"$work/wKilled.err"
+check "QEMU killed on every attempt: the worker exits 1" test $? = 1
+check "... the job was retried until its attempts ran out" \
+	test "$(sql "SELECT state || ':' || attempts || ':' || infra_errors
+		FROM jobs WHERE id = $Q")" = failed:3:3
+check "... the worker said it requeued it twice" \
+	test "$(grep -c "job $Q: requeued: infrastructure error" \
+		"$work/wKilled.err")" = 2
+check "... no run stored: nothing blames the kernel" \
+	test "$(sql "SELECT count(*) FROM runs WHERE job_id = $Q")" = 0
+"$RTLAB" jobs --limit 1 >"$work/infra.out" 2>&1
+check "rtlab jobs shows it infra-failed" \
+	grep -q "^$Q  *infra-failed  *3/3 .* vbk " "$work/infra.out"
+check "... with the reason" grep -q \
+	"error: infrastructure error: board vbk: QEMU was killed by signal 9" \
+	"$work/infra.out"
+check "... and the count" grep -q "infra errors 3" "$work/infra.out"
 
 # -- a killed worker's job is taken over after its lease -----------------------
 
@@ -259,6 +302,9 @@ check "the next worker gives the exhausted job up: failed" \
 check "the failed job says why" \
 	test "$(sql "SELECT error LIKE '%attempt 3 of 3%giving up%' FROM jobs
 		WHERE id = $T")" = t
+check "... an infrastructure failure: each worker died on it" \
+	test "$(sql "SELECT failure || ':' || infra_errors FROM jobs
+		WHERE id = $T")" = infrastructure:3
 check "the exhausted job made no run" \
 	test "$(sql "SELECT count(*) FROM runs WHERE job_id = $T")" = 0
 "$RTLAB" jobs --state failed >"$work/failed.out" 2>&1

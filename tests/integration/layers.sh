@@ -3,7 +3,8 @@
 #
 # Layers run one way (scripts/check-layers.sh): the tree passes, and the
 # check does catch a planted include that runs up a layer, sideways between
-# reports/ and db/, or out of agent/, naming file, line and both layers.
+# reports/ and db/, or out of agent/, naming file, line and both layers; and
+# a board kind tested by name outside boards/.
 . "$(dirname "$0")/../lib.sh"
 
 out=$(mktemp -d /tmp/rtlab-layers.XXXXXX) || exit 1
@@ -57,6 +58,27 @@ check "... naming it" grep -q \
 
 plant cli/cmd-db.c ../server/http.h
 check "a lower layer included from above passes" test $rc = 0
+
+# plant_line FILE LINE: append a line of code, run the check, remove it
+plant_line() {
+	cp "$copy/$1" "$out/saved"
+	echo "$2" >>"$copy/$1"
+	line=$(wc -l <"$copy/$1")
+	sh "$script" "$copy" >"$out/planted.out" 2>&1
+	rc=$?
+	cp "$out/saved" "$copy/$1"
+}
+plant_line services/worker.c \
+	'static int is_local(const char *k) { return !strcmp(k, "local"); }'
+check "a board kind tested by name in services/ fails" test $rc = 1
+check "... naming file:line and the interface to use" grep -q \
+	"^services/worker.c:$line: tests a board kind by name outside boards/ (use board_kind_find())$" \
+	"$out/planted.out"
+plant_line db/db-jobs.c '"  AND cb.kind IN ('"'"'local'"'"', '"'"'qemu'"'"') "'
+check "a board kind tested by name in SQL in db/ fails" test $rc = 1
+plant_line boards/local.c \
+	'static int is_qemu(const char *k) { return !strcmp(k, "qemu"); }'
+check "boards/ may tell its kinds apart" test $rc = 0
 
 sh "$script" "$copy" >/dev/null 2>&1
 check "the copy passes again once the plants are gone" test $? = 0

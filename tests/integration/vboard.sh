@@ -5,7 +5,10 @@
 # non-RT twin), refuse bad definitions before booting, boot under the icount
 # clock with a short run and check the bundle that comes back; then the
 # faults, each of which must still yield a bundle with console.log: a bad
-# init (boot_failed), a panic, a hang, a bundle damaged in transit.
+# init (boot_failed), a panic, a hang, a bundle damaged in transit.  The
+# watchdog: QEMU stopped past the boot timeout still completes (a busy host
+# is not a hung kernel); QEMU killed by a signal is an infrastructure error,
+# no bundle.
 #
 # The kernel cache persists in $RTLAB_BUILD/test-state between runs (set
 # RTLAB_TEST_STATE to put it elsewhere), so only the first run downloads.
@@ -179,6 +182,58 @@ boot hang debian-rt cyclictest-idle --inject-fault hang --hang-timeout 10
 check "hang: status hang" has "$tmp/hang.info" '^status=hang$'
 check "hang: console.log attached" has "$tmp/hang.console" \
 	'RTLAB-AGENT-START'
+check "hang: the timeout counted the time QEMU could run" \
+	has "$tmp/hang.info" '^error=board silent for 10 s of QEMU running'
+
+# --- the watchdog: a busy host is not a hung kernel -----------------------
+# qemu_pid DIR PID: the QEMU booting with its work directory under DIR,
+# looked for while rtlab boot PID lives.
+qemu_pid() {
+	while kill -0 "$2" 2>/dev/null; do
+		_q=$(pgrep -f -- "-serial file:$1/" | head -n 1)
+		if [ -n "$_q" ]; then
+			echo "$_q"
+			return 0
+		fi
+		sleep 0.2
+	done
+	return 1
+}
+# watched NAME SIGNAL [rtlab boot options...]: boot in the background, send
+# SIGNAL to its QEMU; rtlab boot's pid in $bp, QEMU's in $qp.
+watched() {
+	n=$1 sig=$2; shift 2
+	mkdir -p "$tmp/$n.d"
+	TMPDIR=$tmp/$n.d "$rtlab" boot -q --board qemu-icount \
+		--kernel debian-rt --duration 1 --out "$tmp/$n.bundle" \
+		--testcase "$top/testcases/cyclictest-idle.yaml" "$@" \
+		>"$tmp/$n.out" 2>&1 &
+	bp=$!
+	qp=$(qemu_pid "$tmp/$n.d" $bp) && kill "-$sig" "$qp"
+}
+
+# QEMU stopped (as on a host too busy to run it) for longer than the boot
+# timeout: none of that time counts, so the boot completes.
+watched stop STOP --boot-timeout 40
+sleep 45	# the stop must outlast the boot timeout
+kill -CONT "$qp" 2>/dev/null
+wait $bp
+rc=$?
+echo "# stop: exit $rc: $(tr '\n' ' ' <"$tmp/stop.out")"
+check "QEMU stopped past the boot timeout: the run completes" test $rc = 0
+check "... the watchdog saw QEMU stopped, not running" awk \
+	'/^watchdog:/ { s = $0; sub(/.*stopped /, "", s); exit !(s + 0 >= 40) }' \
+	"$tmp/stop.out"
+
+# QEMU killed from outside: the host's failure, no run, no bundle.
+watched killed KILL
+wait $bp
+rc=$?
+echo "# killed: exit $rc: $(tr '\n' ' ' <"$tmp/killed.out")"
+check "QEMU killed with SIGKILL: no bundle (exit 1)" test $rc = 1
+check "... an infrastructure error naming the signal" has "$tmp/killed.out" \
+	'infrastructure error: board qemu-icount: QEMU was killed by signal 9'
+check "... and no bundle written" test ! -e "$tmp/killed.bundle"
 
 boot corrupt debian-rt cyclictest-idle --inject-fault corrupt
 check "damaged transfer: status agent_error" has "$tmp/corrupt.info" \

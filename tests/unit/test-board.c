@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The board interface without booting anything: kinds are found by name,
+ * only the kinds with a driver are offered to workers, a registered
+ * definition names the YAML a board boots, and a job for a kind without a
+ * driver fails with a message saying so (not a crash).
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "../../boards/board.h"
+
+static void test_kinds(void)
+{
+	const char *const *all = board_kind_names(false);
+	const char *const *driven = board_kind_names(true);
+	size_t n;
+
+	CHECK(board_kind_find("local") == &board_kind_local,
+	      "kind: local is found");
+	CHECK(board_kind_find("qemu") == &board_kind_qemu,
+	      "kind: qemu is found");
+	CHECK(board_kind_find("lava") && board_kind_find("ssh"),
+	      "kind: lava and ssh are registrable");
+	CHECK(!board_kind_find("sundial") && !board_kind_find(NULL),
+	      "kind: an unknown name is not");
+	CHECK(board_kind_has_driver(&board_kind_local) &&
+		      board_kind_has_driver(&board_kind_qemu),
+	      "kind: local and qemu have drivers");
+	CHECK(!board_kind_has_driver(board_kind_find("lava")) &&
+		      !board_kind_has_driver(board_kind_find("ssh")),
+	      "kind: lava and ssh have none yet");
+	CHECK(!board_kind_local.boots_kernel && board_kind_qemu.boots_kernel,
+	      "kind: qemu boots a kernel, local runs the host's");
+	for (n = 0; all[n]; n++)
+		;
+	CHECK_INT(n, 4, "kind names: four kinds");
+	for (n = 0; driven[n]; n++)
+		;
+	CHECK_INT(n, 2, "kind names with a driver: two");
+	CHECK(driven[0] && driven[1] && !strcmp(driven[0], "local") &&
+		      !strcmp(driven[1], "qemu"),
+	      "kind names with a driver: local, qemu");
+}
+
+static void test_definition_name(void)
+{
+	struct rtlab_err err = { "" };
+	char *s;
+
+	s = board_definition_name("vb1", "{\"board\": \"qemu-icount\"}", &err);
+	CHECK_STR(s, "qemu-icount", "definition name: the 'board' field");
+	free(s);
+	s = board_definition_name("vb1", NULL, &err);
+	CHECK_STR(s, "vb1", "definition name: else the board's name");
+	free(s);
+	s = board_definition_name("vb1", "{\"board\": 3}", &err);
+	CHECK(!s && strstr(err.msg, "definition field 'board'"),
+	      "definition name: a non-string is refused (%s)", err.msg);
+	s = board_definition_name("vb1", "[1]", &err);
+	CHECK(!s && strstr(err.msg, "expected a JSON object"),
+	      "definition name: a non-object is refused (%s)", err.msg);
+}
+
+static void test_no_driver(void)
+{
+	struct rtlab_err err = { "" };
+	char *kernel = (char *)"x";
+	struct board *b;
+	int ret;
+
+	ret = board_check_job("lava", "lab1", NULL, "host", "/nonexistent",
+			      &kernel, &err);
+	CHECK(ret < 0 && !kernel, "no driver: a lava job is refused");
+	CHECK(strstr(err.msg, "board lab1: board kind lava has no driver in "
+			      "this build"),
+	      "no driver: ... saying so (%s)", err.msg);
+	b = board_open("ssh", "rpi4", NULL, "host", &err);
+	CHECK(!b && strstr(err.msg, "board kind ssh has no driver"),
+	      "no driver: an ssh board does not open (%s)", err.msg);
+	b = board_open("sundial", "x", NULL, "host", &err);
+	CHECK(!b && strstr(err.msg, "unknown board kind 'sundial'"),
+	      "unknown kind: refused (%s)", err.msg);
+}
+
+static void test_local(void)
+{
+	struct rtlab_err err = { "" };
+	char *kernel = NULL;
+	struct board *b;
+	int ret;
+
+	ret = board_check_job("local", "l1", NULL, "debian-rt", "/nonexistent",
+			      &kernel, &err);
+	CHECK(ret < 0 && strstr(err.msg, "expected --kernel host"),
+	      "local: a kernel definition is refused (%s)", err.msg);
+	b = board_open_def("local", NULL, &err);
+	CHECK(b && b->kind == &board_kind_local && !strcmp(b->kernel, "host"),
+	      "local: opens by name, running the host's kernel");
+	board_close(b);
+	b = board_open_def("local", "debian-rt", &err);
+	CHECK(!b && strstr(err.msg, "runs this host's kernel"),
+	      "local: --kernel is refused (%s)", err.msg);
+	board_close(NULL);
+}
+
+int main(void)
+{
+	test_kinds();
+	test_definition_name();
+	test_no_driver();
+	test_local();
+	return check_exit();
+}

@@ -33,6 +33,7 @@
 #include "log.h"
 #include "progress.h"
 #include "regress.h"
+#include "testcase.h"
 
 #define CAL_MAX_SPINS 16
 #define CAL_DEFAULT_SPINS "50,200,1000"
@@ -72,7 +73,9 @@ static void cal_usage(FILE *f)
 		"clean runs against R clean runs of the same kernel and testcase) give the\n"
 		"false-alarm rate; for each spin size, N comparisons of R injected runs\n"
 		"against R clean ones give the detection rate.  Both with exact 95 %%\n"
-		"intervals, and the smallest injection caught in >= 90 %% of comparisons.\n"
+		"intervals, and the smallest injection whose detection rate is shown to\n"
+		"be >= 90 %% (the lower end of its interval; that takes 36 or more\n"
+		"comparisons).  An A/A REGRESSION or IMPROVEMENT is a false alarm.\n"
 		"The result is stored in boards.calibration (the board is registered if\n"
 		"needed) unless --no-store or the database cannot be reached.\n"
 		"\n"
@@ -81,7 +84,8 @@ static void cal_usage(FILE *f)
 		"  -k, --kernel K       kernel definition for a virtual board (debian-rt)\n"
 		"  -t, --testcase T     name or file (default calibrate-idle)\n"
 		"  -n, --pairs N        comparisons of each kind (default 2)\n"
-		"  -r, --runs R         runs per side (default 5, what the verdict needs)\n"
+		"  -r, --runs R         runs per side (default 5: the verdict's first look;\n"
+		"                       fewer cannot decide and are refused)\n"
 		"  -s, --spins LIST     injected spin sizes in us (default %s)\n"
 		"  -d, --duration S     seconds per run (default 10)\n"
 		"      --mode M         injector: user (SCHED_FIFO 99 spinner; the local\n"
@@ -253,6 +257,39 @@ static char *testcase_path(const char *t)
 	return p;
 }
 
+/*
+ * Comparisons of fewer runs than the verdict's first look decide nothing,
+ * so they would report 0 % detection of anything: refuse them up front,
+ * with the testcase's own verdict plan.  Return: exit status.
+ */
+static int check_design(const struct cal *c)
+{
+	struct regress_params p;
+	struct rtlab_err err = { "" };
+	struct regress_seq seq;
+	struct testcase tc = { 0 };
+	json_t *def = NULL;
+	int ret = 0;
+
+	if (testcase_load(c->tc_path, &tc, &err) ||
+	    !(def = testcase_to_json(&tc)) ||
+	    verdict_params_parse(def, c->o.testcase, &p, &err) ||
+	    regress_plan(&p, 0, &seq, &err)) {
+		fprintf(stderr, "rtlab calibrate: testcase %s: %s\n",
+			c->o.testcase, err.msg[0] ? err.msg : "out of memory");
+		ret = EXIT_USAGE;
+	} else if (c->o.runs < seq.runs_at[0]) {
+		fprintf(stderr,
+			"rtlab calibrate: --runs %u: the verdict of testcase %s decides first at %u runs per side (min_runs), so %u per side cannot decide anything; use --runs %u or more\n",
+			c->o.runs, c->o.testcase, seq.runs_at[0], c->o.runs,
+			seq.runs_at[0]);
+		ret = EXIT_USAGE;
+	}
+	json_decref(def);
+	testcase_cleanup(&tc);
+	return ret;
+}
+
 /* Set up the board, kernel, module and testcases.  Return: exit status. */
 static int cal_prepare(struct cal *c)
 {
@@ -282,6 +319,9 @@ static int cal_prepare(struct cal *c)
 			c->o.testcase, c->tc_path ? c->tc_path : "?");
 		return EXIT_USAGE;
 	}
+	ret = check_design(c);
+	if (ret)
+		return ret;
 	if (c->local) {
 		if (c->o.kernel) {
 			fprintf(stderr,

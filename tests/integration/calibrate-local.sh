@@ -71,9 +71,15 @@ check "calibrate: --kernel with the local board is a usage error" \
 check "calibrate: a spin over half the period is a usage error" \
 	has "$tmp/s.out" 'expected at most half of the period'
 
+"$RTLAB" calibrate --board local --runs 2 >"$tmp/r.out" 2>&1
+check "calibrate: fewer runs than the verdict's first look is a usage error" \
+	test $? = 2
+check "  saying how many the verdict needs" \
+	has "$tmp/r.out" '--runs 2: .* decides first at 5 runs per side'
+
 # The host has no rtlab_inject.ko: an injected run that injected nothing
 # must stop the calibration, not count as a missed detection.
-"$RTLAB" calibrate --board local --mode preempt --pairs 1 --runs 2 \
+"$RTLAB" calibrate --board local --mode preempt --pairs 1 --runs 5 \
 	--spins 100 --duration 1 --no-store -q >"$tmp/nomod.out" 2>&1
 check "calibrate stops (1) when the injector did not inject" test $? = 1
 check "  and says so, naming the seed and dmesg.txt" \

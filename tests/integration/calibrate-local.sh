@@ -98,13 +98,13 @@ check "rtlab calibrate --board local ran (status $rc)" test $rc = 0
 fa=$(jq -r '.false_alarm.hits' "$tmp/cal.json" 2>/dev/null)
 aa=$(jq -r '.comparisons[] | select(.kind == "aa") | .verdict' \
 	"$tmp/cal.json" 2>/dev/null)
-check "A/A (same kernel, 5 vs 5 runs) is not a REGRESSION ($aa)" \
-	sh -c "test -n '$aa' && test '$aa' != REGRESSION && test '$fa' = 0"
+check "A/A (same kernel, 5 vs 5 runs) is no false alarm ($aa)" \
+	sh -c "test -n '$aa' && test '$aa' != REGRESSION && test '$aa' != IMPROVEMENT && test '$fa' = 0"
 det=$(jq -r '.comparisons[] | select(.kind == "injected") | .verdict' \
 	"$tmp/cal.json" 2>/dev/null)
 check "2 ms injected spins are a REGRESSION ($det)" test "$det" = REGRESSION
-check "the result names the smallest reliable spin" \
-	test "$(jq -r '.smallest_reliable_spin_us' "$tmp/cal.json")" = 2000
+check "1 caught of 1 is not called reliable (its interval is 2.5-100 %)" \
+	test "$(jq -r '.smallest_reliable_spin_us' "$tmp/cal.json")" = null
 check "the false-alarm rate has a 95 % interval" \
 	test "$(jq -r '.false_alarm.ci95 | length' "$tmp/cal.json")" = 2
 

@@ -32,6 +32,7 @@
 #include "common.h"
 #include "log.h"
 #include "progress.h"
+#include "injectlog.h"
 #include "regress.h"
 #include "testcase.h"
 
@@ -465,20 +466,22 @@ static int run_local(struct cal *c, const char *tc, const char *out,
 }
 
 /*
- * Did the injector of the run in @path really inject?  The manifest's
- * command line has its seed; dmesg.txt must have its "stop ... seed=S
- * injections=N" line with N > 0.  An injector that could not start (no
- * module, no SCHED_FIFO) leaves the run complete but clean, which would
- * read as a missed detection.  Return: 0 or -EINVAL with @err saying why.
+ * Did the injector of the run in @path really inject?  Its kernel log
+ * (dmesg.txt), read for the seeds of the manifest's injector commands
+ * (injectlog_parse()), must show the injector stopping with a count above
+ * 0 and, for the module, the module's own report of that seed: an
+ * injector that could not start (no module, no SCHED_FIFO) leaves the run
+ * complete but clean, which would read as a missed detection, and another
+ * module of the same name would inject with other code.
+ * Return: 0 or -EINVAL with @err saying why.
  */
 static int cal_check_injected(const char *path, struct rtlab_err *err)
 {
 	const struct bundle_file *m, *d;
-	char key[64], *text = NULL, *p;
-	unsigned long long seed = 0;
 	struct bundle *b = bundle_read(path, err);
-	json_t *man = NULL, *cmd;
-	size_t i;
+	json_t *man = NULL, *inj = NULL, *o;
+	const char *mode, *seed = "?";
+	char want[32];
 	int ret = -EINVAL;
 
 	if (!b)
@@ -486,33 +489,46 @@ static int cal_check_injected(const char *path, struct rtlab_err *err)
 	m = bundle_get(b, "manifest.json");
 	d = bundle_get(b, "dmesg.txt");
 	man = m ? json_loadb((const char *)m->data, m->size, 0, NULL) : NULL;
-	json_array_foreach(json_object_get(man, "commands"), i, cmd) {
-		const char *c = json_string_value(cmd);
+	inj = d && man ? injectlog_parse((const char *)d->data, d->size,
+					 json_object_get(man, "commands")) :
+			 NULL;
+	o = json_array_get(inj, 0);
+	if (o) {
+		seed = json_string_value(json_object_get(o, "seed"));
+	} else {
+		size_t i;
+		json_t *c;
 
-		p = c && strstr(c, " inject ") ? strstr(c, " --seed ") : NULL;
-		if (p)
-			seed = strtoull(p + 8, NULL, 10);
+		/* Name the seed the run asked for. */
+		json_array_foreach(json_object_get(man, "commands"), i, c) {
+			const char *t = json_string_value(c), *p;
+
+			p = t && strstr(t, " inject ") ? strstr(t, " --seed ") :
+							 NULL;
+			if (p && snprintf(want, sizeof(want), "%.*s",
+					  (int)strcspn(p + 8, " "), p + 8) > 0)
+				seed = want;
+		}
 	}
-	if (!seed) {
+	mode = json_string_value(json_object_get(o, "mode"));
+	if (!o || json_integer_value(json_object_get(o, "injections")) <= 0) {
 		rtlab_err_set(
 			err,
-			"%s: no injector command (with --seed) in manifest.json",
-			path);
+			"%s: the injector (seed %s) did not inject: no 'stop ... seed=S injections=N' line with N above 0 for the seed of manifest.json's injector command in dmesg.txt; agent.log in the bundle, and `rtlab-agent inject --help`, say more",
+			path, seed);
 		goto out;
 	}
-	text = d ? strndup((const char *)d->data, d->size) : NULL;
-	snprintf(key, sizeof(key), " seed=%llu injections=", seed);
-	p = text ? strstr(text, key) : NULL;
-	if (!p || strtoll(p + strlen(key), NULL, 10) <= 0) {
+	if (mode && strcmp(mode, "user") &&
+	    json_integer_value(json_object_get(o, "module_injections")) <= 0) {
 		rtlab_err_set(
 			err,
-			"%s: the injector (seed %llu) did not inject: no 'stop ...%s' line with a count above 0 in dmesg.txt; agent.log in the bundle, and `rtlab-agent inject --help`, say more",
-			path, seed, key);
+			"%s: the module loaded for seed %s did not report injecting ('rtlab_inject: stopped after N injections (seed=%s)' in dmesg.txt): it is not rtlab's module, or it did nothing",
+			path, seed, seed);
 		goto out;
 	}
 	ret = 0;
 out:
-	free(text);
+	json_decref(inj);
 	json_decref(man);
 	bundle_free(b);
 	return ret;

@@ -111,6 +111,17 @@ check "the false-alarm rate has a 95 % interval" \
 stored=$("$RTLAB" db psql -tAc "SELECT calibration->'detection'->0->>'hits' FROM boards WHERE name = 'local'" 2>&1)
 check "stored in boards.calibration ($stored)" test "$stored" = 1
 
+# What was injected is recorded in the manifest, read back from the
+# kernel log (the seed of the run's own injector, its count).
+inj=$(tar -xOf "$tmp/keep/set2-run1.bundle" manifest.json 2>/dev/null |
+	jq -r '[.injections[] | "\(.mode) \(.injections > 0)"] | join(",")')
+clean=$(tar -xOf "$tmp/keep/set0-run1.bundle" manifest.json 2>/dev/null |
+	jq -r '.injections | length')
+check "the injected run's manifest records its injector's count ($inj)" \
+	test "$inj" = "user true"
+check "... and a clean run's none, whatever earlier runs left in dmesg ($clean)" \
+	test "$clean" = 0
+
 # The same verdicts offline, from the bundles calibrate kept: sets 0 and 1
 # are clean, set 2 injected.
 "$RTLAB" compare --json "$tmp"/keep/set0-run*.bundle -- \

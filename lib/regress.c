@@ -79,7 +79,7 @@ int regress_plan(const struct regress_params *p, unsigned int look,
 			err,
 			"regress: looks is %u; expected 1 to %u planned looks",
 			p->looks, REGRESS_MAX_LOOKS);
-	if (p->min_runs < 2 || p->min_runs * p->looks > 1000)
+	if (p->min_runs < 2 || p->min_runs > 1000 / p->looks)
 		return rtlab_err_set(
 			err,
 			"regress: min_runs is %u with %u looks; expected at least 2 runs per side at the first look and at most 1000 at the last",

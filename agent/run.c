@@ -32,6 +32,7 @@
 #include "cmd.h"
 #include "cyclictest.h"
 #include "env.h"
+#include "injectlog.h"
 #include "ftrace.h"
 #include "knob.h"
 #include "load.h"
@@ -72,6 +73,7 @@ struct run_ctx {
 	unsigned int duration_s;
 	json_t *commands, *trace; /* trace: the manifest's "trace" */
 	json_t *measurement;	  /* the manifest's "measurement" */
+	json_t *injections;	  /* the manifest's "injections" */
 	const char *trace_root;	  /* set once prepared */
 	bool trace_on;		  /* started, not yet stopped */
 	bool trace_started;
@@ -647,10 +649,13 @@ static void run_capture_dmesg(struct run_ctx *r)
 	char *data = NULL;
 	size_t len = 0;
 
-	if (env_read_dmesg("", &data, &len, &err))
+	if (env_read_dmesg("", &data, &len, &err)) {
 		rlog(r, LOG_LEVEL_WARN, "no kernel log: %s", err.msg);
-	else
+	} else {
 		add_file(r, "dmesg.txt", data, len);
+		/* What the injectors did, not what they were asked. */
+		r->injections = injectlog_parse(data, len, r->commands);
+	}
 	free(data);
 }
 
@@ -709,6 +714,8 @@ static json_t *run_manifest(struct run_ctx *r)
 		json_object_set(m, "trace", r->trace);
 	if (m && r->measurement)
 		json_object_set(m, "measurement", r->measurement);
+	if (m && json_array_size(r->injections))
+		json_object_set(m, "injections", r->injections);
 	return m;
 }
 
@@ -972,6 +979,7 @@ static void run_ctx_cleanup(struct run_ctx *r)
 	json_decref(r->commands);
 	json_decref(r->trace);
 	json_decref(r->measurement);
+	json_decref(r->injections);
 	json_decref(r->kernel);
 	json_decref(r->env);
 	bundle_free(r->files);

@@ -32,7 +32,9 @@
 #include "common.h"
 #include "log.h"
 #include "progress.h"
+#include "injectlog.h"
 #include "regress.h"
+#include "testcase.h"
 
 #define CAL_MAX_SPINS 16
 #define CAL_DEFAULT_SPINS "50,200,1000"
@@ -69,7 +71,9 @@ static void cal_usage(FILE *f)
 		"clean runs against R clean runs of the same kernel and testcase) give the\n"
 		"false-alarm rate; for each spin size, N comparisons of R injected runs\n"
 		"against R clean ones give the detection rate.  Both with exact 95 %%\n"
-		"intervals, and the smallest injection caught in >= 90 %% of comparisons.\n"
+		"intervals, and the smallest injection whose detection rate is shown to\n"
+		"be >= 90 %% (the lower end of its interval; that takes 36 or more\n"
+		"comparisons).  An A/A REGRESSION or IMPROVEMENT is a false alarm.\n"
 		"The result is stored in boards.calibration (the board is registered if\n"
 		"needed) unless --no-store or the database cannot be reached.\n"
 		"\n"
@@ -78,7 +82,8 @@ static void cal_usage(FILE *f)
 		"  -k, --kernel K       kernel definition for a virtual board (debian-rt)\n"
 		"  -t, --testcase T     name or file (default calibrate-idle)\n"
 		"  -n, --pairs N        comparisons of each kind (default 2)\n"
-		"  -r, --runs R         runs per side (default 5, what the verdict needs)\n"
+		"  -r, --runs R         runs per side (default 5: the verdict's first look;\n"
+		"                       fewer cannot decide and are refused)\n"
 		"  -s, --spins LIST     injected spin sizes in us (default %s)\n"
 		"  -d, --duration S     seconds per run (default 10)\n"
 		"      --mode M         injector: user (SCHED_FIFO 99 spinner; the local\n"
@@ -250,6 +255,39 @@ static char *testcase_path(const char *t)
 	return p;
 }
 
+/*
+ * Comparisons of fewer runs than the verdict's first look decide nothing,
+ * so they would report 0 % detection of anything: refuse them up front,
+ * with the testcase's own verdict plan.  Return: exit status.
+ */
+static int check_design(const struct cal *c)
+{
+	struct regress_params p;
+	struct rtlab_err err = { "" };
+	struct regress_seq seq;
+	struct testcase tc = { 0 };
+	json_t *def = NULL;
+	int ret = 0;
+
+	if (testcase_load(c->tc_path, &tc, &err) ||
+	    !(def = testcase_to_json(&tc)) ||
+	    verdict_params_parse(def, c->o.testcase, &p, &err) ||
+	    regress_plan(&p, 0, &seq, &err)) {
+		fprintf(stderr, "rtlab calibrate: testcase %s: %s\n",
+			c->o.testcase, err.msg[0] ? err.msg : "out of memory");
+		ret = EXIT_USAGE;
+	} else if (c->o.runs < seq.runs_at[0]) {
+		fprintf(stderr,
+			"rtlab calibrate: --runs %u: the verdict of testcase %s decides first at %u runs per side (min_runs), so %u per side cannot decide anything; use --runs %u or more\n",
+			c->o.runs, c->o.testcase, seq.runs_at[0], c->o.runs,
+			seq.runs_at[0]);
+		ret = EXIT_USAGE;
+	}
+	json_decref(def);
+	testcase_cleanup(&tc);
+	return ret;
+}
+
 /* Set up the board, kernel, module and testcases.  Return: exit status. */
 static int cal_prepare(struct cal *c)
 {
@@ -283,6 +321,9 @@ static int cal_prepare(struct cal *c)
 			c->o.testcase, c->tc_path ? c->tc_path : "?");
 		return EXIT_USAGE;
 	}
+	ret = check_design(c);
+	if (ret)
+		return ret;
 	if (board_prepare(c->b, &err)) {
 		fprintf(stderr, "rtlab calibrate: %s\n", err.msg);
 		return 1;
@@ -364,20 +405,22 @@ static void show_log(const char *path)
 }
 
 /*
- * Did the injector of the run in @path really inject?  The manifest's
- * command line has its seed; dmesg.txt must have its "stop ... seed=S
- * injections=N" line with N > 0.  An injector that could not start (no
- * module, no SCHED_FIFO) leaves the run complete but clean, which would
- * read as a missed detection.  Return: 0 or -EINVAL with @err saying why.
+ * Did the injector of the run in @path really inject?  Its kernel log
+ * (dmesg.txt), read for the seeds of the manifest's injector commands
+ * (injectlog_parse()), must show the injector stopping with a count above
+ * 0 and, for the module, the module's own report of that seed: an
+ * injector that could not start (no module, no SCHED_FIFO) leaves the run
+ * complete but clean, which would read as a missed detection, and another
+ * module of the same name would inject with other code.
+ * Return: 0 or -EINVAL with @err saying why.
  */
 static int cal_check_injected(const char *path, struct rtlab_err *err)
 {
 	const struct bundle_file *m, *d;
-	char key[64], *text = NULL, *p;
-	unsigned long long seed = 0;
 	struct bundle *b = bundle_read(path, err);
-	json_t *man = NULL, *cmd;
-	size_t i;
+	json_t *man = NULL, *inj = NULL, *o;
+	const char *mode, *seed = "?";
+	char want[32];
 	int ret = -EINVAL;
 
 	if (!b)
@@ -385,33 +428,46 @@ static int cal_check_injected(const char *path, struct rtlab_err *err)
 	m = bundle_get(b, "manifest.json");
 	d = bundle_get(b, "dmesg.txt");
 	man = m ? json_loadb((const char *)m->data, m->size, 0, NULL) : NULL;
-	json_array_foreach(json_object_get(man, "commands"), i, cmd) {
-		const char *c = json_string_value(cmd);
+	inj = d && man ? injectlog_parse((const char *)d->data, d->size,
+					 json_object_get(man, "commands")) :
+			 NULL;
+	o = json_array_get(inj, 0);
+	if (o) {
+		seed = json_string_value(json_object_get(o, "seed"));
+	} else {
+		size_t i;
+		json_t *c;
 
-		p = c && strstr(c, " inject ") ? strstr(c, " --seed ") : NULL;
-		if (p)
-			seed = strtoull(p + 8, NULL, 10);
+		/* Name the seed the run asked for. */
+		json_array_foreach(json_object_get(man, "commands"), i, c) {
+			const char *t = json_string_value(c), *p;
+
+			p = t && strstr(t, " inject ") ? strstr(t, " --seed ") :
+							 NULL;
+			if (p && snprintf(want, sizeof(want), "%.*s",
+					  (int)strcspn(p + 8, " "), p + 8) > 0)
+				seed = want;
+		}
 	}
-	if (!seed) {
+	mode = json_string_value(json_object_get(o, "mode"));
+	if (!o || json_integer_value(json_object_get(o, "injections")) <= 0) {
 		rtlab_err_set(
 			err,
-			"%s: no injector command (with --seed) in manifest.json",
-			path);
+			"%s: the injector (seed %s) did not inject: no 'stop ... seed=S injections=N' line with N above 0 for the seed of manifest.json's injector command in dmesg.txt; agent.log in the bundle, and `rtlab-agent inject --help`, say more",
+			path, seed);
 		goto out;
 	}
-	text = d ? strndup((const char *)d->data, d->size) : NULL;
-	snprintf(key, sizeof(key), " seed=%llu injections=", seed);
-	p = text ? strstr(text, key) : NULL;
-	if (!p || strtoll(p + strlen(key), NULL, 10) <= 0) {
+	if (mode && strcmp(mode, "user") &&
+	    json_integer_value(json_object_get(o, "module_injections")) <= 0) {
 		rtlab_err_set(
 			err,
-			"%s: the injector (seed %llu) did not inject: no 'stop ...%s' line with a count above 0 in dmesg.txt; agent.log in the bundle, and `rtlab-agent inject --help`, say more",
-			path, seed, key);
+			"%s: the module loaded for seed %s did not report injecting ('rtlab_inject: stopped after N injections (seed=%s)' in dmesg.txt): it is not rtlab's module, or it did nothing",
+			path, seed, seed);
 		goto out;
 	}
 	ret = 0;
 out:
-	free(text);
+	json_decref(inj);
 	json_decref(man);
 	bundle_free(b);
 	return ret;

@@ -385,6 +385,55 @@ static int sources_hash(const char *src, const char *copy_to, char hex[65],
 	return ret;
 }
 
+int module_record(const char *ko_path, struct rtlab_err *err)
+{
+	char hex[65], line[67], *rec = NULL;
+	int ret;
+
+	if (asprintf(&rec, "%s.sha256", ko_path) < 0)
+		return rtlab_err_seterr(err, ENOMEM, "out of memory");
+	ret = file_sha256_hex(ko_path, hex, err);
+	if (!ret) {
+		snprintf(line, sizeof(line), "%s\n", hex);
+		ret = file_write_all(rec, line, strlen(line), err);
+	}
+	free(rec);
+	return ret;
+}
+
+int module_verify(const char *ko_path, struct rtlab_err *err)
+{
+	char hex[65], *rec = NULL, *want = NULL;
+	size_t len = 0;
+	int ret;
+
+	if (asprintf(&rec, "%s.sha256", ko_path) < 0)
+		return rtlab_err_seterr(err, ENOMEM, "out of memory");
+	if (!is_file(rec)) {
+		ret = rtlab_err_seterr(
+			err, ENOENT,
+			"%s: no sha256 recorded when it was built (%s)",
+			ko_path, rec);
+		goto out;
+	}
+	ret = file_read_all(rec, &want, &len, err);
+	if (!ret)
+		ret = file_sha256_hex(ko_path, hex, err);
+	if (ret)
+		goto out;
+	while (len && (want[len - 1] == '\n' || want[len - 1] == ' '))
+		want[--len] = '\0';
+	if (strcmp(want, hex))
+		ret = rtlab_err_seterr(
+			err, EBADMSG,
+			"%s: sha256 %s is not the %s recorded when rtlab built it (%s): another module sits at its path; remove %s to rebuild",
+			ko_path, hex, want, rec, ko_path);
+out:
+	free(want);
+	free(rec);
+	return ret;
+}
+
 int module_vermagic(const char *ko_path, char **vermagic, struct rtlab_err *err)
 {
 	char *argv[] = { "modinfo", "-F", "vermagic", (char *)ko_path, NULL };
@@ -446,6 +495,17 @@ int module_build(const struct kernel_ident *id, const char *src_dir,
 		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
 		goto out;
 	}
+	if (is_file(ko)) {
+		ret = module_verify(ko, err);
+		if (ret == -ENOENT) { /* cached before hashes were recorded */
+			ret = rmtree(odir);
+			if (ret)
+				rtlab_err_seterr(err, -ret, "%s: %s", odir,
+						 strerror(-ret));
+		}
+		if (ret)
+			goto out;
+	}
 	if (!is_file(ko)) {
 		char *margv[] = { "make", "-C", kdir, mflag, "modules", NULL };
 
@@ -464,6 +524,8 @@ int module_build(const struct kernel_ident *id, const char *src_dir,
 				tail_of(out, 400));
 			goto out;
 		}
+		if (!ret)
+			ret = module_record(tko, err);
 		if (ret)
 			goto out;
 		if (rename(tmp, odir) && errno != EEXIST &&
@@ -473,7 +535,11 @@ int module_build(const struct kernel_ident *id, const char *src_dir,
 			goto out;
 		}
 	}
-	ret = module_vermagic(ko, &vm, err);
+	/* Also when another builder won the rename race: verify what is
+	 * there, not what this one built. */
+	ret = module_verify(ko, err);
+	if (!ret)
+		ret = module_vermagic(ko, &vm, err);
 	if (ret)
 		goto out;
 	if (strncmp(vm, id->release, strlen(id->release)) ||

@@ -10,6 +10,7 @@
  */
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,9 +19,6 @@
 #include <jansson.h>
 
 #include "regress.h"
-
-#define POWER_Z 0.8416212335729143 /* 80 % power */
-#define MORE_RUNS_CAP 10000
 
 static const char *const verdict_names[] = {
 	[REGRESS_NO_CHANGE] = "NO_CHANGE",
@@ -59,6 +57,62 @@ void regress_params_init(struct regress_params *p)
 	p->tail_q = 0.999;
 	p->alpha = 0.05;
 	p->min_runs = 5;
+	p->looks = 3;
+}
+
+/* Lan-DeMets Pocock-type spending: the alpha spent by information
+ * fraction @t, concave, so early looks get a usable share. */
+static double alpha_spent(double alpha, double t)
+{
+	return alpha * log(1.0 + (M_E - 1.0) * t);
+}
+
+int regress_plan(const struct regress_params *p, unsigned int look,
+		 struct regress_seq *seq, struct rtlab_err *err)
+{
+	unsigned int k, need;
+	double a, am;
+
+	memset(seq, 0, sizeof(*seq));
+	if (!p->looks || p->looks > REGRESS_MAX_LOOKS)
+		return rtlab_err_set(
+			err,
+			"regress: looks is %u; expected 1 to %u planned looks",
+			p->looks, REGRESS_MAX_LOOKS);
+	if (p->min_runs < 2 || p->min_runs > 1000 / p->looks)
+		return rtlab_err_set(
+			err,
+			"regress: min_runs is %u with %u looks; expected at least 2 runs per side at the first look and at most 1000 at the last",
+			p->min_runs, p->looks);
+	if (!(p->alpha > 0.0 && p->alpha <= 0.5))
+		return rtlab_err_set(
+			err,
+			"regress: alpha is %g; expected a level in (0, 0.5], e.g. 0.05",
+			p->alpha);
+	if (look > p->looks)
+		return rtlab_err_set(err, "regress: look %u of %u planned",
+				     look, p->looks);
+	seq->looks = p->looks;
+	for (k = 1; k <= p->looks; k++) {
+		seq->runs_at[k - 1] = p->min_runs * k;
+		a = alpha_spent(p->alpha, (double)k / p->looks) -
+		    alpha_spent(p->alpha, (double)(k - 1) / p->looks);
+		am = a / REGRESS_NMETRICS;
+		need = stats_rank_min_runs(am);
+		if (!need || need > seq->runs_at[k - 1])
+			return rtlab_err_set(
+				err,
+				"regress: the plan cannot decide at look %u of %u: %u runs per side cannot reach the %.3g per metric that look spends (alpha %g); it needs %u, so raise min_runs to %u or plan fewer looks",
+				k, p->looks, seq->runs_at[k - 1], am, p->alpha,
+				need, (need + k - 1) / k);
+		if (k == look) {
+			seq->alpha_look = a;
+			seq->alpha_spent =
+				alpha_spent(p->alpha, (double)k / p->looks);
+		}
+	}
+	seq->look = look;
+	return 0;
 }
 
 /* One side of the comparison: its runs pooled over CPUs, and all pooled. */
@@ -83,8 +137,10 @@ static void side_cleanup(struct side *s)
 	hist_cleanup(&s->pool);
 }
 
+/* The first @limit runs with samples of @runs (in the order given). */
 static int side_init(struct side *s, const char *name,
-		     const struct regress_run *runs, unsigned int n)
+		     const struct regress_run *runs, unsigned int n,
+		     unsigned int limit)
 {
 	struct hist h;
 	unsigned int i;
@@ -98,7 +154,7 @@ static int side_init(struct side *s, const char *name,
 	s->runs = calloc(n ? n : 1, sizeof(*s->runs));
 	if (!s->runs)
 		return -ENOMEM;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && s->nruns < limit; i++) {
 		ret = stats_pool(runs[i].cpus, runs[i].ncpus, &h);
 		if (ret)
 			return ret;
@@ -113,6 +169,26 @@ static int side_init(struct side *s, const char *name,
 			return ret;
 	}
 	return 0;
+}
+
+static int has_samples(const struct regress_run *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->ncpus; i++)
+		if (r->cpus[i].samples)
+			return 1;
+	return 0;
+}
+
+static unsigned int count_with_samples(const struct regress_run *runs,
+				       unsigned int n)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		k += has_samples(&runs[i]);
+	return k;
 }
 
 static int same_str(const char *a, const char *b)
@@ -160,6 +236,48 @@ static int check_run(const struct regress_run *ref, const struct regress_run *r,
 		if (hist_check(&r->cpus[i], &herr))
 			return rtlab_err_set(err, "%s, CPU histogram %u: %s",
 					     label, i, herr.msg);
+	}
+	return 0;
+}
+
+/* The same run twice would count one boot as several replicates. */
+static int same_run(const struct regress_run *a, const struct regress_run *b)
+{
+	if (a->id && b->id)
+		return !strcmp(a->id, b->id);
+	return a->ncpus && a->cpus == b->cpus;
+}
+
+static int check_duplicates(const struct regress_run *base, unsigned int nbase,
+			    const struct regress_run *cand, unsigned int ncand,
+			    struct rtlab_err *err)
+{
+	unsigned int n = nbase + ncand, i, j;
+
+	for (j = 1; j < n; j++) {
+		const struct regress_run *rj = j < nbase ? &base[j] :
+							   &cand[j - nbase];
+
+		for (i = 0; i < j; i++) {
+			const struct regress_run *ri =
+				i < nbase ? &base[i] : &cand[i - nbase];
+			const char *si = i < nbase ? "baseline" : "candidate";
+			const char *sj = j < nbase ? "baseline" : "candidate";
+			unsigned int ni = i < nbase ? i : i - nbase;
+			unsigned int nj = j < nbase ? j : j - nbase;
+
+			if (!same_run(ri, rj))
+				continue;
+			if (!strcmp(si, sj))
+				return rtlab_err_set(
+					err,
+					"%s run %s is given twice (#%u and #%u); a run is one boot and counts once",
+					si, str_or(ri->id), ni + 1, nj + 1);
+			return rtlab_err_set(
+				err,
+				"run %s is both baseline run #%u and candidate run #%u; a run belongs to one side",
+				str_or(ri->id), ni + 1, nj + 1);
+		}
 	}
 	return 0;
 }
@@ -231,65 +349,19 @@ static double median(const double *v, unsigned int n)
 	return m;
 }
 
-/* Pooled standard deviation of the per-run values of both sides; NAN when
- * neither side has two runs. */
-static double pooled_sd(const double *x, unsigned int m, const double *y,
-			unsigned int n)
-{
-	double sx = 0, sy = 0, mx = 0, my = 0, ss = 0;
-	unsigned int i, df = 0;
-
-	for (i = 0; i < m; i++)
-		sx += x[i];
-	for (i = 0; i < n; i++)
-		sy += y[i];
-	mx = m ? sx / m : 0;
-	my = n ? sy / n : 0;
-	if (m >= 2) {
-		for (i = 0; i < m; i++)
-			ss += (x[i] - mx) * (x[i] - mx);
-		df += m - 1;
-	}
-	if (n >= 2) {
-		for (i = 0; i < n; i++)
-			ss += (y[i] - my) * (y[i] - my);
-		df += n - 1;
-	}
-	return df ? sqrt(ss / df) : NAN;
-}
-
 /*
- * How many more runs per side would settle an INCONCLUSIVE metric: the
- * normal-theory sample size for a two-sample shift test at one-sided
- * alpha and 80 % power, inflated by pi/3 (the Mann-Whitney test's
- * efficiency against the t-test is 3/pi), from the run-to-run spread seen
- * so far.  The target is the observed effect when it is beyond the floor
- * (to show it), else the room left between it and the floor (to show
- * equivalence).  Return: >= 1, or -1 when no finite number of runs would.
+ * More runs per side an INCONCLUSIVE metric needs: those missing for the
+ * plan's next look; -1 when the plan is spent (its alpha is used up, and
+ * this comparison says no more).
  */
-static int more_runs_estimate(const double *x, unsigned int m, const double *y,
-			      unsigned int n, double d, double floor,
-			      double alpha, unsigned int min_runs)
+static int plan_more(const struct regress_seq *q)
 {
-	double s = pooled_sd(x, m, y, n), z, target, need;
-	unsigned int have = m < n ? m : n;
-	int more;
+	unsigned int more;
 
-	target = fabs(d) > floor ? fabs(d) : floor - fabs(d);
-	if (isnan(s) || s == 0.0) {
-		more = (int)min_runs - (int)have;
-		return more >= 1 ? more : 1;
-	}
-	if (!(target > 0.0))
+	if (!q->next_runs)
 		return -1;
-	z = stats_norm_quantile(1.0 - alpha) + POWER_Z;
-	need = ceil(M_PI / 3.0 * 2.0 * z * z * s * s / (target * target));
-	if (need < min_runs)
-		need = min_runs;
-	if (need > MORE_RUNS_CAP)
-		return -1;
-	more = (int)need - (int)have;
-	return more >= 1 ? more : 1;
+	more = q->more_base > q->more_cand ? q->more_base : q->more_cand;
+	return more ? (int)more : 1;
 }
 
 static void set_inconclusive_all(struct regress_result *res, const char *why,
@@ -308,21 +380,6 @@ static void set_inconclusive_all(struct regress_result *res, const char *why,
 	snprintf(res->reason, sizeof(res->reason), "%s", why);
 }
 
-static int enough_runs(struct regress_metric *mt, unsigned int m,
-		       unsigned int n, unsigned int min_runs)
-{
-	unsigned int have = m < n ? m : n;
-
-	if (have >= min_runs)
-		return 1;
-	mt->verdict = REGRESS_INCONCLUSIVE;
-	mt->more_runs = (int)(min_runs - have);
-	snprintf(mt->reason, sizeof(mt->reason),
-		 "%u baseline and %u candidate runs; the run-level test needs %u per side",
-		 m, n, min_runs);
-	return 0;
-}
-
 /* ------------------------------------------------------------------ */
 /* Location metrics: p99, p99.9, per-run maxima                        */
 
@@ -335,8 +392,9 @@ struct loc {
 };
 
 static int decide_location(struct regress_metric *mt, const struct loc *in,
-			   double alpha, unsigned int min_runs)
+			   const struct regress_result *res)
 {
+	double alpha = res->alpha_metric;
 	struct stats_rank rk;
 	double d = mt->candidate - mt->baseline, fl = mt->floor;
 	int ret;
@@ -348,8 +406,6 @@ static int decide_location(struct regress_metric *mt, const struct loc *in,
 	mt->interval =
 		"Hodges-Lehmann shift of per-run figures, one-sided bounds at alpha_metric";
 	mt->test = "Mann-Whitney U on per-run figures, one-sided";
-	if (!enough_runs(mt, in->m, in->n, min_runs))
-		return 0;
 
 	ret = stats_rank_test(in->xb, in->m, in->xc, in->n, alpha, &rk);
 	if (ret)
@@ -358,18 +414,19 @@ static int decide_location(struct regress_metric *mt, const struct loc *in,
 	mt->effect_hi = rk.shift_hi;
 	mt->p_value = d >= 0 ? rk.p_greater : rk.p_less;
 
-	if (d > fl && rk.shift > fl && rk.p_greater <= alpha &&
+	/* The interval, not the point estimate, must clear the floor. */
+	if (d > fl && rk.shift_lo > fl && rk.p_greater <= alpha &&
 	    !(in->sample_lo <= 0) && !in->b_cens) {
 		mt->verdict = REGRESS_REGRESSION;
 		snprintf(mt->reason, sizeof(mt->reason),
-			 "+%.1f us (runs +%.1f us) exceeds the %.1f us floor; %s rise (p=%.3g <= %.3g)",
-			 d, rk.shift, fl, in->what, rk.p_greater, alpha);
-	} else if (d < -fl && rk.shift < -fl && rk.p_less <= alpha &&
+			 "+%.1f us; the per-run shift is at least +%.1f us, beyond the %.1f us floor; %s rise (p=%.3g <= %.3g)",
+			 d, rk.shift_lo, fl, in->what, rk.p_greater, alpha);
+	} else if (d < -fl && rk.shift_hi < -fl && rk.p_less <= alpha &&
 		   !(in->sample_hi >= 0) && !in->c_cens) {
 		mt->verdict = REGRESS_IMPROVEMENT;
 		snprintf(mt->reason, sizeof(mt->reason),
-			 "%.1f us (runs %.1f us) beyond the %.1f us floor; %s fall (p=%.3g <= %.3g)",
-			 d, rk.shift, fl, in->what, rk.p_less, alpha);
+			 "%.1f us; the per-run shift is at most %.1f us, beyond the %.1f us floor; %s fall (p=%.3g <= %.3g)",
+			 d, rk.shift_hi, fl, in->what, rk.p_less, alpha);
 	} else if (!mt->censored && fabs(d) <= fl && rk.shift_lo >= -fl &&
 		   rk.shift_hi <= fl) {
 		mt->verdict = REGRESS_NO_CHANGE;
@@ -389,8 +446,7 @@ static int decide_location(struct regress_metric *mt, const struct loc *in,
 				 "%+.1f us (runs %+.1f us, bounds [%.1f, %.1f]) against a %.1f us floor, p=%.3g: neither shown beyond nor inside the floor",
 				 d, rk.shift, rk.shift_lo, rk.shift_hi, fl,
 				 mt->p_value);
-		mt->more_runs = more_runs_estimate(in->xb, in->m, in->xc, in->n,
-						   d, fl, alpha, min_runs);
+		mt->more_runs = plan_more(&res->seq);
 	}
 	return 0;
 }
@@ -454,8 +510,7 @@ static int metric_quantile(struct regress_result *res, struct side *b,
 	in.m = b->nruns;
 	in.n = c->nruns;
 	in.what = idx == REGRESS_M_P99 ? "per-run p99" : "per-run p99.9";
-	return decide_location(mt, &in, res->alpha_metric,
-			       res->params.min_runs);
+	return decide_location(mt, &in, res);
 }
 
 static int metric_max(struct regress_result *res, struct side *b,
@@ -478,8 +533,7 @@ static int metric_max(struct regress_result *res, struct side *b,
 	in.n = c->nruns;
 	in.sample_lo = in.sample_hi = NAN;
 	in.what = "per-run maxima";
-	return decide_location(mt, &in, res->alpha_metric,
-			       res->params.min_runs);
+	return decide_location(mt, &in, res);
 }
 
 /* ------------------------------------------------------------------ */
@@ -500,6 +554,72 @@ static int rates(const struct side *s, int64_t thr, double *v)
 	return 0;
 }
 
+/*
+ * Pearson X^2 of a side's per-run counts beyond @thr about the side's
+ * pooled rate, and its degrees of freedom (runs - 1; 0 when nothing is
+ * beyond).  Samples within a run cluster (one bad boot holds most of a
+ * tail), so the counts vary between runs more than Poisson allows.
+ */
+static int run_chi2(const struct side *s, int64_t thr, double *x2,
+		    unsigned int *df)
+{
+	uint64_t k, sum = 0;
+	double r, e;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < s->nruns; i++) {
+		ret = stats_exceed(&s->runs[i], thr, &k);
+		if (ret)
+			return ret;
+		sum += k;
+	}
+	if (!sum || s->nruns < 2)
+		return 0;
+	r = (double)sum / (double)s->pool.samples;
+	for (i = 0; i < s->nruns; i++) {
+		ret = stats_exceed(&s->runs[i], thr, &k);
+		if (ret)
+			return ret;
+		e = r * (double)s->runs[i].samples;
+		*x2 += ((double)k - e) * ((double)k - e) / e;
+	}
+	*df += s->nruns - 1;
+	return 0;
+}
+
+/*
+ * The rate test with the run as the unit: the counts and exposures are
+ * divided by the dispersion @phi (quasi-Poisson, the Rao-Scott design
+ * effect) before the exact test, so a tail held by one run gives the wide
+ * interval a few independent events would.  The raw counts and ratio stay
+ * in @r; the bounds and p-values are those of the adjusted counts.
+ */
+static int rate_test_runs(uint64_t k1, uint64_t n1, uint64_t k2, uint64_t n2,
+			  double phi, double alpha, struct stats_rate *r)
+{
+	struct stats_rate a;
+	uint64_t n1a, n2a;
+	int ret;
+
+	ret = stats_rate_test(k1, n1, k2, n2, alpha, r);
+	if (ret || phi <= 1.0)
+		return ret;
+	n1a = (uint64_t)llround((double)n1 / phi);
+	n2a = (uint64_t)llround((double)n2 / phi);
+	ret = stats_rate_test((uint64_t)llround((double)k1 / phi),
+			      n1a ? n1a : 1,
+			      (uint64_t)llround((double)k2 / phi),
+			      n2a ? n2a : 1, alpha, &a);
+	if (ret)
+		return ret;
+	r->ratio_lo = a.ratio_lo;
+	r->ratio_hi = a.ratio_hi;
+	r->p_greater = a.p_greater;
+	r->p_less = a.p_less;
+	return 0;
+}
+
 static int metric_tail(struct regress_result *res, struct side *b,
 		       struct side *c, double *xb, double *xc, double *xc2)
 {
@@ -510,11 +630,13 @@ static int metric_tail(struct regress_result *res, struct side *b,
 	struct stats_rank ru, rd;
 	uint64_t k1, k2, k2u, k2d = 0;
 	int64_t t, shift, thr_up, thr_dn;
+	double x2 = 0.0, phi;
+	unsigned int df = 0;
 	int ret, can_down;
 
 	mt->unit = "ratio";
 	mt->interval =
-		"exact conditional (Clopper-Pearson) bounds of the rate ratio at the threshold, one-sided at alpha_metric";
+		"exact conditional (Clopper-Pearson) bounds of the rate ratio at the threshold, counts divided by the run-to-run dispersion, one-sided at alpha_metric";
 	mt->test =
 		"exact Poisson rate-ratio test beyond threshold+floor, and Mann-Whitney U on per-run rates";
 	mt->floor = up;
@@ -558,15 +680,22 @@ static int metric_tail(struct regress_result *res, struct side *b,
 	if (ret)
 		return ret;
 
-	ret = stats_rate_test(k1, b->pool.samples, k2, c->pool.samples, alpha,
-			      &res->tail);
+	ret = run_chi2(b, t, &x2, &df);
 	if (!ret)
-		ret = stats_rate_test(k1, b->pool.samples, k2u, c->pool.samples,
-				      alpha, &tu);
+		ret = run_chi2(c, t, &x2, &df);
+	if (ret)
+		return ret;
+	phi = df && x2 / df > 1.0 ? x2 / df : 1.0;
+	res->tail_dispersion = phi;
+	ret = rate_test_runs(k1, b->pool.samples, k2, c->pool.samples, phi,
+			     alpha, &res->tail);
 	if (!ret)
-		ret = stats_rate_test(k1, b->pool.samples,
-				      can_down ? k2d : c->pool.samples,
-				      c->pool.samples, alpha, &td);
+		ret = rate_test_runs(k1, b->pool.samples, k2u, c->pool.samples,
+				     phi, alpha, &tu);
+	if (!ret)
+		ret = rate_test_runs(k1, b->pool.samples,
+				     can_down ? k2d : c->pool.samples,
+				     c->pool.samples, phi, alpha, &td);
 	if (ret)
 		return ret;
 	mt->baseline = (double)k1 / (double)b->pool.samples;
@@ -584,34 +713,33 @@ static int metric_tail(struct regress_result *res, struct side *b,
 		if (ret)
 			return ret;
 	}
-	if (!enough_runs(mt, b->nruns, c->nruns, p->min_runs))
-		return 0;
-
 	ret = stats_rank_test(xb, b->nruns, xc, c->nruns, alpha, &ru);
 	if (!ret && can_down)
 		ret = stats_rank_test(xb, b->nruns, xc2, c->nruns, alpha, &rd);
 	if (ret)
 		return ret;
 
-	if (tu.p_greater <= alpha && tu.ratio > up && ru.p_greater <= alpha) {
+	/* The ratio's bound, not its estimate, must clear the ratio floor. */
+	if (tu.p_greater <= alpha && tu.ratio_lo > up &&
+	    ru.p_greater <= alpha) {
 		mt->verdict = REGRESS_REGRESSION;
 		mt->p_value = fmax(tu.p_greater, ru.p_greater);
 		snprintf(mt->reason, sizeof(mt->reason),
-			 "%.3g%% of candidate samples beyond %lld us (threshold %lld + %lld us floor) vs %.3g%% of baseline beyond %lld us: ratio %.3g > %.3g (p=%.3g), per-run rates rise (p=%.3g)",
+			 "%.3g%% of candidate samples beyond %lld us (threshold %lld + %lld us floor) vs %.3g%% of baseline beyond %lld us: ratio %.3g, at least %.3g > %.3g (p=%.3g, run dispersion %.3g), per-run rates rise (p=%.3g)",
 			 100.0 * (double)k2u / (double)c->pool.samples,
 			 (long long)thr_up, (long long)t, (long long)shift,
-			 100.0 * mt->baseline, (long long)t, tu.ratio, up,
-			 tu.p_greater, ru.p_greater);
-	} else if (can_down && td.p_less <= alpha && td.ratio < 1.0 / up &&
+			 100.0 * mt->baseline, (long long)t, tu.ratio,
+			 tu.ratio_lo, up, tu.p_greater, phi, ru.p_greater);
+	} else if (can_down && td.p_less <= alpha && td.ratio_hi < 1.0 / up &&
 		   rd.p_less <= alpha) {
 		mt->verdict = REGRESS_IMPROVEMENT;
 		mt->p_value = fmax(td.p_less, rd.p_less);
 		snprintf(mt->reason, sizeof(mt->reason),
-			 "%.3g%% of candidate samples beyond %lld us (threshold %lld - %lld us floor) vs %.3g%% of baseline beyond %lld us: ratio %.3g < %.3g (p=%.3g), per-run rates fall (p=%.3g)",
+			 "%.3g%% of candidate samples beyond %lld us (threshold %lld - %lld us floor) vs %.3g%% of baseline beyond %lld us: ratio %.3g, at most %.3g < %.3g (p=%.3g, run dispersion %.3g), per-run rates fall (p=%.3g)",
 			 100.0 * (double)k2d / (double)c->pool.samples,
 			 (long long)thr_dn, (long long)t, (long long)shift,
-			 100.0 * mt->baseline, (long long)t, td.ratio, 1.0 / up,
-			 td.p_less, rd.p_less);
+			 100.0 * mt->baseline, (long long)t, td.ratio,
+			 td.ratio_hi, 1.0 / up, td.p_less, phi, rd.p_less);
 	} else if (tu.ratio_hi <= up && ru.p_greater > alpha &&
 		   (!can_down ||
 		    (td.ratio_lo >= 1.0 / up && rd.p_less > alpha))) {
@@ -625,18 +753,13 @@ static int metric_tail(struct regress_result *res, struct side *b,
 			 (long long)t, (long long)shift,
 			 can_down ? td.ratio_lo : 0.0);
 	} else {
-		double d = mt->candidate - mt->baseline;
-
 		mt->verdict = REGRESS_INCONCLUSIVE;
 		mt->p_value = fmin(tu.p_greater, ru.p_greater);
 		snprintf(mt->reason, sizeof(mt->reason),
 			 "rate ratio %.3g beyond threshold+floor (bounds %.3g..%.3g, p=%.3g), per-run p=%.3g: neither shown beyond nor inside the floor",
 			 tu.ratio, tu.ratio_lo, tu.ratio_hi, tu.p_greater,
 			 ru.p_greater);
-		mt->more_runs = more_runs_estimate(xb, b->nruns, xc, c->nruns,
-						   d,
-						   p->floor_rel * mt->baseline,
-						   alpha, p->min_runs);
+		mt->more_runs = plan_more(&res->seq);
 	}
 	return 0;
 }
@@ -673,24 +796,25 @@ static int metric_w1(struct regress_result *res, struct side *b, struct side *c,
 		"Hodges-Lehmann shift of per-run means, one-sided bounds at alpha_metric";
 	mt->test =
 		"Wasserstein-1 against the floor, and Mann-Whitney U on per-run means";
-	if (!enough_runs(mt, b->nruns, c->nruns, res->params.min_runs))
-		return 0;
 	ret = stats_rank_test(xb, b->nruns, xc, c->nruns, alpha, &rk);
 	if (ret)
 		return ret;
 	mt->effect_lo = rk.shift_lo;
 	mt->effect_hi = rk.shift_hi;
 	mt->p_value = up >= down ? rk.p_greater : rk.p_less;
-	if (up > fl && up > down && rk.p_greater <= alpha) {
+	/* W1 >= |mean shift|: the interval of the per-run mean shift must
+	 * clear the floor, not only the pooled distance. */
+	if (up > fl && up > down && rk.shift_lo > fl && rk.p_greater <= alpha) {
 		mt->verdict = REGRESS_REGRESSION;
 		snprintf(mt->reason, sizeof(mt->reason),
-			 "W1 %.2f us (%.2f us of it upwards) exceeds the %.1f us floor; per-run means rise (p=%.3g)",
-			 res->body.w1_us, up, fl, rk.p_greater);
-	} else if (down > fl && down > up && rk.p_less <= alpha) {
+			 "W1 %.2f us (%.2f us of it upwards); per-run means rise by at least %.2f us, beyond the %.1f us floor (p=%.3g)",
+			 res->body.w1_us, up, rk.shift_lo, fl, rk.p_greater);
+	} else if (down > fl && down > up && rk.shift_hi < -fl &&
+		   rk.p_less <= alpha) {
 		mt->verdict = REGRESS_IMPROVEMENT;
 		snprintf(mt->reason, sizeof(mt->reason),
-			 "W1 %.2f us (%.2f us of it downwards) exceeds the %.1f us floor; per-run means fall (p=%.3g)",
-			 res->body.w1_us, down, fl, rk.p_less);
+			 "W1 %.2f us (%.2f us of it downwards); per-run means fall by at least %.2f us, beyond the %.1f us floor (p=%.3g)",
+			 res->body.w1_us, down, -rk.shift_hi, fl, rk.p_less);
 	} else if (res->body.w1_us <= fl && rk.shift_lo >= -fl &&
 		   rk.shift_hi <= fl) {
 		mt->verdict = REGRESS_NO_CHANGE;
@@ -705,54 +829,72 @@ static int metric_w1(struct regress_result *res, struct side *b, struct side *c,
 			 "W1 %.2f us (up %.2f, down %.2f) against a %.1f us floor; per-run mean shift %.2f in [%.2f, %.2f], p=%.3g",
 			 res->body.w1_us, up, down, fl, rk.shift, rk.shift_lo,
 			 rk.shift_hi, mt->p_value);
-		mt->more_runs = more_runs_estimate(xb, b->nruns, xc, c->nruns,
-						   mt->effect, fl, alpha,
-						   res->params.min_runs);
+		mt->more_runs = plan_more(&res->seq);
 	}
 	return 0;
 }
 
 /* ------------------------------------------------------------------ */
 
+static int list_metrics(char *p, const char *end,
+			const struct regress_result *res,
+			enum regress_verdict v)
+{
+	unsigned int i;
+	int any = 0;
+
+	for (i = 0; i < REGRESS_NMETRICS; i++) {
+		if (res->metrics[i].verdict != v)
+			continue;
+		if (p < end)
+			p += snprintf(p, (size_t)(end - p), "%s%s",
+				      any ? ", " : "", res->metrics[i].name);
+		any = 1;
+	}
+	return any;
+}
+
+/*
+ * REGRESSION if any metric is shown worse; IMPROVEMENT if one is shown
+ * better and none worse (the metrics not settled are named, so the claim
+ * is exactly what was shown); NO_CHANGE when every metric is shown inside
+ * its floor; INCONCLUSIVE otherwise.
+ */
 static void overall(struct regress_result *res)
 {
 	char *p = res->reason, *end = res->reason + sizeof(res->reason);
+	int reg = 0, inc = 0, imp = 0;
 	enum regress_verdict want;
 	unsigned int i;
-	int more = -1, any = 0;
 
 	if (res->verdict == REGRESS_INCONCLUSIVE && res->reason[0])
 		return; /* set by an input check */
-	want = REGRESS_NO_CHANGE;
-	for (i = 0; i < REGRESS_NMETRICS; i++)
-		if (res->metrics[i].verdict == REGRESS_REGRESSION)
-			want = REGRESS_REGRESSION;
-	if (want == REGRESS_NO_CHANGE)
-		for (i = 0; i < REGRESS_NMETRICS; i++)
-			if (res->metrics[i].verdict == REGRESS_INCONCLUSIVE)
-				want = REGRESS_INCONCLUSIVE;
-	if (want == REGRESS_NO_CHANGE)
-		for (i = 0; i < REGRESS_NMETRICS; i++)
-			if (res->metrics[i].verdict == REGRESS_IMPROVEMENT)
-				want = REGRESS_IMPROVEMENT;
+	for (i = 0; i < REGRESS_NMETRICS; i++) {
+		reg |= res->metrics[i].verdict == REGRESS_REGRESSION;
+		inc |= res->metrics[i].verdict == REGRESS_INCONCLUSIVE;
+		imp |= res->metrics[i].verdict == REGRESS_IMPROVEMENT;
+	}
+	want = reg ? REGRESS_REGRESSION :
+	       imp ? REGRESS_IMPROVEMENT :
+	       inc ? REGRESS_INCONCLUSIVE :
+		     REGRESS_NO_CHANGE;
 	res->verdict = want;
 	*p = '\0';
-	for (i = 0; i < REGRESS_NMETRICS; i++) {
-		const struct regress_metric *mt = &res->metrics[i];
-
-		if (mt->verdict != want)
-			continue;
-		if (want == REGRESS_INCONCLUSIVE && mt->more_runs > more)
-			more = mt->more_runs;
-		if (p < end)
-			p += snprintf(p, (size_t)(end - p), "%s%s",
-				      any ? ", " : "", mt->name);
-		any = 1;
-	}
+	list_metrics(p, end, res, want);
+	p += strlen(p);
 	if (p < end)
-		snprintf(p, (size_t)(end - p), ": %s",
-			 regress_verdict_name(want));
-	res->more_runs = want == REGRESS_INCONCLUSIVE ? more : 0;
+		p += snprintf(p, (size_t)(end - p), ": %s",
+			      regress_verdict_name(want));
+	if (want == REGRESS_IMPROVEMENT && inc && p + 2 < end) {
+		p += snprintf(p, (size_t)(end - p), " (not settled: ");
+		if (p < end)
+			list_metrics(p, end, res, REGRESS_INCONCLUSIVE);
+		p += strlen(p);
+		if (p < end)
+			snprintf(p, (size_t)(end - p), ")");
+	}
+	res->more_runs = want == REGRESS_INCONCLUSIVE ? plan_more(&res->seq) :
+							0;
 }
 
 int regress_compare(const struct regress_run *base, unsigned int nbase,
@@ -763,7 +905,8 @@ int regress_compare(const struct regress_run *base, unsigned int nbase,
 	struct side b = { 0 }, c = { 0 };
 	const struct regress_run *ref;
 	double *xb = NULL, *xc = NULL, *xc2 = NULL, level;
-	unsigned int i, nmax, rmin;
+	unsigned int i, nmax, nb, nc, have, look, limit;
+	struct regress_seq *q = &res->seq;
 	uint64_t tracked;
 	int ret;
 
@@ -800,16 +943,43 @@ int regress_compare(const struct regress_run *base, unsigned int nbase,
 			return ret;
 	}
 
-	res->params = *params;
-	res->alpha_metric = params->alpha / REGRESS_NMETRICS;
-	rmin = stats_rank_min_runs(res->alpha_metric);
-	if (res->params.min_runs < rmin)
-		res->params.min_runs = rmin;
-	res->threshold_us = -ENODATA;
+	ret = check_duplicates(base, nbase, cand, ncand, err);
+	if (ret)
+		return ret;
 
-	ret = side_init(&b, "baseline", base, nbase);
+	/* Which look of the plan the runs reach; it decides on the first
+	 * runs_at[look-1] of each side, whatever came after. */
+	ret = regress_plan(params, 0, q, err);
+	if (ret)
+		return ret;
+	nb = count_with_samples(base, nbase);
+	nc = count_with_samples(cand, ncand);
+	q->have_base = nb;
+	q->have_cand = nc;
+	have = nb < nc ? nb : nc;
+	for (look = 0; look < q->looks && q->runs_at[look] <= have; look++)
+		;
+	ret = regress_plan(params, look, q, err);
+	if (ret)
+		return ret;
+	q->have_base = nb;
+	q->have_cand = nc;
+	limit = look ? q->runs_at[look - 1] : UINT_MAX;
+	q->used_base = look ? limit : 0;
+	q->used_cand = look ? limit : 0;
+	if (look < q->looks) {
+		q->next_runs = q->runs_at[look];
+		q->more_base = nb < q->next_runs ? q->next_runs - nb : 0;
+		q->more_cand = nc < q->next_runs ? q->next_runs - nc : 0;
+	}
+	res->params = *params;
+	res->alpha_metric = q->alpha_look / REGRESS_NMETRICS;
+	res->threshold_us = -ENODATA;
+	res->tail_dispersion = NAN;
+
+	ret = side_init(&b, "baseline", base, nbase, limit);
 	if (!ret)
-		ret = side_init(&c, "candidate", cand, ncand);
+		ret = side_init(&c, "candidate", cand, ncand, limit);
 	if (ret)
 		goto out;
 	res->baseline_runs = b.nruns;
@@ -827,8 +997,18 @@ int regress_compare(const struct regress_run *base, unsigned int nbase,
 			 !b.nruns ? "baseline" : "candidate",
 			 !b.nruns ? nbase : ncand,
 			 !b.nruns ? b.empty : c.empty);
-		set_inconclusive_all(res, why, (int)res->params.min_runs);
+		set_inconclusive_all(res, why, plan_more(q));
 		goto out;
+	}
+	if (!look) {
+		struct regress_seq q1;
+
+		/* Figures and bounds are shown at the first look's level;
+		 * nothing is decided before it. */
+		ret = regress_plan(params, 1, &q1, err);
+		if (ret)
+			goto out;
+		res->alpha_metric = q1.alpha_look / REGRESS_NMETRICS;
 	}
 	for (i = 0; i < 2; i++) {
 		struct side *s = i ? &c : &b;
@@ -880,6 +1060,15 @@ int regress_compare(const struct regress_run *base, unsigned int nbase,
 		ret = metric_w1(res, &b, &c, xb, xc);
 	if (ret)
 		goto out;
+	if (!look) {
+		char why[200];
+
+		snprintf(why, sizeof(why),
+			 "look 0 of %u: nothing is decided before the first look at %u runs per side; %u more baseline and %u more candidate runs needed",
+			 q->looks, q->runs_at[0], q->more_base, q->more_cand);
+		set_inconclusive_all(res, why, plan_more(q));
+		goto out;
+	}
 	overall(res);
 out:
 	if (ret == -ENOMEM)
@@ -912,6 +1101,67 @@ static json_t *jqci(const struct stats_qci *q)
 				 json_null() :
 				 json_integer(q->hi_us),
 			 "coverage", q->coverage, "exact", q->exact);
+}
+
+void regress_seq_text(const struct regress_result *r, char *buf, size_t size)
+{
+	const struct regress_seq *q = &r->seq;
+	size_t len = 0;
+	unsigned int k;
+
+	if (!size)
+		return;
+	buf[0] = '\0';
+#define ADD(...)                                                       \
+	do {                                                           \
+		if (len < size)                                        \
+			len += (size_t)snprintf(buf + len, size - len, \
+						__VA_ARGS__);          \
+	} while (0)
+	ADD("look %u of %u planned (", q->look, q->looks);
+	for (k = 0; k < q->looks; k++)
+		ADD("%s%u", k ? ", " : "", q->runs_at[k]);
+	ADD(" runs per side), alpha spent %.3g of %g", q->alpha_spent,
+	    r->params.alpha);
+	if (q->look)
+		ADD("; decided on the first %u of %u baseline and %u of %u candidate runs",
+		    q->used_base, q->have_base, q->used_cand, q->have_cand);
+	if (q->next_runs)
+		ADD("; next look at %u runs per side: %u more baseline, %u more candidate",
+		    q->next_runs, q->more_base, q->more_cand);
+	else
+		ADD("; the plan is spent");
+#undef ADD
+}
+
+static json_t *jseq(const struct regress_result *r)
+{
+	const struct regress_seq *q = &r->seq;
+	json_t *at = json_array();
+	char text[400];
+	unsigned int k;
+
+	for (k = 0; at && k < q->looks; k++)
+		if (json_array_append_new(at, json_integer(q->runs_at[k])))
+			break;
+	regress_seq_text(r, text, sizeof(text));
+	return json_pack(
+		"{s:i, s:i, s:o, s:s, s:f, s:f, s:f, s:{s:i, s:i}, s:{s:i, s:i}, s:o, s:o, s:s}",
+		"look", (int)q->look, "looks", (int)q->looks, "runs_at",
+		at ? at : json_null(), "spending",
+		"Lan-DeMets Pocock-type: alpha * ln(1 + (e - 1) * look / looks); looks combined by the union bound",
+		"alpha", r->params.alpha, "alpha_look", q->alpha_look,
+		"alpha_spent", q->alpha_spent, "runs_available", "baseline",
+		(int)q->have_base, "candidate", (int)q->have_cand, "runs_used",
+		"baseline", (int)q->used_base, "candidate", (int)q->used_cand,
+		"next_look_runs",
+		q->next_runs ? json_integer(q->next_runs) : json_null(),
+		"more_runs",
+		q->next_runs ?
+			json_pack("{s:i, s:i}", "baseline", (int)q->more_base,
+				  "candidate", (int)q->more_cand) :
+			json_null(),
+		"text", text);
 }
 
 static json_t *jmetric(const struct regress_metric *m)
@@ -951,7 +1201,7 @@ char *regress_result_json(const struct regress_result *r)
 			goto out;
 	}
 	root = json_pack(
-		"{s:s, s:s, s:o, s:{s:f, s:f, s:f, s:f, s:i}, s:f, s:{s:i, s:i, s:I, s:o, s:o}, s:{s:i, s:i, s:I, s:o, s:o}, s:{s:o, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o}, s:{s:o, s:o, s:o, s:o, s:b}, s:o}",
+		"{s:s, s:s, s:o, s:{s:f, s:f, s:f, s:f, s:i, s:i}, s:o, s:f, s:{s:i, s:i, s:I, s:o, s:o}, s:{s:i, s:i, s:I, s:o, s:o}, s:{s:o, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o}, s:{s:o, s:o, s:o, s:o, s:b}, s:o}",
 		"verdict", regress_verdict_name(r->verdict), "reason",
 		r->reason, "more_runs",
 		r->verdict == REGRESS_INCONCLUSIVE && r->more_runs > 0 ?
@@ -959,10 +1209,11 @@ char *regress_result_json(const struct regress_result *r)
 			json_null(),
 		"params", "floor_abs_us", r->params.floor_abs_us, "floor_rel",
 		r->params.floor_rel, "tail_q", r->params.tail_q, "alpha",
-		r->params.alpha, "min_runs", (int)r->params.min_runs,
-		"alpha_metric", r->alpha_metric, "baseline", "runs",
-		(int)r->baseline_runs, "empty_runs", (int)r->baseline_empty,
-		"samples", (json_int_t)r->baseline_samples, "p99",
+		r->params.alpha, "min_runs", (int)r->params.min_runs, "looks",
+		(int)r->params.looks, "sequential", jseq(r), "alpha_metric",
+		r->alpha_metric, "baseline", "runs", (int)r->baseline_runs,
+		"empty_runs", (int)r->baseline_empty, "samples",
+		(json_int_t)r->baseline_samples, "p99",
 		r->baseline_q[0].n ? jqci(&r->baseline_q[0]) : json_null(),
 		"p99.9",
 		r->baseline_q[1].n ? jqci(&r->baseline_q[1]) : json_null(),
@@ -981,10 +1232,11 @@ char *regress_result_json(const struct regress_result *r)
 		"ratio", jnum(r->tail.ratio), "ratio_lo",
 		jnum(r->tail.ratio_lo), "ratio_hi", jnum(r->tail.ratio_hi),
 		"p_greater", jnum(r->tail.p_greater), "p_less",
-		jnum(r->tail.p_less), "body", "w1_us", jnum(r->body.w1_us),
-		"w1_up_us", jnum(r->body.w1_up_us), "w1_down_us",
-		jnum(r->body.w1_down_us), "ks", jnum(r->body.ks), "partial",
-		r->body.partial, "metrics", metrics);
+		jnum(r->tail.p_less), "dispersion", jnum(r->tail_dispersion),
+		"body", "w1_us", jnum(r->body.w1_us), "w1_up_us",
+		jnum(r->body.w1_up_us), "w1_down_us", jnum(r->body.w1_down_us),
+		"ks", jnum(r->body.ks), "partial", r->body.partial, "metrics",
+		metrics);
 	metrics = NULL; /* "o" stole it, even on failure */
 	if (!root)
 		goto out;

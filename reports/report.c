@@ -386,6 +386,9 @@ char *report_text(const json_t *ctx, const struct report_attachment *atts,
 		    isfinite(alpha_m) ?
 			    (snprintf(b2, 40, "%.3g", alpha_m), b2) :
 			    "n/a");
+	if (*jstr(json_object_get(d, "sequential"), "text", ""))
+		strbuf_addf(&s, "  look:     %s\n",
+			    jstr(json_object_get(d, "sequential"), "text", ""));
 	strbuf_addf(&s,
 		    "  runs:     %" JSON_INTEGER_FORMAT
 		    " baseline (%" JSON_INTEGER_FORMAT

@@ -1054,12 +1054,9 @@ static enum MHD_Result verdict_page(struct http_request *req, const char *ref)
 	row_text(&p, "computed", jstr(v, "created_at"));
 	if (jstr(details, "error"))
 		row_text(&p, "error", jstr(details, "error"));
-	if (json_is_integer(json_object_get(details, "more_runs")))
-		html(&p,
-		     "<tr><th>more runs</th><td>about %" JSON_INTEGER_FORMAT
-		     " more per side would likely "
-		     "settle it</td></tr>\n",
-		     json_integer_value(json_object_get(details, "more_runs")));
+	if (jstr(json_object_get(details, "sequential"), "text"))
+		row_text(&p, "look",
+			 jstr(json_object_get(details, "sequential"), "text"));
 	html(&p, "</table>\n<h2>Metrics</h2>\n");
 	if (json_object_size(json_object_get(details, "metrics")))
 		metrics_table(&p, json_object_get(details, "metrics"));

@@ -17,6 +17,15 @@
 #include "stats.h"
 
 #define CALIB_RELIABLE 0.9
+#define CALIB_LEVEL 0.95
+
+/* Comparisons, all caught, that it takes for the lower end of the 95 %
+ * interval to reach CALIB_RELIABLE: (1 - level)/2 = reliable^n. */
+static unsigned int reliable_min_comparisons(void)
+{
+	return (unsigned int)ceil(log((1 - CALIB_LEVEL) / 2) /
+				  log(CALIB_RELIABLE));
+}
 
 /* p with P(B >= k | n, p) = t, by bisection (increasing in p). */
 static double cp_lower(unsigned int k, unsigned int n, double t)
@@ -215,7 +224,7 @@ static json_t *rate_json(unsigned int k, unsigned int n)
 {
 	double lo = NAN, hi = NAN;
 
-	if (calibrate_proportion_ci(k, n, 0.95, &lo, &hi))
+	if (calibrate_proportion_ci(k, n, CALIB_LEVEL, &lo, &hi))
 		return json_pack("{s:I, s:I, s:n, s:n}", "comparisons",
 				 (json_int_t)n, "hits", (json_int_t)k, "rate",
 				 "ci95");
@@ -275,8 +284,10 @@ json_t *calibrate_result_json(json_t *about, const struct calib_cmp *v,
 				spins[nspins++] = v[i].spin_us;
 			continue;
 		}
+		/* Either claim about two sets of runs of one kernel is false. */
 		aa++;
-		aa_reg += !strcmp(vs, "REGRESSION");
+		aa_reg += !strcmp(vs, "REGRESSION") ||
+			  !strcmp(vs, "IMPROVEMENT");
 		json_object_set_new(
 			aa_v, vs,
 			json_integer(json_integer_value(json_object_get(aa_v,
@@ -306,8 +317,11 @@ json_t *calibrate_result_json(json_t *about, const struct calib_cmp *v,
 		    json_object_set_new(d, "spin_us", json_integer(spins[j])) ||
 		    json_array_append_new(det, d))
 			goto fail;
-		/* Reliable from here up, as long as nothing larger misses. */
-		if ((double)k / m >= CALIB_RELIABLE) {
+		/* Reliable from here up, as long as nothing larger misses:
+		 * shown by the interval, not by a point estimate (1 of 1). */
+		if (json_is_array(json_object_get(d, "ci95")) &&
+		    json_number_value(json_array_get(json_object_get(d, "ci95"),
+						     0)) >= CALIB_RELIABLE) {
 			if (reliable < 0)
 				reliable = spins[j];
 		} else {
@@ -320,6 +334,10 @@ json_t *calibrate_result_json(json_t *about, const struct calib_cmp *v,
 			    reliable < 0 ? json_null() :
 					   json_integer(reliable));
 	json_object_set_new(r, "reliable_rate", json_real(CALIB_RELIABLE));
+	json_object_set_new(r, "reliable_rule",
+			    json_string("the lower end of the 95 % interval "
+					"of the detection rate >= "
+					"reliable_rate"));
 	json_object_set_new(r, "comparisons", cmps);
 	free(spins);
 	return r;
@@ -367,7 +385,7 @@ void calibrate_print(FILE *f, json_t *result)
 		json_string_value(json_object_get(inj, "mode")),
 		json_integer_value(json_object_get(inj, "period_ms")),
 		json_integer_value(json_object_get(inj, "jitter_pct")));
-	fprintf(f, "  false alarms (A/A called REGRESSION): ");
+	fprintf(f, "  false alarms (A/A called REGRESSION or IMPROVEMENT): ");
 	print_rate(f, fa);
 	fprintf(f, "  [");
 	json_object_foreach(json_object_get(fa, "verdicts"), k, val)
@@ -382,12 +400,12 @@ void calibrate_print(FILE *f, json_t *result)
 	rel = json_object_get(result, "smallest_reliable_spin_us");
 	if (json_is_integer(rel))
 		fprintf(f,
-			"  smallest injection caught reliably (>= %.0f %%): %lld us\n",
+			"  smallest injection shown caught reliably (95 %% interval above %.0f %%): %lld us\n",
 			100 * CALIB_RELIABLE, json_integer_value(rel));
 	else
 		fprintf(f,
-			"  no injected size was caught reliably (>= %.0f %%)\n",
-			100 * CALIB_RELIABLE);
+			"  no injected size was shown caught reliably (95 %% interval above %.0f %%; that takes at least %u comparisons, all caught)\n",
+			100 * CALIB_RELIABLE, reliable_min_comparisons());
 }
 
 int calibrate_store(PGconn *conn, const char *board, const char *kind,

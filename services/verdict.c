@@ -36,6 +36,7 @@ int verdict_params_parse(json_t *def, const char *testcase,
 {
 	double floor_us = NAN, floor_abs_us = NAN;
 	struct regress_params q;
+	struct regress_seq seq;
 	const char *key;
 	json_t *v, *val;
 
@@ -49,7 +50,7 @@ int verdict_params_parse(json_t *def, const char *testcase,
 		return rtlab_err_set(err,
 				     "testcase '%s' definition: 'verdict': "
 				     "expected an object {floor_us, floor_rel, "
-				     "tail_q, alpha, min_runs}",
+				     "tail_q, alpha, min_runs, looks}",
 				     testcase);
 	q = *p;
 	json_object_foreach(v, key, val) {
@@ -110,12 +111,23 @@ int verdict_params_parse(json_t *def, const char *testcase,
 					"number of runs from 2 to 1000, got %g",
 					testcase, x);
 			q.min_runs = (unsigned int)x;
+		} else if (!strcmp(key, "looks")) {
+			if (!(x >= 1 && x <= REGRESS_MAX_LOOKS) ||
+			    x != floor(x))
+				return rtlab_err_set(
+					err,
+					"testcase '%s' definition: "
+					"verdict.looks: expected a whole "
+					"number of planned looks from 1 to %d, "
+					"got %g",
+					testcase, REGRESS_MAX_LOOKS, x);
+			q.looks = (unsigned int)x;
 		} else {
 			return rtlab_err_set(err,
 					     "testcase '%s' definition: "
 					     "verdict.%s: unknown key "
 					     "(expected floor_us, floor_rel, "
-					     "tail_q, alpha or min_runs)",
+					     "tail_q, alpha, min_runs or looks)",
 					     testcase, key);
 		}
 	}
@@ -131,6 +143,11 @@ int verdict_params_parse(json_t *def, const char *testcase,
 		q.floor_abs_us = floor_us;
 	else if (!isnan(floor_abs_us))
 		q.floor_abs_us = floor_abs_us;
+	if (regress_plan(&q, 0, &seq, err)) {
+		rtlab_err_prefix(err, "testcase '%s' definition: verdict",
+				 testcase);
+		return -EINVAL;
+	}
 	*p = q;
 	return 0;
 }
@@ -818,7 +835,7 @@ void verdict_print(FILE *f, json_t *v)
 	json_t *d = json_object_get(v, "details");
 	json_t *p = json_object_get(d, "params");
 	json_t *metrics = json_object_get(d, "metrics");
-	json_t *id = json_object_get(v, "id"), *more;
+	json_t *id = json_object_get(v, "id"), *more, *seq;
 	char b1[32], b2[32], b3[32], b4[32], b5[32];
 	size_t i;
 
@@ -828,12 +845,9 @@ void verdict_print(FILE *f, json_t *v)
 	else
 		fprintf(f, "verdict: %s\n", jstr(v, "verdict"));
 	fprintf(f, "%-10s %s\n", "reason", jstr(v, "reason"));
-	more = json_object_get(d, "more_runs");
-	if (json_is_integer(more))
-		fprintf(f,
-			"%-10s about %" JSON_INTEGER_FORMAT " more runs "
-			"per side would likely settle it\n",
-			"more runs", json_integer_value(more));
+	seq = json_object_get(d, "sequential");
+	if (json_is_string(json_object_get(seq, "text")))
+		fprintf(f, "%-10s %s\n", "look", jstr(seq, "text"));
 	fprintf(f, "%-10s %s\n", "board", jstr(v, "board"));
 	fprintf(f, "%-10s %s\n", "testcase", jstr(v, "testcase"));
 	fprintf(f, "%-10s tree '%s', clock %s\n", "series", jstr(v, "tree"),
@@ -844,8 +858,8 @@ void verdict_print(FILE *f, json_t *v)
 		   json_object_get(d, "candidate"));
 	fprintf(f,
 		"%-10s floor %s us or %.0f %%, tail above the baseline's "
-		"p%g, alpha %g (%.3g per metric), at least %" JSON_INTEGER_FORMAT
-		" runs per side\n",
+		"p%g, alpha %g (%.3g per metric at this look), looks every "
+		"%" JSON_INTEGER_FORMAT " runs per side\n",
 		"params",
 		fig(b1, sizeof(b1), jnum(p, "floor_abs_us"), true, false),
 		jnum(p, "floor_rel") * 100, jnum(p, "tail_q") * 100,

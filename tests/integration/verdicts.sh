@@ -186,6 +186,8 @@ for m in p99 p99.9 max tail_rate w1; do
 		grep -Eq "^  $m +[A-Z_]+ +[0-9.?e-]+ -> [0-9.?e-]+.*\[.*\]" "$work/one.txt"
 done
 check "... the runs of both sides" test "$(grep -c '^ *runs [0-9]' "$work/one.txt")" = 2
+check "... which look of the plan decided and the alpha it spent" has "$work/one.txt" \
+	'^look +look 1 of 3 planned \(5, 10, 15 runs per side\), alpha spent 0\.0226 of 0\.05; decided on the first 5 of 5 baseline and 5 of 5 candidate runs; next look at 10 runs per side'
 check "rtlab verdict 999999: exit 1, says not found" sh -c \
 	"! '$RTLAB' verdict 999999 2>'$work/e' && grep -q 'verdict 999999 not found' '$work/e'"
 
@@ -243,6 +245,11 @@ check "rtlab compare without arguments: usage error (2)" \
 	test "$("$RTLAB" compare >/dev/null 2>&1; echo $?)" = 2
 check "rtlab compare BUNDLE -- (no candidate): usage error (2)" \
 	test "$("$RTLAB" compare "$work/k1-1.bundle" -- >/dev/null 2>&1; echo $?)" = 2
+"$RTLAB" compare "$work"/k1-*.bundle -- "$work/k2-1.bundle" "$work/k2-1.bundle" \
+	"$work/k2-1.bundle" "$work/k2-1.bundle" "$work/k2-1.bundle" >"$work/dup.txt" 2>&1
+check "rtlab compare of one run given five times: exit 1" test $? = 1
+check "... naming the run given twice" has "$work/dup.txt" \
+	'candidate run [^ ]+ is given twice \(#1 and #2\)'
 check "rtlab compare of a missing bundle: exit 1" \
 	test "$("$RTLAB" compare "$work/nope.bundle" -- "$work/k1-1.bundle" >/dev/null 2>&1; echo $?)" = 1
 

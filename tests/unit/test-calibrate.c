@@ -44,23 +44,23 @@ static void test_ci(void)
 
 static void test_result(void)
 {
-	json_t *v[7] = { verdict("NO_CHANGE"),	verdict("INCONCLUSIVE"),
-			 verdict("REGRESSION"), verdict("INCONCLUSIVE"),
-			 verdict("REGRESSION"), verdict("REGRESSION"),
-			 verdict("REGRESSION") };
-	struct calib_cmp c[7] = {
-		{ false, 0, v[0] },  { false, 0, v[1] }, { false, 0, v[2] },
-		{ true, 50, v[3] },  { true, 50, v[4] }, { true, 200, v[5] },
-		{ true, 200, v[6] },
+	json_t *v[8] = { verdict("NO_CHANGE"),	  verdict("INCONCLUSIVE"),
+			 verdict("REGRESSION"),	  verdict("IMPROVEMENT"),
+			 verdict("INCONCLUSIVE"), verdict("REGRESSION"),
+			 verdict("REGRESSION"),	  verdict("REGRESSION") };
+	struct calib_cmp c[8 + 36] = {
+		{ false, 0, v[0] },  { false, 0, v[1] },  { false, 0, v[2] },
+		{ false, 0, v[3] },  { true, 50, v[4] },  { true, 50, v[5] },
+		{ true, 200, v[6] }, { true, 200, v[7] },
 	};
 	json_t *about = json_pack("{s:s}", "board", "b");
-	json_t *r = calibrate_result_json(about, c, 7), *d;
+	json_t *r = calibrate_result_json(about, c, 8), *d;
 	size_t i;
 
 	CHECK(r != NULL, "result built");
 	CHECK_INT(json_integer_value(json_object_get(
 			  json_object_get(r, "false_alarm"), "hits")),
-		  1, "one A/A REGRESSION of three");
+		  2, "A/A REGRESSION and IMPROVEMENT are both false alarms");
 	CHECK_INT(json_integer_value(json_object_get(
 			  json_object_get(json_object_get(r, "false_alarm"),
 					  "verdicts"),
@@ -74,14 +74,26 @@ static void test_result(void)
 	CHECK_INT(json_integer_value(json_object_get(json_array_get(d, 0),
 						     "hits")),
 		  1, "50 us: 1 of 2");
-	CHECK_INT(json_integer_value(json_object_get(r,
-						     "smallest_reliable_spin_us")),
-		  200, "smallest reliable: 200 (50 was caught 1 of 2)");
+	CHECK(json_is_null(json_object_get(r, "smallest_reliable_spin_us")),
+	      "2 caught of 2 does not show a 90 %% detection rate");
 	CHECK_STR(json_string_value(json_object_get(r, "board")), "b",
 		  "the caller's fields are kept");
 	json_decref(r);
+
+	/* 36 of 36 at 300 us: the interval's lower end passes 90 %. */
+	for (i = 8; i < 8 + 36; i++)
+		c[i] = (struct calib_cmp){ true, 300, v[7] };
+	r = calibrate_result_json(about, c, 8 + 35);
+	CHECK(json_is_null(json_object_get(r, "smallest_reliable_spin_us")),
+	      "35 of 35 is not yet enough");
+	json_decref(r);
+	r = calibrate_result_json(about, c, 8 + 36);
+	CHECK_INT(json_integer_value(json_object_get(r,
+						     "smallest_reliable_spin_us")),
+		  300, "36 of 36 at 300 us is reliable");
+	json_decref(r);
 	json_decref(about);
-	for (i = 0; i < 7; i++)
+	for (i = 0; i < 8; i++)
 		json_decref(v[i]);
 }
 

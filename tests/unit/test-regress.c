@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <glob.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -138,10 +139,12 @@ static int metric_index(const char *name)
 
 static void show_result(const struct regress_result *r)
 {
+	char seq[400];
 	unsigned int i;
 
-	printf("#   overall %s: %s (more runs: %d)\n",
-	       regress_verdict_name(r->verdict), r->reason, r->more_runs);
+	regress_seq_text(r, seq, sizeof(seq));
+	printf("#   overall %s: %s (more runs: %d)\n#   %s\n",
+	       regress_verdict_name(r->verdict), r->reason, r->more_runs, seq);
 	for (i = 0; i < REGRESS_NMETRICS; i++) {
 		const struct regress_metric *m = &r->metrics[i];
 
@@ -157,6 +160,9 @@ static void table_line(const char *dir, char *line, unsigned int lineno)
 	struct side_files *b = calloc(1, sizeof(*b)),
 			  *c = calloc(1, sizeof(*c));
 	int want_metric[REGRESS_NMETRICS];
+	double want_lo[REGRESS_NMETRICS], want_hi[REGRESS_NMETRICS];
+	const char *want_error = NULL;
+	int want_more = -2;
 	struct regress_params p;
 	struct regress_result r;
 	struct rtlab_err err = { "" };
@@ -167,15 +173,19 @@ static void table_line(const char *dir, char *line, unsigned int lineno)
 
 	if (!b || !c)
 		abort();
-	for (i = 0; i < REGRESS_NMETRICS; i++)
+	for (i = 0; i < REGRESS_NMETRICS; i++) {
 		want_metric[i] = -1;
+		want_lo[i] = NAN;
+		want_hi[i] = NAN;
+	}
 	regress_params_init(&p);
 	expect = strtok_r(line, " \t", &save);
 	if (*expect == '!') {
 		negate = 1;
 		expect++;
 	}
-	want = regress_verdict_parse(expect);
+	want = !strcmp(expect, "ERROR") ? INT_MAX :
+					  regress_verdict_parse(expect);
 	if (want < 0) {
 		snprintf(why, sizeof(why), "unknown verdict '%s'", expect);
 		ret = -EINVAL;
@@ -206,6 +216,21 @@ static void table_line(const char *dir, char *line, unsigned int lineno)
 			p.alpha = atof(eq);
 		else if (!strcmp(tok, "min_runs"))
 			p.min_runs = (unsigned int)atoi(eq);
+		else if (!strcmp(tok, "looks"))
+			p.looks = (unsigned int)atoi(eq);
+		else if (!strcmp(tok, "more_runs"))
+			want_more = atoi(eq);
+		else if (!strcmp(tok, "error")) {
+			want_error = eq;
+			for (; *eq; eq++)
+				if (*eq == '_')
+					*eq = ' ';
+		} else if (!strncmp(tok, "lo.", 3) &&
+			   (mi = metric_index(tok + 3)) >= 0)
+			want_lo[mi] = atof(eq);
+		else if (!strncmp(tok, "hi.", 3) &&
+			 (mi = metric_index(tok + 3)) >= 0)
+			want_hi[mi] = atof(eq);
 		else if (!strncmp(tok, "metric.", 7) &&
 			 (mi = metric_index(tok + 7)) >= 0 &&
 			 (want_metric[mi] = regress_verdict_parse(eq)) >= 0)
@@ -222,7 +247,9 @@ static void table_line(const char *dir, char *line, unsigned int lineno)
 	}
 	snprintf(label, sizeof(label), "verdicts.table:%u %s%s", lineno,
 		 negate ? "not " : "",
-		 want >= 0 ? regress_verdict_name(want) : "?");
+		 want == INT_MAX ? "ERROR" :
+		 want >= 0	 ? regress_verdict_name(want) :
+				   "?");
 	if (!ret)
 		ret = load_list(b, dir, blist, why, sizeof(why));
 	if (!ret)
@@ -232,6 +259,13 @@ static void table_line(const char *dir, char *line, unsigned int lineno)
 		goto out;
 	}
 	ret = regress_compare(b->runs, b->n, c->runs, c->n, &p, &r, &err);
+	if (want == INT_MAX) {
+		CHECK(ret == -EINVAL &&
+			      (!want_error || strstr(err.msg, want_error)),
+		      "%s: refused (%d) naming '%s': %s", label, ret,
+		      want_error ? want_error : "", err.msg);
+		goto out;
+	}
 	if (ret) {
 		CHECK(0, "%s: regress_compare failed %d: %s", label, ret,
 		      err.msg);
@@ -248,6 +282,30 @@ static void table_line(const char *dir, char *line, unsigned int lineno)
 		      regress_verdict_name(want_metric[i]),
 		      regress_verdict_name(r.metrics[i].verdict));
 		if ((int)r.metrics[i].verdict != want_metric[i])
+			ok = 0;
+	}
+	for (i = 0; i < REGRESS_NMETRICS; i++) {
+		if (!isnan(want_lo[i])) {
+			CHECK(!(r.metrics[i].effect_lo > want_lo[i]),
+			      "%s: metric %s interval reaches down to %g (got [%g, %g])",
+			      label, r.metrics[i].name, want_lo[i],
+			      r.metrics[i].effect_lo, r.metrics[i].effect_hi);
+			if (r.metrics[i].effect_lo > want_lo[i])
+				ok = 0;
+		}
+		if (!isnan(want_hi[i])) {
+			CHECK(!(r.metrics[i].effect_hi < want_hi[i]),
+			      "%s: metric %s interval reaches up to %g (got [%g, %g])",
+			      label, r.metrics[i].name, want_hi[i],
+			      r.metrics[i].effect_lo, r.metrics[i].effect_hi);
+			if (r.metrics[i].effect_hi < want_hi[i])
+				ok = 0;
+		}
+	}
+	if (want_more != -2) {
+		CHECK(r.more_runs == want_more, "%s: %d more runs (got %d)",
+		      label, want_more, r.more_runs);
+		if (r.more_runs != want_more)
 			ok = 0;
 	}
 	if (!ok || getenv("RTLAB_VERBOSE"))
@@ -318,6 +376,8 @@ static double rng_normal(void)
 #define SIM_CPUS 2
 #define SIM_SAMPLES 10000
 
+static int sim_samples = SIM_SAMPLES;
+
 /*
  * One run: per CPU, a lognormal body that wanders by run and an
  * exponential (unbounded) tail whose weight varies by run, like reruns of
@@ -334,7 +394,7 @@ static void sim_run(struct hist *cpus, double spike_frac)
 		if (hist_init(&cpus[c], 400))
 			abort();
 		cpus[c].cpu = c;
-		for (i = 0; i < SIM_SAMPLES; i++) {
+		for (i = 0; i < sim_samples; i++) {
 			double u = rng_uniform();
 
 			if (u < spike_frac)
@@ -398,6 +458,107 @@ static void test_rates(void)
 	CHECK(!err && det >= ninj * 90 / 100,
 	      "injected 0.3%% spikes of 60-100 us: detected in %d of %d (%.0f%%)",
 	      det, ninj, 100.0 * det / ninj);
+}
+
+/* Clopper-Pearson lower bound of a proportion k/n, one-sided at @a. */
+static double cp_lower(unsigned int k, unsigned int n, double a)
+{
+	double lo = 0, hi = 1;
+	int i;
+
+	if (!k)
+		return 0;
+	for (i = 0; i < 60; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (stats_binom_sf(k, n, mid) < a)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The sequential plan over repeated looks: A/A comparisons recomputed
+ * after every upload, as the server does, with both floors at 0 (the
+ * hardest case: nothing but the tests stands between noise and a claim).
+ * (a) the baseline stays at 5 runs while the candidate grows to 30;
+ * (b) both sides grow to 15 runs, through all three looks.  A false claim
+ * is a REGRESSION or an IMPROVEMENT at any recomputation; its rate must
+ * not be shown above alpha (the lower end of its 95 % interval <= alpha).
+ */
+#define SEQ_REPS 200
+#define SEQ_BASE 15
+#define SEQ_CAND 30
+
+static void test_sequential(void)
+{
+	static struct hist h[SEQ_BASE + SEQ_CAND][SIM_CPUS];
+	struct regress_run b[SEQ_BASE], c[SEQ_CAND];
+	struct regress_params p;
+	struct regress_result res;
+	unsigned int rep, n, i, k, fa_a = 0, fa_b = 0, first = 0;
+	unsigned int looks_seen = 0, changed_between = 0;
+	int err = 0;
+
+	rng_state = 20261203;
+	sim_samples = 2000;
+	regress_params_init(&p);
+	p.floor_abs_us = 0;
+	p.floor_rel = 0;
+	for (rep = 0; rep < SEQ_REPS; rep++) {
+		int claim_a = 0, claim_b = 0;
+		enum regress_verdict at_look = REGRESS_INCONCLUSIVE;
+		unsigned int look = 0;
+
+		for (i = 0; i < SEQ_BASE + SEQ_CAND; i++) {
+			sim_run(h[i], 0.0);
+			if (i < SEQ_BASE)
+				b[i] = (struct regress_run){
+					.cpus = h[i], .ncpus = SIM_CPUS
+				};
+			else
+				c[i - SEQ_BASE] = (struct regress_run){
+					.cpus = h[i], .ncpus = SIM_CPUS
+				};
+		}
+		for (n = 5; n <= SEQ_CAND; n++) {
+			err |= regress_compare(b, 5, c, n, &p, &res, NULL);
+			k = res.verdict == REGRESS_REGRESSION ||
+			    res.verdict == REGRESS_IMPROVEMENT;
+			claim_a |= k;
+			if (n == 5)
+				first += k;
+		}
+		for (n = 5; n <= SEQ_BASE; n++) {
+			err |= regress_compare(b, n, c, n, &p, &res, NULL);
+			claim_b |= res.verdict == REGRESS_REGRESSION ||
+				   res.verdict == REGRESS_IMPROVEMENT;
+			/* between looks the decision does not move */
+			if (res.seq.look == look && res.verdict != at_look)
+				changed_between++;
+			look = res.seq.look;
+			at_look = res.verdict;
+			looks_seen |= 1u << look;
+		}
+		fa_a += claim_a;
+		fa_b += claim_b;
+		for (i = 0; i < SEQ_BASE + SEQ_CAND; i++)
+			for (k = 0; k < SIM_CPUS; k++)
+				hist_cleanup(&h[i][k]);
+	}
+	sim_samples = SIM_SAMPLES;
+	CHECK(!err, "sequential simulation ran");
+	CHECK(looks_seen == 0xe && !changed_between,
+	      "recomputing after every upload decides only at looks 1-3 (seen mask %#x, %u changes between looks)",
+	      looks_seen, changed_between);
+	CHECK(cp_lower(fa_a, SEQ_REPS, 0.025) <= p.alpha,
+	      "baseline 5 runs, candidate 5->30, floors 0: false claims in %u of %d series at any look (%.1f%%; %u at the first look)",
+	      fa_a, SEQ_REPS, 100.0 * fa_a / SEQ_REPS, first);
+	CHECK(cp_lower(fa_b, SEQ_REPS, 0.025) <= p.alpha,
+	      "both sides 5->15 through 3 looks, floors 0: false claims in %u of %d series at any look (%.1f%%)",
+	      fa_b, SEQ_REPS, 100.0 * fa_b / SEQ_REPS);
 }
 
 /* ------------------------------------------------------------------ */
@@ -487,6 +648,21 @@ static void test_input(void)
 		      json_is_integer(json_object_get(m, "more_runs")) &&
 		      json_is_real(json_object_get(m, "baseline")),
 	      "JSON metric p99.9 carries figures, test and more_runs");
+	CHECK(json_integer_value(json_object_get(json_object_get(root,
+								 "sequential"),
+						 "look")) == 0 &&
+		      json_is_integer(json_object_get(
+			      json_object_get(json_object_get(root,
+							      "sequential"),
+					      "more_runs"),
+			      "candidate")),
+	      "JSON says look 0 and the runs the first look still needs");
+	json_decref(root);
+	free(js);
+	r.metrics[REGRESS_M_P999].p_value = NAN;
+	js = regress_result_json(&r);
+	root = js ? json_loads(js, 0, &jerr) : NULL;
+	m = json_object_get(json_object_get(root, "metrics"), "p99.9");
 	CHECK(json_is_null(json_object_get(m, "p_value")),
 	      "NaN p-value (no test ran) is null");
 	json_decref(root);
@@ -559,5 +735,6 @@ int main(void)
 	test_json();
 	test_table();
 	test_rates();
+	test_sequential();
 	return check_exit();
 }

@@ -26,6 +26,7 @@ static const char ctx_text[] =
 	" \"candidate\": {\"release\": \"6.1.0-57-amd64\", \"tree\": \"debian\","
 	"   \"realtime\": false},"
 	" \"details\": {\"reason\": \"max: REGRESSION\", \"alpha_metric\": 0.01,"
+	"   \"sequential\": {\"look\": 1, \"text\": \"look 1 of 3 planned\"},"
 	"   \"params\": {\"alpha\": 0.05, \"tail_q\": 0.999},"
 	"   \"baseline\": {\"runs\": 5, \"samples\": 15000},"
 	"   \"candidate\": {\"runs\": 5, \"samples\": 15000},"
@@ -159,6 +160,8 @@ static void test_summary_text(void)
 	CHECK(t && strstr(t, "== How sure ==") &&
 		      strstr(t, "5 baseline (15000 samples), 5 candidate"),
 	      "section: how sure, runs per side");
+	CHECK(t && strstr(t, "  look:     look 1 of 3 planned\n"),
+	      "how sure: which look of the plan decided");
 	CHECK(t && strstr(t, "worst spike: 4971 us on CPU 1 in candidate "
 			     "run 3"),
 	      "where: the worst spike's run and CPU");

@@ -51,11 +51,12 @@ static void test_overrides(void)
 	struct rtlab_err err = { "" };
 
 	CHECK_INT(parse("{\"verdict\": {\"floor_us\": 50, \"floor_rel\": 0.2, "
-			"\"tail_q\": 0.99, \"alpha\": 0.1, \"min_runs\": 8}}",
+			"\"tail_q\": 0.99, \"alpha\": 0.1, \"min_runs\": 8, "
+			"\"looks\": 4}}",
 			&p, &err),
 		  0, "every key set");
 	CHECK(p.floor_abs_us == 50 && p.floor_rel == 0.2 && p.tail_q == 0.99 &&
-		      p.alpha == 0.1 && p.min_runs == 8,
+		      p.alpha == 0.1 && p.min_runs == 8 && p.looks == 4,
 	      "... all applied");
 	CHECK_INT(parse("{\"verdict\": {\"floor_abs_us\": 7}}", &p, &err), 0,
 		  "alias floor_abs_us");
@@ -81,6 +82,12 @@ static void test_invalid(void)
 		{ "{\"verdict\": {\"alpha\": 0.6}}", "verdict.alpha" },
 		{ "{\"verdict\": {\"min_runs\": 4.5}}", "verdict.min_runs" },
 		{ "{\"verdict\": {\"min_runs\": 1}}", "verdict.min_runs" },
+		{ "{\"verdict\": {\"looks\": 0}}", "verdict.looks" },
+		{ "{\"verdict\": {\"looks\": 2.5}}", "verdict.looks" },
+		{ "{\"verdict\": {\"min_runs\": 3}}",
+		  "cannot decide at look 1 of 3" },
+		{ "{\"verdict\": {\"alpha\": 0.01}}",
+		  "cannot decide at look 1 of 3" },
 		{ "{\"verdict\": {\"floor\": 5}}",
 		  "verdict.floor: unknown key" },
 		{ "{\"verdict\": {\"floor_us\": 5, \"floor_abs_us\": 8}}",

@@ -37,7 +37,15 @@ static void report_usage(FILE *out)
 		"a Bugzilla 5\n"
 		"(--bugzilla, else bugzilla_url of the lab configuration) and "
 		"records the bug;\n"
-		"a verdict is filed once.  Only REGRESSION verdicts are "
+		"a verdict is filed once, a regression gets one bug: a later "
+		"verdict of the\n"
+		"same board, testcase, tree and kernels is added to it as a "
+		"comment.  Filing a\n"
+		"verdict again adds the attachments that failed.  Attachments "
+		"fit the server's\n"
+		"limit (a trace becomes the window around its spike, the full "
+		"one linked at\n"
+		"public_url).  Only REGRESSION verdicts are "
 		"reported unless --force.\n\n"
 		"  -o, --output DIR   where to write the report\n"
 		"  --force            report a verdict that is not a "
@@ -51,7 +59,9 @@ static void report_usage(FILE *out)
 		"configuration file; product, component and version from "
 		"bugzilla_product,\n"
 		"bugzilla_component and bugzilla_version (default Linux, "
-		"Realtime, unspecified).\n");
+		"Realtime, unspecified);\n"
+		"the attachment limit from the server, else "
+		"bugzilla_max_attachment_kb (1000).\n");
 }
 
 static int parse_id(const char *s, int64_t *id)

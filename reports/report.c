@@ -1564,9 +1564,8 @@ int report_attach_run_plot(struct report *r, const struct run_hists *rh,
 int report_attach_overlay(struct report *r, const struct hist *hb,
 			  const struct hist *hc, struct rtlab_err *err)
 {
-	struct plot_series series[2];
-	struct plot_run pr = { 0 };
-	char title[256], sub[256], lb[160], lc[160];
+	struct plot_compare pc = { 0 };
+	char title[256], sub[256];
 	void *img = NULL;
 	size_t size = 0;
 	int ret;
@@ -1577,28 +1576,28 @@ int report_attach_overlay(struct report *r, const struct hist *hb,
 		 jstr(json_object_get(r->ctx, "board"), "name", "?"),
 		 jstr(json_object_get(r->ctx, "testcase"), "name", "?"));
 	snprintf(sub, sizeof(sub),
-		 "verdict %" PRId64 ", all runs of each "
-		 "side pooled",
+		 "verdict %" PRId64 ", all runs of each side pooled, each "
+		 "as the fraction of its own samples",
 		 r->verdict_id);
-	snprintf(lb, sizeof(lb), "baseline %s",
-		 jstr(json_object_get(r->ctx, "baseline"), "release", "?"));
-	snprintf(lc, sizeof(lc), "candidate %s",
-		 jstr(json_object_get(r->ctx, "candidate"), "release", "?"));
-	series[0].label = lb;
-	series[0].hist = hb;
-	series[1].label = lc;
-	series[1].hist = hc;
-	pr.title = title;
-	pr.subtitle = sub;
-	pr.nseries = 2;
-	pr.series = series;
-	ret = plot_run_histogram(&pr, PLOT_PNG, &img, &size, err);
+	pc.title = title;
+	pc.subtitle = sub;
+	pc.baseline.release =
+		jstr(json_object_get(r->ctx, "baseline"), "release", "?");
+	pc.baseline.nruns =
+		json_array_size(json_object_get(r->ctx, "baseline_runs"));
+	pc.baseline.hist = hb;
+	pc.candidate.release =
+		jstr(json_object_get(r->ctx, "candidate"), "release", "?");
+	pc.candidate.nruns =
+		json_array_size(json_object_get(r->ctx, "candidate_runs"));
+	pc.candidate.hist = hc;
+	ret = plot_compare_render(&pc, PLOT_PNG, &img, &size, err);
 	if (!ret)
 		ret = report_attachment_add(r, "baseline-over-candidate.png",
 					    "image/png",
-					    "latency histograms, "
-					    "baseline over candidate (all "
-					    "runs pooled)",
+					    "latency histograms, baseline "
+					    "over candidate (all runs pooled, "
+					    "normalised)",
 					    img, size);
 	return ret;
 }

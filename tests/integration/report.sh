@@ -128,6 +128,10 @@ for a in "$OUT"/attachments/*.json; do
 	spike-analysis.txt)
 		grep -q 'blocking thread: rtlab_inject/0' "$work/att.bin" ||
 			badatt="$badatt $name" ;;
+	trace-window.dat)
+		trace-cmd report -i "$work/att.bin" 2>/dev/null |
+			grep -q 'hit latency threshold (300 > 150)' ||
+			badatt="$badatt $name" ;;
 	*)
 		cmp -s "$work/att.bin" "$work/files/$WORST/$name" ||
 			badatt="$badatt $name" ;;
@@ -136,8 +140,8 @@ done
 check "10 attachments written (got $natt)" test $natt = 10
 check "attachments decode to the stored bytes (bad:${badatt:- none})" \
 	test -z "$badatt"
-check "trace.dat of the worst run attached" \
-	test -f "$OUT/attachments/06-trace.dat.json"
+check "trace.dat (4.9 MB) over the default 1000 KB: its window attached" \
+	test -f "$OUT/attachments/06-trace-window.dat.json"
 check "report.txt: the spike analysis names the blocking kthread" \
 	grep -q '^  blocking thread: rtlab_inject/0' "$OUT/report.txt"
 check "the report is recorded, not filed" test "$("$RTLAB" db psql -tAc \
@@ -214,7 +218,7 @@ check "--dry-run: exit 0" test $rc = 0
 check "--dry-run: nothing posted, nothing recorded" \
 	test "$(posts ok .)/$(filed_count)" = 0/0
 check "--dry-run prints the bug and the attachments" \
-	grep -q 'POST /rest/bug/ID/attachment: trace.dat' "$work/dry.out"
+	grep -q 'POST /rest/bug/ID/attachment: trace-window.dat' "$work/dry.out"
 
 file_it file.out --bugzilla "$BZ"
 check "filing: exit 0 ($(tail -n 1 "$work/file.out"))" test $rc = 0
@@ -254,8 +258,33 @@ check "filing: the server's attachment limit asked and said" \
 	grep -q "attachments up to 1000 KB (the server's maxattachmentsize)" \
 	"$work/file.out"
 check "filing: 10 attachments posted" test "$(posts ok attachment)" = 10
-check "filing: the stand-in got trace.dat's bytes" cmp -s \
-	"$work/bz-ok/1000-trace.dat" "$work/files/$WORST/trace.dat"
+trace_checks() {	# NAME FILE: the filing into stand-in NAME reduced the trace
+	_s=$work/bz-$1
+	check "$1: trace.dat itself not posted" test ! -e "$_s/1000-trace.dat"
+	check "$1: $2 posted" test -s "$_s/1000-$2"
+	case $2 in
+	*.xz) xz -dc "$_s/1000-$2" >"$work/$1-window.dat" 2>/dev/null ;;
+	*) cp "$_s/1000-$2" "$work/$1-window.dat" ;;
+	esac
+	trace-cmd report -i "$work/$1-window.dat" >"$work/$1-window.txt" 2>/dev/null
+	check "$1: trace-cmd report reads the window, spike included" \
+		grep -q 'hit latency threshold (300 > 150)' "$work/$1-window.txt"
+	"$RTLAB" analyze "$work/$1-window.dat" 2>&1 |
+		grep -v '^  trace: ' >"$work/$1-window.spike"
+	"$RTLAB" analyze "$work/files/$WORST/trace.dat" 2>&1 |
+		grep -v '^  trace: ' >"$work/$1-full.spike"
+	check "$1: the window's spike analysis equals the full trace's" \
+		cmp -s "$work/$1-window.spike" "$work/$1-full.spike"
+	"$RTLAB" db psql -tAc "SELECT files FROM reports WHERE verdict_id = $VID
+		AND bug_id IS NOT NULL" >"$work/$1-files.json"
+	check "$1: the reports row lists the window, not trace.dat" \
+		jqt --arg w "$2" '(.attachments | index($w)) and
+			(.attachments | index("trace.dat") | not) and
+			(.missing == [])' "$work/$1-files.json"
+}
+# A stock server's 1000 KB: trace.dat (4.9 MB) goes as the window around its
+# spike, a trace.dat trace-cmd reads, with the same spike analysis.
+trace_checks ok trace-window.dat
 
 file_it again.out --bugzilla "$BZ"
 check "filing again: exit 1" test $rc = 1
@@ -338,30 +367,8 @@ check "... product, component, version from it" \
 stop_bz
 
 # -- the server's limits ---------------------------------------------------------
-# trace.dat (945 KB) over a 900 KB limit: the window around its spike goes
-# instead (xz-compressed: trace-cmd's zstd sections still weigh 941 KB),
-# the full trace is linked, and the text says exactly that.
-trace_checks() {	# NAME: the filing into stand-in NAME reduced the trace
-	_s=$work/bz-$1
-	check "$1: trace.dat itself not posted" test ! -e "$_s/1000-trace.dat"
-	check "$1: trace-window.dat.xz posted" test -s "$_s/1000-trace-window.dat.xz"
-	xz -dc "$_s/1000-trace-window.dat.xz" >"$work/$1-window.dat" 2>/dev/null
-	trace-cmd report -i "$work/$1-window.dat" >"$work/$1-window.txt" 2>/dev/null
-	check "$1: trace-cmd report reads the window, spike included" \
-		grep -q 'hit latency threshold (300 > 150)' "$work/$1-window.txt"
-	"$RTLAB" analyze "$work/$1-window.dat" 2>&1 |
-		grep -v '^  trace: ' >"$work/$1-window.spike"
-	"$RTLAB" analyze "$work/files/$WORST/trace.dat" 2>&1 |
-		grep -v '^  trace: ' >"$work/$1-full.spike"
-	check "$1: the window's spike analysis equals the full trace's" \
-		cmp -s "$work/$1-window.spike" "$work/$1-full.spike"
-	"$RTLAB" db psql -tAc "SELECT files FROM reports WHERE verdict_id = $VID
-		AND bug_id IS NOT NULL" >"$work/$1-files.json"
-	check "$1: the reports row lists the window, not trace.dat" \
-		jqt '(.attachments | index("trace-window.dat.xz")) and
-			(.attachments | index("trace.dat") | not) and
-			(.missing == [])' "$work/$1-files.json"
-}
+# A 900 KB limit: the window's zstd sections still weigh 941 KB, so it goes
+# xz-compressed; the full trace is linked, and the text says exactly that.
 refile
 start_bz limit --max-attachment-kb 900 || exit 1
 file_it limit.out --bugzilla "$BZ"
@@ -369,7 +376,7 @@ check "a 900 KB limit: filed whole (exit $rc, $(tail -n 1 "$work/limit.out"))" \
 	test $rc = 0
 check "... the server's 900 KB said" grep -q "attachments up to 900 KB" \
 	"$work/limit.out"
-trace_checks limit
+trace_checks limit trace-window.dat.xz
 "$RTLAB" db psql -tAc "SELECT id FROM runs WHERE uuid = '$WORST'" \
 	>"$work/worst.id"
 RTLAB_CONFIG=$work/limit.conf
@@ -401,7 +408,7 @@ RTLAB_CONFIG=$work/noparam.conf file_it noparam.out --bugzilla "$BZ"
 check "no /rest/parameters: bugzilla_max_attachment_kb used (exit $rc)" \
 	test $rc = 0 -a -n "$(grep 'attachments up to 900 KB (bugzilla_max_attachment_kb' \
 	"$work/noparam.out")"
-trace_checks noparam
+trace_checks noparam trace-window.dat.xz
 stop_bz
 
 # An attachment that fails: the bug is filed and recorded with it missing,

@@ -126,27 +126,6 @@ static const char *headline_metric(const json_t *ctx)
 	return "max";
 }
 
-/* The run of @side ("baseline_runs"/"candidate_runs") with the highest
- * maximum, NULL when no run has one. */
-static const json_t *worst_run(const json_t *ctx, const char *side)
-{
-	const json_t *runs = json_object_get(ctx, side), *best = NULL, *r;
-	double bmax = -1;
-	size_t i;
-
-	json_array_foreach(runs, i, r) {
-		double m = jnum(r, "max_us");
-
-		if (isfinite(m) && m > bmax) {
-			bmax = m;
-			best = r;
-		}
-	}
-	if (!best)
-		best = json_array_get(runs, 0);
-	return best;
-}
-
 static const json_t *run_artifact(const json_t *run, const char *name)
 {
 	const json_t *a;
@@ -156,6 +135,32 @@ static const json_t *run_artifact(const json_t *run, const char *name)
 		if (!strcmp(jstr(a, "name", ""), name))
 			return a;
 	return NULL;
+}
+
+/* The run of @side ("baseline_runs"/"candidate_runs") with the highest
+ * maximum (of equal ones, one that kept a trace.dat), NULL when no run
+ * has one. */
+static const json_t *worst_run(const json_t *ctx, const char *side)
+{
+	const json_t *runs = json_object_get(ctx, side), *best = NULL, *r;
+	double bmax = -1;
+	size_t i;
+
+	json_array_foreach(runs, i, r) {
+		double m = jnum(r, "max_us");
+
+		/* Of runs equally bad, one whose trace shows the spike. */
+		if (isfinite(m) &&
+		    (m > bmax ||
+		     (m == bmax && !run_artifact(best, "trace.dat") &&
+		      run_artifact(r, "trace.dat")))) {
+			bmax = m;
+			best = r;
+		}
+	}
+	if (!best)
+		best = json_array_get(runs, 0);
+	return best;
 }
 
 /* A kernel as rtlab job add names it: its definition name, else release. */

@@ -72,7 +72,8 @@ int report_attachment_add(struct report *r, const char *file_name,
 			  void *data, size_t size) __must_check;
 
 /** report_worst_run() - the run of @side ("baseline_runs" or
- *  "candidate_runs") of @ctx with the highest maximum, else its first;
+ *  "candidate_runs") of @ctx with the highest maximum (of equal ones, one
+ *  that kept a trace.dat), else its first;
  *  NULL when the side is empty.  Borrowed from @ctx. */
 const json_t *report_worst_run(const json_t *ctx, const char *side);
 

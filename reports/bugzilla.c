@@ -574,3 +574,114 @@ int bz_bug_choose(json_t *bug, const char *key, const json_t *field,
 	json_object_del(bug, key);
 	return 1;
 }
+
+int bz_product_get(const struct bz_client *c, const char *name,
+		   json_t **product, struct rtlab_err *err)
+{
+	char path[400], *esc;
+	json_t *r, *p;
+	CURL *curl;
+	long code;
+	int ret;
+
+	*product = NULL;
+	curl = curl_easy_init();
+	esc = curl ? curl_easy_escape(curl, name, 0) : NULL;
+	curl_easy_cleanup(curl);
+	if (!esc)
+		return -ENOMEM;
+	snprintf(path, sizeof(path),
+		 "/product?names=%s&include_fields=name,components,versions",
+		 esc);
+	curl_free(esc);
+	ret = call(c, "GET", path, NULL, &r, &code, err);
+	if (ret == -EREMOTEIO && code)
+		return -ENOENT;
+	if (ret)
+		return ret;
+	p = json_array_get(json_object_get(r, "products"), 0);
+	if (p)
+		*product = json_incref(p);
+	json_decref(r);
+	return p ? 0 : -ENOENT;
+}
+
+/* The value of @list (of {name, is_active}) equal to @want ignoring case,
+ * NULL when none. */
+static const char *named(const json_t *list, const char *want, bool icase)
+{
+	const json_t *e;
+	size_t i;
+
+	json_array_foreach(list, i, e) {
+		const char *n = json_string_value(json_object_get(e, "name"));
+
+		if (n && !json_is_false(json_object_get(e, "is_active")) &&
+		    !(icase ? strcasecmp(n, want) : strcmp(n, want)))
+			return n;
+	}
+	return NULL;
+}
+
+int bz_bug_fit_product(json_t *bug, const json_t *product, char *note,
+		       size_t note_size)
+{
+	const json_t *comps = json_object_get(product, "components");
+	const json_t *vers = json_object_get(product, "versions");
+	const char *comp = json_string_value(json_object_get(bug, "component"));
+	const char *ver = json_string_value(json_object_get(bug, "version"));
+	const char *pick;
+	size_t n = 0;
+	int changed = 0;
+
+	if (note_size)
+		note[0] = '\0';
+	if (comp && json_array_size(comps) && !named(comps, comp, false)) {
+		pick = named(comps, comp, true);
+		if (pick) {
+			n += snprintf(note + n, note_size - n,
+				      "component '%s' is '%s' on this server",
+				      comp, pick);
+			json_object_set_new(bug, "component",
+					    json_string(pick));
+			changed = 1;
+		} else {
+			const json_t *e;
+			size_t i;
+
+			n += snprintf(note + n, note_size - n,
+				      "the product offers no component '%s' "
+				      "(it has:",
+				      comp);
+			json_array_foreach(comps, i, e) {
+				const char *cn =
+					json_string_value(json_object_get(e,
+									  "name"));
+
+				if (n < note_size)
+					n += snprintf(note + n, note_size - n,
+						      " %s", cn ? cn : "?");
+			}
+			if (n < note_size)
+				n += snprintf(note + n, note_size - n,
+					      "): set bugzilla_component");
+		}
+	}
+	if (ver && json_array_size(vers) && !named(vers, ver, false) &&
+	    n < note_size) {
+		pick = named(vers, "unspecified", true);
+		if (!pick)
+			pick = json_string_value(json_object_get(
+				json_array_get(vers, json_array_size(vers) - 1),
+				"name"));
+		if (pick) {
+			snprintf(note + n, note_size - n,
+				 "%sthe product offers no version '%s': sent "
+				 "'%s'",
+				 n ? "; " : "", ver, pick);
+			json_object_set_new(bug, "version", json_string(pick));
+			changed = 1;
+		}
+	}
+	return changed || (note_size && note[0]);
+}

@@ -130,6 +130,27 @@ int bz_bug_choose(json_t *bug, const char *key, const json_t *field,
 		  const char *const *candidates, char *note, size_t note_size);
 
 /**
+ * bz_product_get() - GET /rest/product?names=@name: the product with its
+ * components and versions.
+ * Return: 0 with *@product (caller json_decref()s); -ENOENT when the
+ * server has no such product or does not show it; other negative errnos
+ * as above.
+ */
+int bz_product_get(const struct bz_client *c, const char *name,
+		   json_t **product, struct rtlab_err *err) __must_check;
+
+/**
+ * bz_bug_fit_product() - fit @bug's component and version to @product: a
+ * component that differs only in case is corrected; a version the product
+ * does not offer becomes "unspecified" (else its last version).  A
+ * component it does not offer is kept (the server will say) and named in
+ * @note with the offered ones.
+ * Return: 1 when @note says something, 0 when all was offered.
+ */
+int bz_bug_fit_product(json_t *bug, const json_t *product, char *note,
+		       size_t note_size);
+
+/**
  * bz_bug_url() - where people read bug @bug_id: "BASE/show_bug.cgi?id=N"
  * (BASE without a trailing "/rest.cgi").
  * Return: malloc'd, caller frees; NULL on -ENOMEM.

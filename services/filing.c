@@ -173,6 +173,24 @@ static int adapt_fields(const struct bz_client *bz, json_t *bug,
 
 	if (!keys)
 		return -ENOMEM;
+	if (json_string_value(json_object_get(bug, "product"))) {
+		json_t *product = NULL;
+
+		ret = bz_product_get(bz,
+				     json_string_value(json_object_get(bug,
+								       "product")),
+				     &product, err);
+		if (ret == -ENOENT)
+			say(o, "the server shows no product by that name to "
+			       "anonymous readers: sent as configured");
+		else if (ret)
+			goto out;
+		ret = 0;
+		if (product &&
+		    bz_bug_fit_product(bug, product, note, sizeof(note)))
+			say(o, note);
+		json_decref(product);
+	}
 	if (json_string_value(json_object_get(bug, "platform")) &&
 	    !strcmp(json_string_value(json_object_get(bug, "platform")), "ARM"))
 		std[0].cands = arm;

@@ -76,6 +76,10 @@ STOCK = {
     "priority": ("priority", "Priority", ["Highest", "High", "Normal", "Low",
                                           "Lowest", "---"]),
 }
+PRODUCTS = {
+    "Linux": (["Realtime", "Other"], ["unspecified"]),
+    "Process Management": (["Scheduler", "Other"], ["2.5", "unspecified"]),
+}
 MAX_COMMENT = 65535
 bugs = {}
 failed_once = set()
@@ -127,6 +131,18 @@ class Handler(BaseHTTPRequestHandler):
                 "maxattachmentsize": str(a.max_attachment_kb),
                 "defaultplatform": "", "defaultopsys": "",
                 "usestatuswhiteboard": "1"}})
+        if path == "/rest/product":
+            found = []
+            for n in query.get("names") or []:
+                if n in PRODUCTS:
+                    c, v = PRODUCTS[n]
+                    found.append({
+                        "name": n,
+                        "components": [{"name": x, "is_active": True}
+                                       for x in c],
+                        "versions": [{"name": x, "is_active": True}
+                                     for x in v]})
+            return self.reply(200, {"products": found})
         if path == "/rest/bug":
             wb = (query.get("whiteboard") or [""])[0]
             found = [{"id": i, "is_open": b["is_open"],

@@ -353,17 +353,31 @@ start_bz conf || exit 1
 cat >"$work/rtlab.conf" <<EOF
 bugzilla_url = $BZ
 bugzilla_product = Process Management
-bugzilla_component = Scheduler
+bugzilla_component = scheduler
 bugzilla_version = 2.5
 EOF
 RTLAB_CONFIG=$work/rtlab.conf file_it conf.out
 check "filing with bugzilla_url from the configuration file (exit $rc)" \
 	test $rc = 0
+check "... the component's spelling taken from the server's product" grep -q \
+	"component 'scheduler' is 'Scheduler' on this server" "$work/conf.out"
 check "... product, component, version from it" \
 	test "$(jq -s '[.[] | select(.method == "POST" and .path == "/rest/bug")][0].body |
 		.product == "Process Management" and
 		.component == "Scheduler" and .version == "2.5"' \
 		"$work/bz-conf.log")" = true
+stop_bz
+
+# A version the product does not offer: "unspecified", said.
+refile
+start_bz ver || exit 1
+printf 'bugzilla_version = 9.9\n' >"$work/ver.conf"
+RTLAB_CONFIG=$work/ver.conf file_it ver.out --bugzilla "$BZ"
+check "a version the product lacks: 'unspecified' sent and said (exit $rc)" \
+	test $rc = 0 -a "$(jq -s '[.[] | select(.method == "POST" and
+		.path == "/rest/bug")][0].body.version' "$work/bz-ver.log")" = \
+	'"unspecified"' -a -n "$(grep "offers no version '9.9': sent \
+'unspecified'" "$work/ver.out")"
 stop_bz
 
 # -- the server's limits ---------------------------------------------------------

@@ -1710,6 +1710,34 @@ int report_attach_spike(struct report *r, int64_t run_id, void *text,
 				     summary, text, size);
 }
 
+int report_fit_comment(struct report *r, size_t max)
+{
+	size_t len = strlen(r->text), cut;
+	char *whole, *t;
+
+	if (len <= max)
+		return 0;
+	whole = strdup(r->text);
+	if (!whole ||
+	    report_attachment_add(r, "report.txt", "text/plain",
+				  "the whole report (comment 0 is cut)", whole,
+				  len))
+		return -ENOMEM;
+	cut = max > 200 ? max - 200 : 0;
+	while (cut && r->text[cut - 1] != '\n')
+		cut--;
+	if (asprintf(&t,
+		     "%.*s\n[cut at %zu of %zu characters, the tracker's "
+		     "limit:\nthe whole report is report.txt, attached]\n",
+		     (int)cut, r->text, cut, len) < 0)
+		return -ENOMEM;
+	free(r->text);
+	r->text = t;
+	return json_object_set_new(r->bug, "description", json_string(t)) ?
+		       -ENOMEM :
+		       0;
+}
+
 /* Lines of @text. */
 static size_t count_lines(const char *text)
 {

@@ -143,6 +143,14 @@ int report_render(struct report *r, const struct report_fields *fields,
 		  const char *config_delta, struct rtlab_err *err) __must_check;
 
 /**
+ * report_fit_comment() - a rendered @r whose text is longer than @max
+ * characters (Bugzilla: REPORT_COMMENT_MAX) gets it cut at a line, with a
+ * note, in its text and bug description, and the whole text attached as
+ * report.txt.  Return: 0 or -ENOMEM.
+ */
+int report_fit_comment(struct report *r, size_t max) __must_check;
+
+/**
  * report_write() - write @r into @dir (created, with parents): bug.json,
  * report.txt, report.html and attachments/NN-NAME.json.
  * Return: 0 or a negative errno with @err naming the file.

@@ -232,36 +232,6 @@ out:
 	return ret;
 }
 
-/* A text longer than Bugzilla's comment limit is cut at a line, and the
- * whole of it attached as report.txt. */
-static int fit_comment(struct report *r)
-{
-	size_t len = strlen(r->text), cut;
-	char *whole, *t;
-
-	if (len <= REPORT_COMMENT_MAX)
-		return 0;
-	whole = strdup(r->text);
-	if (!whole ||
-	    report_attachment_add(r, "report.txt", "text/plain",
-				  "the whole report (comment 0 is cut)", whole,
-				  len))
-		return -ENOMEM;
-	cut = REPORT_COMMENT_MAX - 200;
-	while (cut && r->text[cut - 1] != '\n')
-		cut--;
-	if (asprintf(&t,
-		     "%.*s\n[cut at %zu of %zu characters, Bugzilla's "
-		     "limit:\nthe whole report is report.txt, attached]\n",
-		     (int)cut, r->text, cut, len) < 0)
-		return -ENOMEM;
-	free(r->text);
-	r->text = t;
-	return json_object_set_new(r->bug, "description", json_string(t)) ?
-		       -ENOMEM :
-		       0;
-}
-
 /* The server's limits into @f, its version into *@version. */
 static int ask_server(const struct bz_client *bz, const struct filing_opts *o,
 		      struct report_fields *f, char **version,
@@ -376,7 +346,7 @@ int filing_file(PGconn *conn, int64_t id, const struct filing_opts *o,
 		ret = reporting_build(conn, id, o->force, &f, &r, err);
 	if (ret)
 		goto out;
-	ret = fit_comment(&r);
+	ret = report_fit_comment(&r, REPORT_COMMENT_MAX);
 	tag = report_regression_tag(r.ctx);
 	if (ret || !tag) {
 		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");

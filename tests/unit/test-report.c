@@ -403,6 +403,118 @@ static void test_tags(void)
 	json_decref(ctx);
 }
 
+/* Fitting to a server: field values, comment length, attachment size,
+ * the width of the text. */
+static void test_fit(void)
+{
+	static const char *const near[] = { "x86_64", "PC", "All", NULL };
+	json_t *bug = json_pack("{s:s, s:s, s:s}", "platform", "x86-64",
+				"severity", "high", "op_sys", "Linux");
+	json_t *stock = json_pack("{s:[{s:s}, {s:s}, {s:s}]}", "values", "name",
+				  "All", "name", "PC", "name", "Other");
+	json_t *linux_os = json_pack("{s:[{s:s}]}", "values", "name", "Linux");
+	json_t *product = json_pack("{s:[{s:s}], s:[{s:s}, {s:s}]}",
+				    "components", "name", "Scheduler",
+				    "versions", "name", "2.5", "name",
+				    "unspecified");
+	struct report r = { 0 };
+	struct rtlab_err err = { "" };
+	char note[512], *w, *big;
+	int ret;
+
+	CHECK(bz_bug_choose(bug, "platform", stock, near, note, sizeof(note)) ==
+			      1 &&
+		      !strcmp(json_string_value(json_object_get(bug,
+								"platform")),
+			      "PC") &&
+		      strstr(note, "no platform 'x86-64': sent 'PC'"),
+	      "platform: the closest value offered, said (%s)", note);
+	CHECK(bz_bug_choose(bug, "op_sys", linux_os, NULL, note,
+			    sizeof(note)) == 0 &&
+		      !note[0],
+	      "an offered value is kept, silently");
+	CHECK(bz_bug_choose(bug, "severity", stock, NULL, note, sizeof(note)) ==
+			      1 &&
+		      !json_object_get(bug, "severity") &&
+		      strstr(note, "server's default"),
+	      "no close value: left to the server's default, said (%s)", note);
+	json_object_set_new(bug, "component", json_string("scheduler"));
+	json_object_set_new(bug, "version", json_string("9.9"));
+	CHECK(bz_bug_fit_product(bug, product, note, sizeof(note)) == 1 &&
+		      !strcmp(json_string_value(json_object_get(bug,
+								"component")),
+			      "Scheduler") &&
+		      !strcmp(json_string_value(json_object_get(bug, "version")),
+			      "unspecified"),
+	      "component's case and an unoffered version fitted (%s)", note);
+	json_decref(bug);
+	json_decref(stock);
+	json_decref(linux_os);
+	json_decref(product);
+
+	w = report_wrap("  short\n  a b c d e f g h i j k l m n o p q r s t u v "
+			"w x y z 1 2 3 4 5 6 7 8 9 0\n",
+			40);
+	CHECK_STR(w,
+		  "  short\n  a b c d e f g h i j k l m n o p q r s\n"
+		  "      t u v w x y z 1 2 3 4 5 6 7 8 9 0\n",
+		  "wrap: broken at a space, continued four columns in");
+	free(w);
+
+	/* Comment 0 over the limit: cut at a line, the whole attached. */
+	r.text = strdup("line one\nline two\nline three\n");
+	r.bug = json_object();
+	ret = report_fit_comment(&r, 15);
+	CHECK(ret == 0 && r.natt == 1 &&
+		      !strcmp(r.att[0].file_name, "report.txt") &&
+		      r.att[0].size == 29 &&
+		      strstr(r.text, "[cut at 0 of 29") &&
+		      !strcmp(json_string_value(json_object_get(r.bug,
+								"description")),
+			      r.text),
+	      "a comment over the limit: cut, report.txt attached whole");
+	report_cleanup(&r);
+
+	/* An attachment over the limit: xz when that fits, else linked. */
+	r.ctx = json_loads("{\"candidate_runs\": [{\"id\": 4}]}", 0, NULL);
+	r.verdict_id = 9;
+	big = calloc(1, 200000);
+	ret = big ? report_attachment_add(&r, "histograms.csv", "text/csv",
+					  "every run", big, 200000) :
+		    -ENOMEM;
+	big = malloc(300000);
+	for (size_t i = 0, x = 88172645463325252ull; big && i < 300000; i++) {
+		x ^= x << 13; /* xorshift: data xz cannot shrink */
+		x ^= x >> 7;
+		x ^= x << 17;
+		big[i] = (char)(x >> 32);
+	}
+	if (!ret)
+		ret = big ? report_attachment_add(&r, "console.log",
+						  "text/plain", "console", big,
+						  300000) :
+			    -ENOMEM;
+	if (!ret)
+		ret = report_fit_attachments(&r, 100000, "https://lab.example",
+					     &err);
+	CHECK(ret == 0 && r.natt == 1 &&
+		      !strcmp(r.att[0].file_name, "histograms.csv.xz") &&
+		      r.att[0].size < 100000 &&
+		      !strcmp(r.att[0].content_type, "application/x-xz"),
+	      "over the limit: compressible text goes xz-compressed (%s)",
+	      err.msg);
+	CHECK(json_array_size(json_object_get(r.ctx, "linked")) == 1 &&
+		      !strcmp(json_string_value(json_object_get(
+				      json_array_get(json_object_get(r.ctx,
+								     "linked"),
+						     0),
+				      "url")),
+			      "https://lab.example/api/v1/runs/4/artifacts/"
+			      "console.log"),
+	      "over the limit even compressed: left out, linked on the lab");
+	report_cleanup(&r);
+}
+
 static void test_adapt(void)
 {
 	json_t *bug = json_pack("{s:s, s:s, s:s, s:s}", "summary",
@@ -679,6 +791,7 @@ int main(void)
 {
 	test_large();
 	test_tags();
+	test_fit();
 	test_config();
 	test_platform();
 	test_config_delta();

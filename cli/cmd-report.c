@@ -6,6 +6,7 @@
  */
 
 #include <errno.h>
+#include <stdarg.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 
 #include "../reports/bugzilla.h"
 #include "../reports/report.h"
+#include "../services/filing.h"
 #include "../services/reporting.h"
 #include "config.h"
 #include "../db/db-reports.h"
@@ -35,7 +37,15 @@ static void report_usage(FILE *out)
 		"a Bugzilla 5\n"
 		"(--bugzilla, else bugzilla_url of the lab configuration) and "
 		"records the bug;\n"
-		"a verdict is filed once.  Only REGRESSION verdicts are "
+		"a verdict is filed once, a regression gets one bug: a later "
+		"verdict of the\n"
+		"same board, testcase, tree and kernels is added to it as a "
+		"comment.  Filing a\n"
+		"verdict again adds the attachments that failed.  Attachments "
+		"fit the server's\n"
+		"limit (a trace becomes the window around its spike, the full "
+		"one linked at\n"
+		"public_url).  Only REGRESSION verdicts are "
 		"reported unless --force.\n\n"
 		"  -o, --output DIR   where to write the report\n"
 		"  --force            report a verdict that is not a "
@@ -49,7 +59,9 @@ static void report_usage(FILE *out)
 		"configuration file; product, component and version from "
 		"bugzilla_product,\n"
 		"bugzilla_component and bugzilla_version (default Linux, "
-		"Realtime, unspecified).\n");
+		"Realtime, unspecified);\n"
+		"the attachment limit from the server, else "
+		"bugzilla_max_attachment_kb (1000).\n");
 }
 
 static int parse_id(const char *s, int64_t *id)
@@ -81,9 +93,13 @@ static json_t *files_json(const struct report *r, const char *dir)
 static int write_report(PGconn *conn, int64_t id, const char *dir_opt,
 			bool force, const struct rtlab_config *cfg)
 {
+	char lab[512];
 	struct report_fields f = { cfg->bugzilla_product,
 				   cfg->bugzilla_component,
-				   cfg->bugzilla_version };
+				   cfg->bugzilla_version,
+				   (size_t)cfg->bugzilla_max_attachment_kb *
+					   1024,
+				   filing_lab_url(cfg, lab, sizeof(lab)) };
 	struct rtlab_err err = { "" };
 	struct report r;
 	char *dir = NULL, *files = NULL;
@@ -111,7 +127,7 @@ static int write_report(PGconn *conn, int64_t id, const char *dir_opt,
 	}
 	fj = files_json(&r, dir);
 	files = fj ? json_dumps(fj, JSON_COMPACT) : NULL;
-	if (!files || db_report_record(conn, id, 0, NULL, files, &err)) {
+	if (!files || db_report_record(conn, id, 0, NULL, NULL, files, &err)) {
 		fprintf(stderr,
 			"rtlab report: report written to %s, but not "
 			"recorded: %s\n",
@@ -131,176 +147,77 @@ out:
 	return status;
 }
 
-/* Drop the custom fields or values the server does not offer. */
-static int adapt_fields(const struct bz_client *bz, json_t *bug,
-			struct rtlab_err *err)
+static void say(void *arg, const char *fmt, ...)
 {
-	const char *key;
-	json_t *v, *keys = json_array();
-	size_t i;
-	int ret = 0;
+	va_list ap;
 
-	if (!keys)
-		return -ENOMEM;
-	json_object_foreach(bug, key, v)
-		if (!strncmp(key, "cf_", 3))
-			json_array_append_new(keys, json_string(key));
-	json_array_foreach(keys, i, v) {
-		const char *name = json_string_value(v);
-		json_t *field = NULL;
-		char note[256];
-
-		ret = bz_field_get(bz, name, &field, err);
-		if (ret && ret != -ENOENT)
-			break;
-		ret = 0;
-		if (bz_bug_adapt(bug, name, field, note, sizeof(note)))
-			printf("rtlab report file: %s\n", note);
-		json_decref(field);
-	}
-	json_decref(keys);
-	return ret;
+	(void)arg;
+	printf("rtlab report file: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
 }
 
 static int file_report(PGconn *conn, int64_t id, const char *url_opt,
 		       bool dry_run, bool force, const struct rtlab_config *cfg)
 {
-	struct report_fields f = { cfg->bugzilla_product,
-				   cfg->bugzilla_component,
-				   cfg->bugzilla_version };
 	const char *env_key = getenv("RTLAB_BUGZILLA_API_KEY");
 	const char *url = url_opt ? url_opt : cfg->bugzilla_url;
 	const char *key = env_key && *env_key ? env_key : cfg->bugzilla_api_key;
+	struct filing_opts o = { url, key, dry_run, force, cfg, say, NULL };
 	struct rtlab_err err = { "" };
-	struct bz_client bz = { 0 };
-	struct report r = { 0 };
-	char *version = NULL, *bug_url = NULL, *files = NULL;
-	int64_t bug_id = 0, att_id;
-	json_t *fj = NULL;
-	size_t i, failed = 0;
-	int ret, status = 1;
+	struct filing_result res;
+	int ret;
 
-	ret = db_report_filed(conn, id, &bug_id, &bug_url, &err);
-	if (!ret) {
-		fprintf(stderr,
-			"rtlab report file: verdict %" PRId64
-			" is already filed as bug %" PRId64 " (%s)\n",
-			id, bug_id, bug_url);
-		goto out;
-	}
-	if (ret != -ENOENT) {
-		fprintf(stderr, "rtlab report file: %s\n", err.msg);
-		goto out;
-	}
 	if (!url) {
 		fprintf(stderr,
 			"rtlab report file: no Bugzilla to file to: "
 			"give --bugzilla URL or set bugzilla_url in %s\n",
 			cfg->path ? cfg->path : "the configuration file");
-		status = EXIT_USAGE;
-		goto out;
+		return EXIT_USAGE;
 	}
 	if (!dry_run && !key) {
 		fprintf(stderr,
 			"rtlab report file: no Bugzilla API key: set "
 			"RTLAB_BUGZILLA_API_KEY or bugzilla_api_key in %s\n",
 			cfg->path ? cfg->path : "the configuration file");
-		status = EXIT_USAGE;
-		goto out;
+		return EXIT_USAGE;
 	}
-	if (bz_client_init(&bz, url, key, &err)) {
+	ret = filing_file(conn, id, &o, &res, &err);
+	fflush(stdout);
+	if (ret && ret != -EAGAIN) {
 		fprintf(stderr, "rtlab report file: %s\n", err.msg);
-		status = EXIT_USAGE;
-		goto out;
+		return ret == -EINVAL && !res.bug_id ? EXIT_USAGE : 1;
 	}
-	ret = reporting_build(conn, id, force, &f, &r, &err);
-	if (ret) {
-		fprintf(stderr, "rtlab report file: %s\n", err.msg);
-		goto out;
+	switch (res.outcome) {
+	case FILING_DRY_RUN:
+		break;
+	case FILING_NEW_BUG:
+		printf("rtlab report file: verdict %" PRId64
+		       " filed as bug %" PRId64 ": %s (%zu of %zu "
+		       "attachments)\n",
+		       id, res.bug_id, res.bug_url, res.attached, res.natt);
+		break;
+	case FILING_COMMENTED:
+		printf("rtlab report file: verdict %" PRId64
+		       " added to bug %" PRId64 " as a comment: %s (%zu of "
+		       "%zu attachments)\n",
+		       id, res.bug_id, res.bug_url, res.attached, res.natt);
+		break;
+	case FILING_COMPLETED:
+		printf("rtlab report file: verdict %" PRId64 " (bug %" PRId64
+		       ", %s): %zu of %zu missing "
+		       "attachments added\n",
+		       id, res.bug_id, res.bug_url, res.attached, res.natt);
+		break;
 	}
-	ret = bz_version(&bz, &version, &err);
-	if (!ret)
-		ret = adapt_fields(&bz, r.bug, &err);
-	if (ret) {
-		fprintf(stderr, "rtlab report file: %s\n", err.msg);
-		goto out;
-	}
-	if (dry_run) {
-		json_t *shown = json_deep_copy(r.bug);
-
-		printf("rtlab report file: dry run against Bugzilla %s at %s; "
-		       "nothing filed.\nPOST /rest/bug:\n",
-		       version, bz.url);
-		if (shown)
-			json_object_set_new(shown, "description",
-					    json_sprintf("(report.txt, %zu bytes)",
-							 strlen(r.text)));
-		json_dumpf(shown, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		json_decref(shown);
-		printf("\n");
-		for (i = 0; i < r.natt; i++)
-			printf("POST /rest/bug/ID/attachment: %s (%s, %zu "
-			       "bytes)\n",
-			       r.att[i].file_name, r.att[i].content_type,
-			       r.att[i].size);
-		status = 0;
-		goto out;
-	}
-	ret = bz_bug_create(&bz, r.bug, &bug_id, &err);
-	if (ret) {
+	if (ret == -EAGAIN)
 		fprintf(stderr,
-			"rtlab report file: %s; nothing recorded as "
-			"filed\n",
-			err.msg);
-		goto out;
-	}
-	bug_url = bz_bug_url(&bz, bug_id);
-	fj = files_json(&r, NULL);
-	if (fj)
-		json_object_set_new(fj, "bugzilla_version",
-				    json_string(version));
-	files = fj ? json_dumps(fj, JSON_COMPACT) : NULL;
-	/* Record the bug before the attachments, so a failure among them
-	 * cannot lead to filing the verdict twice. */
-	if (!bug_url || !files ||
-	    db_report_record(conn, id, bug_id, bug_url, files, &err)) {
-		fprintf(stderr,
-			"rtlab report file: filed as bug %" PRId64
-			" but not recorded: %s\n",
-			bug_id, bug_url && files ? err.msg : "out of memory");
-		goto out;
-	}
-	for (i = 0; i < r.natt; i++) {
-		json_t *att = report_attachment_json(&r.att[i], bug_id);
-
-		if (!att) {
-			strcpy(err.msg, "out of memory");
-			ret = -ENOMEM;
-		} else {
-			ret = bz_attachment_add(&bz, bug_id, att, &att_id,
-						&err);
-		}
-		json_decref(att);
-		if (ret) {
-			fprintf(stderr,
-				"rtlab report file: bug %" PRId64
-				": attachment %s: %s\n",
-				bug_id, r.att[i].file_name, err.msg);
-			failed++;
-		}
-	}
-	printf("rtlab report file: verdict %" PRId64 " filed as bug %" PRId64
-	       ": %s (%zu of %zu attachments)\n",
-	       id, bug_id, bug_url, r.natt - failed, r.natt);
-	status = failed ? 1 : 0;
-out:
-	json_decref(fj);
-	free(files);
-	free(version);
-	free(bug_url);
-	report_cleanup(&r);
-	bz_client_cleanup(&bz);
-	return status;
+			"rtlab report file: %s; `rtlab report file %" PRId64
+			"` adds what is missing\n",
+			err.msg, id);
+	return ret ? 1 : 0;
 }
 
 int cmd_report(int argc, char **argv)

@@ -158,24 +158,25 @@ out:
 }
 
 int db_report_record(PGconn *conn, int64_t verdict_id, int64_t bug_id,
-		     const char *bug_url, const char *files_json,
-		     struct rtlab_err *err)
+		     const char *bug_url, const char *regression,
+		     const char *files_json, struct rtlab_err *err)
 {
 	static const char sql[] =
-		"INSERT INTO reports (verdict_id, bug_id, bug_url, files, "
-		"filed_at) VALUES ($1::bigint, $2::integer, $3, "
-		"COALESCE($4::jsonb, '{}'), "
+		"INSERT INTO reports (verdict_id, bug_id, bug_url, regression, "
+		"files, filed_at) VALUES ($1::bigint, $2::integer, $3, $4, "
+		"COALESCE($5::jsonb, '{}'), "
 		"CASE WHEN $2::integer IS NULL THEN NULL ELSE now() END)";
 	char id[24], bug[24];
-	const char *p[4] = { id, bug_id > 0 ? bug : NULL,
-			     bug_id > 0 ? bug_url : NULL, files_json };
+	const char *p[5] = { id, bug_id > 0 ? bug : NULL,
+			     bug_id > 0 ? bug_url : NULL, regression,
+			     files_json };
 	PGresult *res;
 	int64_t other;
 	int ret;
 
 	snprintf(id, sizeof(id), "%" PRId64, verdict_id);
 	snprintf(bug, sizeof(bug), "%" PRId64, bug_id);
-	ret = query(conn, sql, 4, p, &res, err, "recording the report");
+	ret = query(conn, sql, 5, p, &res, err, "recording the report");
 	if (ret == -EEXIST &&
 	    !db_report_filed(conn, verdict_id, &other, NULL, NULL))
 		rtlab_err_seterr(err, EEXIST,
@@ -183,6 +184,66 @@ int db_report_record(PGconn *conn, int64_t verdict_id, int64_t bug_id,
 				 id, other);
 	if (!ret)
 		PQclear(res);
+	return ret;
+}
+
+int db_report_files_get(PGconn *conn, int64_t verdict_id, json_t **files,
+			struct rtlab_err *err)
+{
+	static const char sql[] =
+		"SELECT files::text FROM reports WHERE verdict_id = $1::bigint "
+		"AND bug_id IS NOT NULL ORDER BY id LIMIT 1";
+	char id[24];
+	const char *p[1] = { id };
+
+	snprintf(id, sizeof(id), "%" PRId64, verdict_id);
+	return db_query_json(conn, sql, 1, p, files, err,
+			     "reading the filed report");
+}
+
+int db_report_files_set(PGconn *conn, int64_t verdict_id,
+			const char *files_json, struct rtlab_err *err)
+{
+	static const char sql[] =
+		"UPDATE reports SET files = $2::jsonb WHERE verdict_id = "
+		"$1::bigint AND bug_id IS NOT NULL";
+	char id[24];
+	const char *p[2] = { id, files_json };
+	PGresult *res;
+	int ret;
+
+	snprintf(id, sizeof(id), "%" PRId64, verdict_id);
+	ret = query(conn, sql, 2, p, &res, err, "updating the filed report");
+	if (!ret)
+		PQclear(res);
+	return ret;
+}
+
+int db_report_regression_bug(PGconn *conn, const char *regression,
+			     int64_t *bug_id, char **bug_url,
+			     struct rtlab_err *err)
+{
+	static const char sql[] =
+		"SELECT bug_id, COALESCE(bug_url, '') FROM reports "
+		"WHERE regression = $1 AND bug_id IS NOT NULL "
+		"ORDER BY id LIMIT 1";
+	const char *p[1] = { regression };
+	PGresult *res;
+	int ret;
+
+	*bug_url = NULL;
+	ret = query(conn, sql, 1, p, &res, err, "reading the reports table");
+	if (ret)
+		return ret;
+	if (PQntuples(res) < 1) {
+		ret = -ENOENT;
+	} else {
+		*bug_id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+		*bug_url = strdup(PQgetvalue(res, 0, 1));
+		if (!*bug_url)
+			ret = -ENOMEM;
+	}
+	PQclear(res);
 	return ret;
 }
 

@@ -47,14 +47,40 @@ int db_report_filed(PGconn *conn, int64_t verdict_id, int64_t *bug_id,
 
 /**
  * db_report_record() - remember a report of @verdict_id: a reports row
- * with @files_json (what was written or sent, a JSON object); with
- * @bug_id > 0 also the bug id, @bug_url and the filing time.
+ * with @files_json (what was written or sent, a JSON object) and the tag
+ * of its @regression (may be NULL); with @bug_id > 0 also the bug id,
+ * @bug_url and the filing time.
  * Return: 0; -EEXIST with @err "verdict N is already filed as bug M" when
  * another filing won the race (the unique index); -EIO.
  */
 int db_report_record(PGconn *conn, int64_t verdict_id, int64_t bug_id,
-		     const char *bug_url, const char *files_json,
+		     const char *bug_url, const char *regression,
+		     const char *files_json,
 		     struct rtlab_err *err) __must_check;
+
+/**
+ * db_report_files_get() - the files JSON of the filed report of
+ * @verdict_id.  Return: 0 with *@files (caller json_decref()s), -ENOENT
+ * when it was not filed, -EIO.
+ */
+int db_report_files_get(PGconn *conn, int64_t verdict_id, json_t **files,
+			struct rtlab_err *err) __must_check;
+
+/** db_report_files_set() - replace the files JSON of the filed report of
+ *  @verdict_id (e.g. attachments added later).  Return: 0 or -EIO. */
+int db_report_files_set(PGconn *conn, int64_t verdict_id,
+			const char *files_json,
+			struct rtlab_err *err) __must_check;
+
+/**
+ * db_report_regression_bug() - the first bug filed for regression tag
+ * @regression (report_regression_tag()).
+ * Return: 0 with *@bug_id and *@bug_url (malloc'd, caller frees),
+ * -ENOENT when none was filed, -EIO.
+ */
+int db_report_regression_bug(PGconn *conn, const char *regression,
+			     int64_t *bug_id, char **bug_url,
+			     struct rtlab_err *err) __must_check;
 
 /**
  * db_kcidb_get() - what the KCIDB export needs, for runs and verdicts

@@ -188,6 +188,7 @@ int rtlab_config_init(struct rtlab_config *cfg)
 	if (!cfg->listen)
 		return -ENOMEM;
 	cfg->max_upload_mb = RTLAB_DEFAULT_MAX_UPLOAD_MB;
+	cfg->bugzilla_max_attachment_kb = RTLAB_DEFAULT_BZ_MAX_ATTACHMENT_KB;
 	cfg->bugzilla_product = strdup(RTLAB_DEFAULT_BZ_PRODUCT);
 	cfg->bugzilla_component = strdup(RTLAB_DEFAULT_BZ_COMPONENT);
 	cfg->bugzilla_version = strdup(RTLAB_DEFAULT_BZ_VERSION);
@@ -211,6 +212,7 @@ void rtlab_config_cleanup(struct rtlab_config *cfg)
 	free(cfg->bugzilla_component);
 	free(cfg->bugzilla_version);
 	free(cfg->bugzilla_api_key);
+	free(cfg->public_url);
 	memset(cfg, 0, sizeof(*cfg));
 }
 
@@ -287,10 +289,28 @@ static int parse_line(struct rtlab_config *cfg, char *line, const char *name,
 		slot = &cfg->bugzilla_version;
 	} else if (!strcmp(key, "bugzilla_api_key")) {
 		slot = &cfg->bugzilla_api_key;
+	} else if (!strcmp(key, "bugzilla_max_attachment_kb")) {
+		errno = 0;
+		mb = strtol(val, &end, 10);
+		if (errno || end == val || *end || mb < 1 || mb > 4194304)
+			return rtlab_err_set(
+				err,
+				"%s line %u: bugzilla_max_attachment_kb: expected a whole number of KB from 1 to 4194304, got '%s'",
+				name, lineno, val);
+		cfg->bugzilla_max_attachment_kb = (unsigned int)mb;
+		return 0;
+	} else if (!strcmp(key, "public_url")) {
+		slot = &cfg->public_url;
+		if (*val && strncmp(val, "http://", 7) &&
+		    strncmp(val, "https://", 8))
+			return rtlab_err_set(
+				err,
+				"%s line %u: public_url: expected an http:// or https:// URL, got '%s'",
+				name, lineno, val);
 	} else {
 		return rtlab_err_set(
 			err,
-			"%s line %u: unknown key '%s' (expected db, listen, max_upload_mb, reads or bugzilla_url, bugzilla_product, bugzilla_component, bugzilla_version, bugzilla_api_key)",
+			"%s line %u: unknown key '%s' (expected db, listen, max_upload_mb, reads, public_url or bugzilla_url, bugzilla_product, bugzilla_component, bugzilla_version, bugzilla_api_key, bugzilla_max_attachment_kb)",
 			name, lineno, key);
 	}
 	free(*slot);

@@ -19,6 +19,8 @@
  *   bugzilla_component = Realtime                     # filed reports
  *   bugzilla_version = unspecified
  *   bugzilla_api_key = ...                  # or RTLAB_BUGZILLA_API_KEY
+ *   bugzilla_max_attachment_kb = 1000       # when the server does not say
+ *   public_url = https://rtlab.example.org  # the server as people reach it
  *
  * The environment wins over the file (RTLAB_DB over `db`, RTLAB_READS
  * over `reads`, RTLAB_BUGZILLA_API_KEY over `bugzilla_api_key`).
@@ -32,6 +34,7 @@
 #define RTLAB_DEFAULT_BZ_PRODUCT "Linux"
 #define RTLAB_DEFAULT_BZ_COMPONENT "Realtime"
 #define RTLAB_DEFAULT_BZ_VERSION "unspecified"
+#define RTLAB_DEFAULT_BZ_MAX_ATTACHMENT_KB 1000 /* a stock Bugzilla's */
 
 /**
  * rtlab_state_dir() - the directory of rtlab's mutable state (the embedded
@@ -80,7 +83,10 @@ struct rtlab_config {
 	char *bugzilla_product;	    /* bug fields of filed reports */
 	char *bugzilla_component;
 	char *bugzilla_version;
-	char *bugzilla_api_key; /* NULL: none in the file */
+	char *bugzilla_api_key;			 /* NULL: none in the file */
+	unsigned int bugzilla_max_attachment_kb; /* when the server does
+						  * not publish it */
+	char *public_url; /* the server's URL for people, NULL: from listen */
 };
 
 /**

@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#define RTLAB_ERR_LEN 512
+#define RTLAB_ERR_LEN 2048
 
 #define __must_check __attribute__((warn_unused_result))
 #define __printf(a, b) __attribute__((format(printf, a, b)))

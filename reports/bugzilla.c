@@ -86,23 +86,44 @@ static bool ends_with(const char *s, const char *tail)
 	return a >= b && !strcmp(s + a - b, tail);
 }
 
-/* BASE + "/rest" + @path (+ "?api_key=..." when @key_in_query). */
-static char *make_url(const struct bz_client *c, CURL *curl, const char *path,
-		      bool key_in_query)
+/* BASE + "/rest" + @path.  The API key never goes into a URL, where
+ * web server logs would keep it: writes carry it in the JSON body, and
+ * the reads rtlab makes are of public data. */
+static char *make_url(const struct bz_client *c, const char *path)
 {
-	char *url = NULL, *key = NULL;
-	int n;
+	char *url = NULL;
 
-	if (key_in_query && c->api_key) {
-		key = curl_easy_escape(curl, c->api_key, 0);
-		if (!key)
-			return NULL;
+	if (asprintf(&url, "%s%s%s", c->url,
+		     ends_with(c->url, "/rest.cgi") ? "" : "/rest", path) < 0)
+		return NULL;
+	return url;
+}
+
+/* An answer that is not JSON (an HTML error page) as one line of text:
+ * tags dropped, white space folded. */
+static void plain_text(const char *in, char *out, size_t size)
+{
+	size_t n = 0;
+	bool tag = false, space = false;
+
+	for (; in && *in && n + 1 < size; in++) {
+		if (*in == '<')
+			tag = true;
+		else if (*in == '>')
+			tag = false, space = true;
+		else if (tag)
+			continue;
+		else if (*in == ' ' || *in == '\n' || *in == '\r' ||
+			 *in == '\t')
+			space = true;
+		else {
+			if (space && n && n + 2 < size)
+				out[n++] = ' ';
+			space = false;
+			out[n++] = *in;
+		}
 	}
-	n = asprintf(&url, "%s%s%s%s%s", c->url,
-		     ends_with(c->url, "/rest.cgi") ? "" : "/rest", path,
-		     key ? "?api_key=" : "", key ? key : "");
-	curl_free(key);
-	return n < 0 ? NULL : url;
+	out[n] = '\0';
 }
 
 /*
@@ -114,8 +135,9 @@ static int call(const struct bz_client *c, const char *method, const char *path,
 		const json_t *body, json_t **reply, long *code,
 		struct rtlab_err *err)
 {
+	char *url = NULL;
 	struct curl_slist *hdr = NULL;
-	char ebuf[CURL_ERROR_SIZE] = "", *url = NULL, *text = NULL;
+	char ebuf[CURL_ERROR_SIZE] = "", *text = NULL;
 	struct buf b = { 0 };
 	json_error_t jerr;
 	json_t *j = NULL;
@@ -129,7 +151,7 @@ static int call(const struct bz_client *c, const char *method, const char *path,
 	curl = curl_easy_init();
 	if (!curl)
 		return -ENOMEM;
-	url = make_url(c, curl, path, !body);
+	url = make_url(c, path);
 	if (!url) {
 		ret = -ENOMEM;
 		goto out;
@@ -143,7 +165,8 @@ static int call(const struct bz_client *c, const char *method, const char *path,
 			goto out;
 		}
 		/* 5.0 and 5.2 read the key from the body or the query,
-		 * never from the X-BUGZILLA-API-KEY header. */
+		 * never from the X-BUGZILLA-API-KEY header; the body
+		 * keeps it out of logs. */
 		if (c->api_key)
 			json_object_set_new(copy, "api_key",
 					    json_string(c->api_key));
@@ -206,13 +229,16 @@ static int call(const struct bz_client *c, const char *method, const char *path,
 		goto out;
 	}
 	if (http < 200 || http > 299 || !json_is_object(j)) {
+		char body_text[RTLAB_ERR_LEN];
+
+		plain_text(b.data, body_text, sizeof(body_text));
 		ret = rtlab_err_seterr(err, EREMOTEIO,
-				       "Bugzilla %s: %s %s: HTTP %ld, %s: %.160s",
+				       "Bugzilla %s: %s %s: HTTP %ld, %s: %s",
 				       c->url, method, path, http,
 				       json_is_object(j) ?
 					       "unexpected answer" :
 					       "expected a JSON object",
-				       b.data ? b.data : "(empty body)");
+				       *body_text ? body_text : "(empty body)");
 		goto out;
 	}
 	*reply = j;
@@ -399,4 +425,263 @@ char *bz_bug_url(const struct bz_client *c, int64_t bug_id)
 		     bug_id) < 0)
 		return NULL;
 	return url;
+}
+
+int bz_parameters(const struct bz_client *c, json_t **params,
+		  struct rtlab_err *err)
+{
+	json_t *r;
+	long code;
+	int ret;
+
+	*params = NULL;
+	ret = call(c, "GET", "/parameters", NULL, &r, &code, err);
+	if (ret == -EREMOTEIO)
+		return -ENOENT; /* before 5.0, or hidden: use the defaults */
+	if (ret)
+		return ret;
+	*params = json_incref(json_object_get(r, "parameters"));
+	json_decref(r);
+	return *params ? 0 : -ENOENT;
+}
+
+size_t bz_max_attachment_bytes(const json_t *params, size_t dflt)
+{
+	const json_t *v = json_object_get(params, "maxattachmentsize");
+	long long kb = -1;
+
+	if (json_is_integer(v))
+		kb = json_integer_value(v);
+	else if (json_is_string(v))
+		kb = strtoll(json_string_value(v), NULL, 10);
+	return kb > 0 ? (size_t)kb * 1024 : dflt;
+}
+
+int bz_bug_find_tag(const struct bz_client *c, const char *tag, int64_t *bug_id,
+		    struct rtlab_err *err)
+{
+	char path[400], *esc;
+	json_t *r, *b;
+	CURL *curl;
+	long code;
+	size_t i;
+	int ret;
+
+	curl = curl_easy_init();
+	esc = curl ? curl_easy_escape(curl, tag, 0) : NULL;
+	if (!esc) {
+		curl_easy_cleanup(curl);
+		return -ENOMEM;
+	}
+	snprintf(path, sizeof(path),
+		 "/bug?whiteboard=%s&include_fields=id,is_open,whiteboard",
+		 esc);
+	curl_free(esc);
+	curl_easy_cleanup(curl);
+	ret = call(c, "GET", path, NULL, &r, &code, err);
+	if (ret)
+		return ret;
+	ret = -ENOENT;
+	/* The search matches substrings: keep bugs whose whiteboard holds
+	 * the tag as a word, open ones only, the oldest first. */
+	json_array_foreach(json_object_get(r, "bugs"), i, b) {
+		const char *wb =
+			json_string_value(json_object_get(b, "whiteboard"));
+		const char *at = wb ? strstr(wb, tag) : NULL;
+		size_t n = strlen(tag);
+		json_int_t id = json_integer_value(json_object_get(b, "id"));
+
+		if (!at || (at[n] && at[n] != ' ' && at[n] != ',') ||
+		    json_is_false(json_object_get(b, "is_open")) || id <= 0)
+			continue;
+		if (ret || id < *bug_id)
+			*bug_id = id;
+		ret = 0;
+	}
+	json_decref(r);
+	return ret;
+}
+
+int bz_comment_add(const struct bz_client *c, int64_t bug_id, const char *text,
+		   int64_t *comment_id, struct rtlab_err *err)
+{
+	json_t *body = json_pack("{s:s}", "comment", text), *r = NULL;
+	char path[64];
+	long code;
+	int ret;
+
+	if (!body)
+		return -ENOMEM;
+	snprintf(path, sizeof(path), "/bug/%" PRId64 "/comment", bug_id);
+	ret = call(c, "POST", path, body, &r, &code, err);
+	json_decref(body);
+	if (ret)
+		return ret;
+	if (id_of(r, "id", comment_id))
+		ret = rtlab_err_seterr(err, EREMOTEIO,
+				       "Bugzilla %s: POST %s: no comment "
+				       "\"id\" in the answer",
+				       c->url, path);
+	json_decref(r);
+	return ret;
+}
+
+/* Whether select field @field offers @value. */
+static bool offers(const json_t *field, const char *value)
+{
+	const json_t *e;
+	size_t i;
+
+	json_array_foreach(json_object_get(field, "values"), i, e)
+		if (json_is_object(e) &&
+		    json_string_value(json_object_get(e, "name")) &&
+		    !strcmp(json_string_value(json_object_get(e, "name")),
+			    value) &&
+		    !json_is_false(json_object_get(e, "is_active")))
+			return true;
+	return false;
+}
+
+int bz_bug_choose(json_t *bug, const char *key, const json_t *field,
+		  const char *const *candidates, char *note, size_t note_size)
+{
+	const char *want = json_string_value(json_object_get(bug, key));
+	char wanted[128];
+	size_t i;
+
+	if (note_size)
+		note[0] = '\0';
+	if (!want || !field ||
+	    !json_array_size(json_object_get(field, "values")))
+		return 0;
+	if (offers(field, want))
+		return 0;
+	snprintf(wanted, sizeof(wanted), "%s", want);
+	for (i = 0; candidates && candidates[i]; i++) {
+		if (!offers(field, candidates[i]))
+			continue;
+		snprintf(note, note_size,
+			 "the server offers no %s '%s': sent '%s', the "
+			 "closest it offers",
+			 key, wanted, candidates[i]);
+		json_object_set_new(bug, key, json_string(candidates[i]));
+		return 1;
+	}
+	snprintf(note, note_size,
+		 "the server offers no %s '%s' nor a close value: sent "
+		 "without it (the server's default applies)",
+		 key, wanted);
+	json_object_del(bug, key);
+	return 1;
+}
+
+int bz_product_get(const struct bz_client *c, const char *name,
+		   json_t **product, struct rtlab_err *err)
+{
+	char path[400], *esc;
+	json_t *r, *p;
+	CURL *curl;
+	long code;
+	int ret;
+
+	*product = NULL;
+	curl = curl_easy_init();
+	esc = curl ? curl_easy_escape(curl, name, 0) : NULL;
+	curl_easy_cleanup(curl);
+	if (!esc)
+		return -ENOMEM;
+	snprintf(path, sizeof(path),
+		 "/product?names=%s&include_fields=name,components,versions",
+		 esc);
+	curl_free(esc);
+	ret = call(c, "GET", path, NULL, &r, &code, err);
+	if (ret == -EREMOTEIO && code)
+		return -ENOENT;
+	if (ret)
+		return ret;
+	p = json_array_get(json_object_get(r, "products"), 0);
+	if (p)
+		*product = json_incref(p);
+	json_decref(r);
+	return p ? 0 : -ENOENT;
+}
+
+/* The value of @list (of {name, is_active}) equal to @want ignoring case,
+ * NULL when none. */
+static const char *named(const json_t *list, const char *want, bool icase)
+{
+	const json_t *e;
+	size_t i;
+
+	json_array_foreach(list, i, e) {
+		const char *n = json_string_value(json_object_get(e, "name"));
+
+		if (n && !json_is_false(json_object_get(e, "is_active")) &&
+		    !(icase ? strcasecmp(n, want) : strcmp(n, want)))
+			return n;
+	}
+	return NULL;
+}
+
+int bz_bug_fit_product(json_t *bug, const json_t *product, char *note,
+		       size_t note_size)
+{
+	const json_t *comps = json_object_get(product, "components");
+	const json_t *vers = json_object_get(product, "versions");
+	const char *comp = json_string_value(json_object_get(bug, "component"));
+	const char *ver = json_string_value(json_object_get(bug, "version"));
+	const char *pick;
+	size_t n = 0;
+	int changed = 0;
+
+	if (note_size)
+		note[0] = '\0';
+	if (comp && json_array_size(comps) && !named(comps, comp, false)) {
+		pick = named(comps, comp, true);
+		if (pick) {
+			n += snprintf(note + n, note_size - n,
+				      "component '%s' is '%s' on this server",
+				      comp, pick);
+			json_object_set_new(bug, "component",
+					    json_string(pick));
+			changed = 1;
+		} else {
+			const json_t *e;
+			size_t i;
+
+			n += snprintf(note + n, note_size - n,
+				      "the product offers no component '%s' "
+				      "(it has:",
+				      comp);
+			json_array_foreach(comps, i, e) {
+				const char *cn =
+					json_string_value(json_object_get(e,
+									  "name"));
+
+				if (n < note_size)
+					n += snprintf(note + n, note_size - n,
+						      " %s", cn ? cn : "?");
+			}
+			if (n < note_size)
+				n += snprintf(note + n, note_size - n,
+					      "): set bugzilla_component");
+		}
+	}
+	if (ver && json_array_size(vers) && !named(vers, ver, false) &&
+	    n < note_size) {
+		pick = named(vers, "unspecified", true);
+		if (!pick)
+			pick = json_string_value(json_object_get(
+				json_array_get(vers, json_array_size(vers) - 1),
+				"name"));
+		if (pick) {
+			snprintf(note + n, note_size - n,
+				 "%sthe product offers no version '%s': sent "
+				 "'%s'",
+				 n ? "; " : "", ver, pick);
+			json_object_set_new(bug, "version", json_string(pick));
+			changed = 1;
+		}
+	}
+	return changed || (note_size && note[0]);
 }

@@ -296,11 +296,15 @@ static int add_regression(json_t *doc, const json_t *data, const json_t *v,
 
 	snprintf(iid, sizeof(iid), "%s:verdict-%" JSON_INTEGER_FORMAT, origin,
 		 vid);
-	ctx = json_pack("{s:{s:s?}, s:{s:s?}, s:{s:s?}, s:{s:s?}, s:O?}",
+	ctx = json_pack("{s:{s:s?}, s:{s:s?}, s:{s:s?, s:s?, s:O?}, "
+			"s:{s:s?, s:s?, s:O?}, s:O?}",
 			"board", "name", jstr(v, "board"), "testcase", "name",
 			jstr(v, "testcase"), "candidate", "release",
-			jstr(kc, "release"), "baseline", "release",
-			jstr(kb, "release"), "details",
+			jstr(kc, "release"), "tree", jstr(kc, "tree"),
+			"realtime", json_object_get(kc, "realtime"), "baseline",
+			"release", jstr(kb, "release"), "tree",
+			jstr(kb, "tree"), "realtime",
+			json_object_get(kb, "realtime"), "details",
 			json_object_get(v, "details"));
 	subject = ctx ? report_summary(ctx) : NULL;
 	json_decref(ctx);

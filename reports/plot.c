@@ -132,7 +132,7 @@ int plot_script_histogram(const struct plot_run *run, enum plot_format fmt,
 	unsigned int w = run->width_px ? run->width_px : 1000;
 	unsigned int h = run->height_px ? run->height_px : 600;
 	uint32_t top_us = 0;
-	uint64_t any = 0;
+	uint64_t any = 0, most = 0;
 	size_t i;
 
 	memset(s, 0, sizeof(*s));
@@ -144,20 +144,29 @@ int plot_script_histogram(const struct plot_run *run, enum plot_format fmt,
 		if (t > top_us)
 			top_us = t;
 		any += run->series[i].hist->samples;
+		if (run->series[i].hist->samples > most)
+			most = run->series[i].hist->samples;
 	}
 
 	plot_preamble(s, "histogram", fmt, w, h, run->title, run->subtitle);
 	strbuf_addf(s,
 		    " noenhanced\n"
 		    "set xlabel 'Latency (µs)'\n"
-		    "set ylabel 'Number of samples (log)'\n"
+		    "set ylabel '%s'\n"
 		    "set logscale y\n"
-		    "set format y '%%.0s%%c'\n"
+		    "set format y '%s'\n"
 		    "set grid xtics ytics mytics lc rgb '#d0d0d0'\n"
 		    "set key top right box opaque noenhanced\n"
 		    "set xrange [0:%u]\n",
+		    run->normalize ?
+			    "Fraction of its own samples per 1 µs bucket "
+			    "(log)" :
+			    "Number of samples (log)",
+		    run->normalize ? "%.0e" : "%.0s%c",
 		    top_us + top_us / 20 + 2);
-	if (any)
+	if (any && run->normalize)
+		strbuf_addf(s, "set yrange [%.3g:*]\n", 0.8 / (double)most);
+	else if (any)
 		strbuf_addf(s, "set yrange [0.8:*]\n");
 	else
 		strbuf_addf(s,
@@ -201,10 +210,22 @@ int plot_script_histogram(const struct plot_run *run, enum plot_format fmt,
 				 run->series[i].label ? run->series[i].label :
 							"");
 		/* Empty buckets drop below the axis so the steps reach it. */
-		strbuf_addf(s,
-			    "%s'series-%zu.dat' using 1:($2 > 0 ? $2 : 0.1) "
-			    "with histeps lw 1.5 lc rgb '%s' title ",
-			    i ? ", \\\n\t" : "", i, plot_colours[i % NCOLOURS]);
+		if (run->normalize && hi->samples)
+			strbuf_addf(s,
+				    "%s'series-%zu.dat' using 1:($2 > 0 ? "
+				    "$2 / %llu.0 : %.3g) with histeps lw 1.5 "
+				    "lc rgb '%s' title ",
+				    i ? ", \\\n\t" : "", i,
+				    (unsigned long long)hi->samples,
+				    0.1 / (double)most,
+				    plot_colours[i % NCOLOURS]);
+		else
+			strbuf_addf(s,
+				    "%s'series-%zu.dat' using 1:($2 > 0 ? $2 : "
+				    "0.1) with histeps lw 1.5 lc rgb '%s' "
+				    "title ",
+				    i ? ", \\\n\t" : "", i,
+				    plot_colours[i % NCOLOURS]);
 		ps_quoted(s, label);
 	}
 	if (!any)
@@ -494,12 +515,14 @@ int plot_compare_render(const struct plot_compare *c, enum plot_format fmt,
 	struct plot_run pr = { 0 };
 	char lb[200], lc[200];
 
-	snprintf(lb, sizeof(lb), "baseline %s, %u run%s",
+	snprintf(lb, sizeof(lb), "baseline %s, %u run%s, %llu samples",
 		 c->baseline.release ? c->baseline.release : "?",
-		 c->baseline.nruns, c->baseline.nruns == 1 ? "" : "s");
-	snprintf(lc, sizeof(lc), "candidate %s, %u run%s",
+		 c->baseline.nruns, c->baseline.nruns == 1 ? "" : "s",
+		 (unsigned long long)c->baseline.hist->samples);
+	snprintf(lc, sizeof(lc), "candidate %s, %u run%s, %llu samples",
 		 c->candidate.release ? c->candidate.release : "?",
-		 c->candidate.nruns, c->candidate.nruns == 1 ? "" : "s");
+		 c->candidate.nruns, c->candidate.nruns == 1 ? "" : "s",
+		 (unsigned long long)c->candidate.hist->samples);
 	series[0].label = lb;
 	series[0].hist = c->baseline.hist;
 	series[1].label = lc;
@@ -510,6 +533,7 @@ int plot_compare_render(const struct plot_compare *c, enum plot_format fmt,
 	pr.series = series;
 	pr.width_px = c->width_px;
 	pr.height_px = c->height_px;
+	pr.normalize = true;
 	return plot_run_histogram(&pr, fmt, img, size, err);
 }
 

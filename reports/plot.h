@@ -32,6 +32,8 @@ struct plot_run {
 	size_t nseries;
 	const struct plot_series *series;
 	unsigned int width_px, height_px; /* 0: 1000 x 600 */
+	bool normalize; /* each series as the fraction of its own samples per
+			 * bucket, so sides of unequal size compare by eye */
 };
 
 /** plot_format_ext() - "png" or "svg". */
@@ -98,8 +100,9 @@ struct plot_compare {
 
 /**
  * plot_compare_render() - the baseline's pooled histogram over the
- * candidate's on one log-scale plot (1 µs buckets), both maxima marked,
- * the legend naming each side's release and run count.
+ * candidate's on one log-scale plot (1 µs buckets), each as the fraction
+ * of its own samples per bucket (plot_run.normalize), both maxima marked,
+ * the legend naming each side's release, run and sample counts.
  * Return: as plot_run_histogram() (*@img malloc'd, caller frees).
  */
 int plot_compare_render(const struct plot_compare *c, enum plot_format fmt,

@@ -24,6 +24,9 @@
 #include "report.h"
 #include "testcase.h"
 #include "spike.h"
+#include "trace-window.h"
+#include "fsutil.h"
+#include "xz.h"
 
 /* ------------------------------------------------------------------ */
 /* Reading the verdict's context. */
@@ -124,27 +127,6 @@ static const char *headline_metric(const json_t *ctx)
 	return "max";
 }
 
-/* The run of @side ("baseline_runs"/"candidate_runs") with the highest
- * maximum, NULL when no run has one. */
-static const json_t *worst_run(const json_t *ctx, const char *side)
-{
-	const json_t *runs = json_object_get(ctx, side), *best = NULL, *r;
-	double bmax = -1;
-	size_t i;
-
-	json_array_foreach(runs, i, r) {
-		double m = jnum(r, "max_us");
-
-		if (isfinite(m) && m > bmax) {
-			bmax = m;
-			best = r;
-		}
-	}
-	if (!best)
-		best = json_array_get(runs, 0);
-	return best;
-}
-
 static const json_t *run_artifact(const json_t *run, const char *name)
 {
 	const json_t *a;
@@ -154,6 +136,32 @@ static const json_t *run_artifact(const json_t *run, const char *name)
 		if (!strcmp(jstr(a, "name", ""), name))
 			return a;
 	return NULL;
+}
+
+/* The run of @side ("baseline_runs"/"candidate_runs") with the highest
+ * maximum (of equal ones, one that kept a trace.dat), NULL when no run
+ * has one. */
+static const json_t *worst_run(const json_t *ctx, const char *side)
+{
+	const json_t *runs = json_object_get(ctx, side), *best = NULL, *r;
+	double bmax = -1;
+	size_t i;
+
+	json_array_foreach(runs, i, r) {
+		double m = jnum(r, "max_us");
+
+		/* Of runs equally bad, one whose trace shows the spike. */
+		if (isfinite(m) &&
+		    (m > bmax ||
+		     (m == bmax && !run_artifact(best, "trace.dat") &&
+		      run_artifact(r, "trace.dat")))) {
+			bmax = m;
+			best = r;
+		}
+	}
+	if (!best)
+		best = json_array_get(runs, 0);
+	return best;
 }
 
 /* A kernel as rtlab job add names it: its definition name, else release. */
@@ -178,27 +186,102 @@ const char *report_platform(const char *machine)
 	return "Other";
 }
 
+bool report_realtime(const json_t *ctx)
+{
+	return json_is_true(json_object_get(json_object_get(ctx, "baseline"),
+					    "realtime")) ||
+	       json_is_true(json_object_get(json_object_get(ctx, "candidate"),
+					    "realtime"));
+}
+
+const char *report_tree(const json_t *ctx)
+{
+	if (report_realtime(ctx))
+		return "PREEMPT_RT";
+	return jstr(json_object_get(ctx, "candidate"), "tree",
+		    jstr(json_object_get(ctx, "baseline"), "tree", NULL));
+}
+
+/* The highest sample of a side ("baseline_runs"), NAN when none. */
+static double worst_of(const json_t *ctx, const char *side)
+{
+	return jnum(worst_run(ctx, side), "max_us");
+}
+
+char *report_regression_tag(const json_t *ctx)
+{
+	const json_t *b = json_object_get(ctx, "baseline");
+	const json_t *c = json_object_get(ctx, "candidate");
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0, i;
+	struct strbuf s = { 0 };
+	char *id, hex[17];
+
+	/* What a regression is, in terms two labs share: the board and
+	 * testcase by name, the tree, both kernels by what they report. */
+	strbuf_addf(&s, "%s\n%s\n%s\n%s %s\n%s %s\n",
+		    jstr(json_object_get(ctx, "board"), "name", "?"),
+		    jstr(json_object_get(ctx, "testcase"), "name", "?"),
+		    jstr(c, "tree", jstr(b, "tree", "")),
+		    jstr(b, "release", "?"), jstr(b, "version", ""),
+		    jstr(c, "release", "?"), jstr(c, "version", ""));
+	id = strbuf_take(&s);
+	if (!id ||
+	    !EVP_Digest(id, strlen(id), md, &mdlen, EVP_sha256(), NULL)) {
+		free(id);
+		return NULL;
+	}
+	free(id);
+	for (i = 0; i < 8 && i < mdlen; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	strbuf_addf(&s, "rtlab:%s", hex);
+	return strbuf_take(&s);
+}
+
+/* Cut @s (malloc'd) to @max bytes with an ellipsis, on a UTF-8 boundary. */
+static char *cap(char *s, size_t max)
+{
+	size_t n;
+
+	if (!s || strlen(s) <= max)
+		return s;
+	n = max - 3;
+	while (n && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	memcpy(s + n, "...", 4);
+	return s;
+}
+
 char *report_summary(const json_t *ctx)
 {
-	const char *name = headline_metric(ctx);
+	const char *name = headline_metric(ctx), *tree = report_tree(ctx);
 	const json_t *m = json_object_get(metrics_of(ctx), name);
 	double b = jnum(m, "baseline"), c = jnum(m, "candidate");
+	double worst = worst_of(ctx, "candidate_runs");
 	const char *unit = jstr(m, "unit", "us");
-	char bs[40], cs[40], ratio[48] = "";
+	char bs[40], cs[40], ws[40], ratio[48] = "", tag[80] = "";
 	struct strbuf s = { 0 };
 
 	if (isfinite(b) && isfinite(c) && b > 0)
 		snprintf(ratio, sizeof(ratio),
 			 c / b >= 10 ? " (x%.0f)" : " (x%.1f)", c / b);
-	strbuf_addf(&s, "[PREEMPT_RT] %s %s -> %s%s%s%s on %s/%s: %s vs %s",
-		    metric_label(name), fig(b, unit, bs, sizeof(bs)),
-		    fig(c, unit, cs, sizeof(cs)), strcmp(unit, "us") ? "" : " ",
-		    strcmp(unit, "us") ? "" : "us", ratio,
+	if (tree)
+		snprintf(tag, sizeof(tag), "[%s] ", tree);
+	/* "max" compares each run's maximum: say so, and give the worst
+	 * sample beside it, which is what "max" means to a maintainer. */
+	strbuf_addf(&s, "%s%s%s %s -> %s%s%s%s", tag, metric_label(name),
+		    strcmp(name, "max") ? "" : " (median of per-run maxima)",
+		    fig(b, unit, bs, sizeof(bs)), fig(c, unit, cs, sizeof(cs)),
+		    strcmp(unit, "us") ? "" : " ",
+		    strcmp(unit, "us") ? "" : "us", ratio);
+	if (isfinite(worst))
+		strbuf_addf(&s, ", worst %s us", num(worst, ws, sizeof(ws)));
+	strbuf_addf(&s, " on %s/%s: %s vs %s",
 		    jstr(json_object_get(ctx, "board"), "name", "?"),
 		    jstr(json_object_get(ctx, "testcase"), "name", "?"),
 		    jstr(json_object_get(ctx, "candidate"), "release", "?"),
 		    jstr(json_object_get(ctx, "baseline"), "release", "?"));
-	return strbuf_take(&s);
+	return cap(strbuf_take(&s), REPORT_SUMMARY_MAX);
 }
 
 /* ------------------------------------------------------------------ */
@@ -265,8 +348,9 @@ static void text_kernel(struct strbuf *s, const char *label, const json_t *k)
 		    "");
 	strbuf_addf(s, "    name:     %s\n", jstr(k, "name", "-"));
 	strbuf_addf(s, "    commit:   %s\n", jstr(k, "commit", "-"));
-	strbuf_addf(s, "    config:   sha256 %s\n",
-		    jstr(k, "config_sha256", "-"));
+	strbuf_addf(s, "    config:   sha256 %.16s%s\n",
+		    jstr(k, "config_sha256", "-"),
+		    strlen(jstr(k, "config_sha256", "-")) > 16 ? "..." : "");
 }
 
 /* "hackbench -g 4 -l 100000; hackbench-churn (loops 200)" */
@@ -328,25 +412,317 @@ static void text_runs(struct strbuf *s, const char *label, const json_t *runs)
 	}
 }
 
+/* "12 (458 us)" for the @n worst runs of @runs, by their maximum. */
+static void worst_runs(struct strbuf *s, const json_t *runs, size_t n)
+{
+	bool *used = calloc(json_array_size(runs) + 1, sizeof(*used));
+	size_t k, i, best;
+	const json_t *r;
+	char m[40];
+
+	if (!used)
+		return;
+	for (k = 0; k < n && k < json_array_size(runs); k++) {
+		double bmax = -1;
+
+		best = (size_t)-1;
+		json_array_foreach(runs, i, r)
+			if (!used[i] && isfinite(jnum(r, "max_us")) &&
+			    jnum(r, "max_us") > bmax) {
+				bmax = jnum(r, "max_us");
+				best = i;
+			}
+		if (best == (size_t)-1)
+			break;
+		used[best] = true;
+		r = json_array_get(runs, best);
+		strbuf_addf(s, "%srun %" JSON_INTEGER_FORMAT " (%s us)",
+			    k ? ", " : "",
+			    json_integer_value(json_object_get(r, "id")),
+			    num(jnum(r, "max_us"), m, sizeof(m)));
+	}
+	free(used);
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* One side's runs in three lines: how many, their maxima, the worst. */
+static void runs_summary(struct strbuf *s, const char *label,
+			 const json_t *runs)
+{
+	size_t n = json_array_size(runs), k = 0, i, empty = 0;
+	double *v = calloc(n + 1, sizeof(*v)), samples = 0;
+	char a[40], b[40], c[40], d[40];
+	const json_t *r;
+
+	if (!v)
+		return;
+	json_array_foreach(runs, i, r) {
+		if (isfinite(jnum(r, "max_us")))
+			v[k++] = jnum(r, "max_us");
+		else
+			empty++;
+		if (isfinite(jnum(r, "samples")))
+			samples += jnum(r, "samples");
+	}
+	qsort(v, k, sizeof(*v), dbl_cmp);
+	strbuf_addf(s, "  %s: %zu runs, %s samples", label, n,
+		    num(samples, d, sizeof(d)));
+	if (empty)
+		strbuf_addf(s, ", %zu without samples", empty);
+	strbuf_addf(s, "\n");
+	if (k)
+		strbuf_addf(s,
+			    "    per-run maxima: lowest %s, median %s, "
+			    "highest %s us\n",
+			    num(v[0], a, sizeof(a)),
+			    num(k % 2 ? v[k / 2] :
+					(v[k / 2 - 1] + v[k / 2]) / 2,
+				b, sizeof(b)),
+			    num(v[k - 1], c, sizeof(c)));
+	strbuf_addf(s, "    worst: ");
+	worst_runs(s, runs, 3);
+	strbuf_addf(s, "\n");
+	free(v);
+}
+
+char *report_runs_text(const json_t *ctx)
+{
+	struct strbuf s = { 0 };
+
+	strbuf_addf(&s,
+		    "rtlab verdict %" JSON_INTEGER_FORMAT
+		    ": every run compared\n",
+		    json_integer_value(json_object_get(ctx, "id")));
+	text_runs(&s, "baseline", json_object_get(ctx, "baseline_runs"));
+	text_runs(&s, "candidate", json_object_get(ctx, "candidate_runs"));
+	return strbuf_take(&s);
+}
+
+/* The attachment named @name among @atts, NULL when not attached. */
+static const struct report_attachment *
+att_named(const struct report_attachment *atts, size_t natt, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < natt; i++)
+		if (!strcmp(atts[i].file_name, name))
+			return &atts[i];
+	return NULL;
+}
+
+/* What happened to the candidate's trace: attached whole, as a window
+ * around the spike, or only linked; never "attached" when it is not. */
+static void text_trace(struct strbuf *s, const json_t *ctx, const json_t *cand,
+		       const json_t *trace,
+		       const struct report_attachment *atts, size_t natt)
+{
+	const json_t *w = json_object_get(ctx, "trace_window");
+	const json_t *link = NULL, *l;
+	json_int_t id = json_integer_value(json_object_get(cand, "id"));
+	const struct report_attachment *a = att_named(atts, natt, "trace.dat");
+	char b1[40], b2[40];
+	size_t i;
+
+	json_array_foreach(json_object_get(ctx, "linked"), i, l)
+		if (!strcmp(jstr(l, "file_name", ""), "trace.dat"))
+			link = l;
+	strbuf_addf(s,
+		    "  trace.dat of candidate run %" JSON_INTEGER_FORMAT
+		    " captured (%" JSON_INTEGER_FORMAT " bytes)",
+		    id, json_integer_value(json_object_get(trace, "size")));
+	if (a) {
+		strbuf_addf(s, ", attached; read it with `trace-cmd report` "
+			       "or KernelShark.\n");
+		return;
+	}
+	if (link)
+		strbuf_addf(s, ", not attached: %s.\n",
+			    jstr(link, "reason", "?"));
+	else
+		strbuf_addf(s, ", not attached.\n");
+	if (w) {
+		strbuf_addf(s,
+			    "  Attached instead: %s (%" JSON_INTEGER_FORMAT
+			    " bytes), the %s ms from %s ms before the timer "
+			    "expired to just after the spike, every CPU (the "
+			    "spike is on CPU %" JSON_INTEGER_FORMAT "); %s.\n",
+			    jstr(w, "file_name", "?"),
+			    json_integer_value(json_object_get(w, "size")),
+			    num_g(jnum(w, "window_ms"), b1, sizeof(b1)),
+			    num_g(jnum(w, "margin_ms"), b2, sizeof(b2)),
+			    json_integer_value(json_object_get(w, "cpu")),
+			    json_is_true(json_object_get(w, "same_analysis")) ?
+				    "its spike analysis equals the full "
+				    "trace's" :
+				    "its spike analysis DIFFERS from the full "
+				    "trace's (below)");
+		if (json_is_true(json_object_get(w, "xz")))
+			strbuf_addf(s,
+				    "  It is xz-compressed: `xz -d %s`, "
+				    "then `trace-cmd report`.\n",
+				    jstr(w, "file_name", "?"));
+	}
+	if (*jstr(link, "url", ""))
+		strbuf_addf(s, "  The full trace: %s\n", jstr(link, "url", ""));
+	else
+		strbuf_addf(s,
+			    "  The full trace is in the lab's database "
+			    "(rtlab analyze %" JSON_INTEGER_FORMAT ").\n",
+			    id);
+}
+
+/* A compact line per metric: what the test compared, both figures, the
+ * change and the verdict. */
+static void text_regressed(struct strbuf *s, const json_t *ctx)
+{
+	const json_t *metrics = metrics_of(ctx), *m;
+	const json_t *bs =
+		json_object_get(json_object_get(ctx, "details"), "baseline");
+	const json_t *cs =
+		json_object_get(json_object_get(ctx, "details"), "candidate");
+	const json_t *cand = worst_run(ctx, "candidate_runs");
+	char b[40], c[40], r[48], label[64];
+	size_t pass, i;
+
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < NMETRIC; i++) {
+			const char *unit, *u;
+			double vb, vc;
+
+			m = json_object_get(metrics, metric_order[i]);
+			if (!m || (pass == 0) != !strcmp(jstr(m, "verdict", ""),
+							 "REGRESSION"))
+				continue;
+			unit = jstr(m, "unit", "us");
+			u = strcmp(unit, "us") ? "" : " us";
+			vb = jnum(m, "baseline");
+			vc = jnum(m, "candidate");
+			r[0] = '\0';
+			if (isfinite(vb) && isfinite(vc) && vb > 0)
+				snprintf(r, sizeof(r), " (x%.3g)", vc / vb);
+			snprintf(label, sizeof(label), "%s%s",
+				 metric_label(metric_order[i]),
+				 strcmp(metric_order[i], "max") ?
+					 "" :
+					 ", median of per-run maxima");
+			strbuf_addf(s, "  %-38s %s -> %s%s%s %s\n", label,
+				    fig(vb, unit, b, sizeof(b)),
+				    fig(vc, unit, c, sizeof(c)), u, r,
+				    jstr(m, "verdict", "?"));
+		}
+	strbuf_addf(s, "  %-38s %s -> %s us", "worst sample",
+		    num(worst_of(ctx, "baseline_runs"), b, sizeof(b)),
+		    num(worst_of(ctx, "candidate_runs"), c, sizeof(c)));
+	if (cand && isfinite(jnum(cand, "max_us")))
+		strbuf_addf(s, " (CPU %s, run %" JSON_INTEGER_FORMAT ")",
+			    num(jnum(cand, "max_cpu"), r, sizeof(r)),
+			    json_integer_value(json_object_get(cand, "id")));
+	strbuf_addf(s,
+		    "\n  runs: %" JSON_INTEGER_FORMAT
+		    " baseline (%" JSON_INTEGER_FORMAT
+		    " samples), %" JSON_INTEGER_FORMAT
+		    " candidate (%" JSON_INTEGER_FORMAT " samples)\n",
+		    json_integer_value(json_object_get(bs, "runs")),
+		    json_integer_value(json_object_get(bs, "samples")),
+		    json_integer_value(json_object_get(cs, "runs")),
+		    json_integer_value(json_object_get(cs, "samples")));
+}
+
+/* A line starting with this is a shell command: wrapped with " \\". */
+#define CMD_MARK '\001'
+
+/* Lines of @text wider than @cols broken at spaces, continued four columns
+ * further in; a word wider than the line is cut.  A command line (marked
+ * with CMD_MARK) ends each broken piece with " \\" so it still pastes. */
+char *report_wrap(const char *text, size_t cols)
+{
+	struct strbuf s = { 0 };
+	const char *line = text, *nl;
+
+	for (; *line; line = nl + 1) {
+		size_t len, indent = 0, width, used, i, brk, n, cont, w;
+		bool cmd = *line == CMD_MARK;
+		const char *p;
+
+		if (cmd)
+			line++;
+		nl = strchr(line, '\n');
+		if (!nl)
+			nl = line + strlen(line);
+		len = nl - line;
+		while (indent < len && line[indent] == ' ')
+			indent++;
+		cont = indent + 4 > 40 ? 40 : indent + 4;
+		p = line;
+		n = len;
+		width = cols - (cmd ? 2 : 0);
+		for (;;) {
+			/* columns: UTF-8 continuation bytes take none */
+			for (i = 0, used = 0, brk = 0; i < n; i++) {
+				if (((unsigned char)p[i] & 0xc0) != 0x80)
+					used++;
+				if (used > width)
+					break;
+				if (p[i] == ' ' && i > indent)
+					brk = i;
+			}
+			if (i >= n) {
+				strbuf_add(&s, p, n);
+				break;
+			}
+			if (!brk)
+				brk = i;
+			while (brk && ((unsigned char)p[brk] & 0xc0) == 0x80)
+				brk--;
+			strbuf_add(&s, p, brk);
+			strbuf_addf(&s, "%s\n%*s", cmd ? " \\" : "", (int)cont,
+				    "");
+			w = brk;
+			while (w < n && p[w] == ' ')
+				w++;
+			p += w;
+			n -= w;
+			width = cols - cont - (cmd ? 2 : 0);
+			indent = 0;
+		}
+		strbuf_addf(&s, "\n");
+		if (!*nl)
+			break;
+	}
+	return strbuf_take(&s);
+}
+
 char *report_text(const json_t *ctx, const struct report_attachment *atts,
 		  size_t natt, const char *config_delta)
 {
 	const json_t *d = json_object_get(ctx, "details");
 	const json_t *metrics = metrics_of(ctx), *cand, *base, *env, *tc;
 	const json_t *trace, *cmd, *board = json_object_get(ctx, "board");
-	const json_t *tail = json_object_get(d, "tail");
+	const json_t *tail = json_object_get(d, "tail"), *l;
 	const json_t *bs = json_object_get(d, "baseline");
 	const json_t *cs = json_object_get(d, "candidate");
 	double alpha_m = jnum(d, "alpha_metric");
 	const char *bname = jstr(board, "name", "?");
 	const char *tname = jstr(json_object_get(ctx, "testcase"), "name", "?");
-	char *summary = report_summary(ctx), b1[40], b2[40];
+	char *summary = report_summary(ctx), *tag = report_regression_tag(ctx);
+	char b1[40], b2[40], *text;
+	size_t nruns = json_array_size(json_object_get(ctx, "baseline_runs")) +
+		       json_array_size(json_object_get(ctx, "candidate_runs"));
 	struct strbuf s = { 0 };
-	unsigned int nrep;
+	unsigned int nrep, lines = 0;
 	size_t i;
 
-	if (!summary)
+	if (!summary || !tag) {
+		free(summary);
+		free(tag);
 		return NULL;
+	}
 	cand = worst_run(ctx, "candidate_runs");
 	base = worst_run(ctx, "baseline_runs");
 	env = json_object_get(cand, "environment");
@@ -356,86 +732,50 @@ char *report_text(const json_t *ctx, const struct report_attachment *atts,
 				     "definition");
 
 	strbuf_addf(&s, "%s\n\n", summary);
-	strbuf_addf(&s, "rtlab verdict %" JSON_INTEGER_FORMAT ": %s\n",
+	strbuf_addf(&s,
+		    "rtlab verdict %" JSON_INTEGER_FORMAT
+		    ": %s, regression %s\n",
 		    json_integer_value(json_object_get(ctx, "id")),
-		    jstr(ctx, "verdict", "?"));
+		    jstr(ctx, "verdict", "?"), tag);
 	if (*jstr(d, "reason", ""))
 		strbuf_addf(&s, "%s\n", jstr(d, "reason", ""));
 
-	strbuf_addf(&s, "\n== What got worse ==\n");
-	strbuf_addf(&s,
-		    "Baseline -> candidate, per metric (REGRESSION first):\n");
-	for (i = 0; i < NMETRIC; i++) {
-		const json_t *m = json_object_get(metrics, metric_order[i]);
+	strbuf_addf(&s, "\n== What regressed ==\n");
+	text_regressed(&s, ctx);
 
-		if (m && !strcmp(jstr(m, "verdict", ""), "REGRESSION"))
-			text_metric(&s, metric_order[i], m, alpha_m);
-	}
-	for (i = 0; i < NMETRIC; i++) {
-		const json_t *m = json_object_get(metrics, metric_order[i]);
+	strbuf_addf(&s, "\n== Which kernels ==\n");
+	text_kernel(&s, "candidate", json_object_get(ctx, "candidate"));
+	text_kernel(&s, "baseline ", json_object_get(ctx, "baseline"));
+	strbuf_addf(&s, "  config delta (baseline -> candidate):\n");
+	if (config_delta) {
+		const char *line = config_delta, *nl;
+		size_t total = 0;
 
-		if (m && strcmp(jstr(m, "verdict", ""), "REGRESSION"))
-			text_metric(&s, metric_order[i], m, alpha_m);
-	}
-
-	strbuf_addf(&s, "\n== How sure ==\n");
-	strbuf_addf(&s,
-		    "  verdict:  %s (family-wise alpha %s, %s per metric)\n",
-		    jstr(ctx, "verdict", "?"),
-		    num(jnum(json_object_get(d, "params"), "alpha"), b1, 40),
-		    isfinite(alpha_m) ?
-			    (snprintf(b2, 40, "%.3g", alpha_m), b2) :
-			    "n/a");
-	if (*jstr(json_object_get(d, "sequential"), "text", ""))
-		strbuf_addf(&s, "  look:     %s\n",
-			    jstr(json_object_get(d, "sequential"), "text", ""));
-	strbuf_addf(&s,
-		    "  runs:     %" JSON_INTEGER_FORMAT
-		    " baseline (%" JSON_INTEGER_FORMAT
-		    " samples), %" JSON_INTEGER_FORMAT
-		    " candidate (%" JSON_INTEGER_FORMAT " samples); the run is "
-		    "the unit of comparison\n",
-		    json_integer_value(json_object_get(bs, "runs")),
-		    json_integer_value(json_object_get(bs, "samples")),
-		    json_integer_value(json_object_get(cs, "runs")),
-		    json_integer_value(json_object_get(cs, "samples")));
-	if (json_integer_value(json_object_get(bs, "empty_runs")) ||
-	    json_integer_value(json_object_get(cs, "empty_runs")))
+		for (nl = config_delta; *nl; nl++)
+			total += *nl == '\n';
+		for (; *line; line = nl ? nl + 1 : line + strlen(line)) {
+			nl = strchr(line, '\n');
+			if (++lines > REPORT_DELTA_LINES) {
+				strbuf_addf(&s,
+					    "    ... %zu more lines: "
+					    "config-delta.txt\n",
+					    total - REPORT_DELTA_LINES);
+				break;
+			}
+			strbuf_addf(&s, "    %.*s\n",
+				    (int)(nl ? nl - line : (long)strlen(line)),
+				    line);
+			if (!nl)
+				break;
+		}
+	} else {
 		strbuf_addf(&s,
-			    "  without samples: %" JSON_INTEGER_FORMAT
-			    " baseline, %" JSON_INTEGER_FORMAT
-			    " candidate runs\n",
-			    json_integer_value(json_object_get(bs,
-							       "empty_runs")),
-			    json_integer_value(json_object_get(cs,
-							       "empty_runs")));
-	strbuf_addf(&s, "  p-values:");
-	for (i = 0; i < NMETRIC; i++) {
-		const json_t *m = json_object_get(metrics, metric_order[i]);
-		double pv = jnum(m, "p_value");
-
-		if (!m)
-			continue;
-		if (isfinite(pv))
-			strbuf_addf(&s, " %s %.3g;", metric_order[i], pv);
-		else
-			strbuf_addf(&s, " %s n/a;", metric_order[i]);
+			    "    not available (a config is stored only for "
+			    "%s)\n",
+			    run_artifact(cand, "config") ? "the candidate" :
+			    run_artifact(base, "config") ? "the baseline" :
+							   "neither kernel");
 	}
-	strbuf_addf(&s, "\n");
-	if (tail)
-		strbuf_addf(&s,
-			    "  tail:     above %" JSON_INTEGER_FORMAT
-			    " us (baseline p%g): %" JSON_INTEGER_FORMAT
-			    " of %" JSON_INTEGER_FORMAT
-			    " baseline samples, %" JSON_INTEGER_FORMAT
-			    " of %" JSON_INTEGER_FORMAT " candidate samples\n",
-			    json_integer_value(json_object_get(tail,
-							       "threshold_us")),
-			    100 * jnum(json_object_get(d, "params"), "tail_q"),
-			    json_integer_value(json_object_get(tail, "k1")),
-			    json_integer_value(json_object_get(tail, "n1")),
-			    json_integer_value(json_object_get(tail, "k2")),
-			    json_integer_value(json_object_get(tail, "n2")));
 
 	strbuf_addf(&s, "\n== Where ==\n");
 	strbuf_addf(&s, "  board:      %s (%s), clock %s, machine %s\n", bname,
@@ -474,29 +814,23 @@ char *report_text(const json_t *ctx, const struct report_attachment *atts,
 	text_loads(&s, json_object_get(tc, "loads"));
 	strbuf_addf(&s, "\n");
 
-	strbuf_addf(&s, "\n== Which kernels ==\n");
-	text_kernel(&s, "candidate", json_object_get(ctx, "candidate"));
-	text_kernel(&s, "baseline ", json_object_get(ctx, "baseline"));
-	strbuf_addf(&s, "  config delta (baseline -> candidate):\n");
-	if (config_delta) {
-		const char *line = config_delta, *nl;
+	strbuf_addf(&s, "\n== Spike analysis ==\n");
+	trace = run_artifact(cand, "trace.dat");
+	if (trace) {
+		const char *analysis = jstr(ctx, "spike_analysis", NULL);
 
-		for (; *line; line = nl ? nl + 1 : line + strlen(line)) {
-			nl = strchr(line, '\n');
-			strbuf_addf(&s, "    %.*s\n",
-				    (int)(nl ? nl - line : (long)strlen(line)),
-				    line);
-			if (!nl)
-				break;
-		}
-	} else {
+		text_trace(&s, ctx, cand, trace, atts, natt);
+		if (analysis)
+			strbuf_addf(&s, "\n%s", analysis);
+		else
+			strbuf_addf(&s,
+				    "  The trace could not be analyzed: %s\n",
+				    jstr(ctx, "spike_error", "unknown reason"));
+	} else
 		strbuf_addf(&s,
-			    "    not available (a config is stored only for "
-			    "%s)\n",
-			    run_artifact(cand, "config") ? "the candidate" :
-			    run_artifact(base, "config") ? "the baseline" :
-							   "neither kernel");
-	}
+			    "  no trace captured (candidate run %" JSON_INTEGER_FORMAT
+			    " stored no trace.dat)\n",
+			    json_integer_value(json_object_get(cand, "id")));
 
 	strbuf_addf(&s, "\n== How to reproduce ==\n");
 	if (json_array_size(json_object_get(cand, "commands"))) {
@@ -505,7 +839,7 @@ char *report_text(const json_t *ctx, const struct report_attachment *atts,
 			    " ran them (manifest.json):\n",
 			    json_integer_value(json_object_get(cand, "id")));
 		json_array_foreach(json_object_get(cand, "commands"), i, cmd)
-			strbuf_addf(&s, "  %s\n",
+			strbuf_addf(&s, "%c  %s\n", CMD_MARK,
 				    json_string_value(cmd) ?
 					    json_string_value(cmd) :
 					    "?");
@@ -519,55 +853,137 @@ char *report_text(const json_t *ctx, const struct report_attachment *atts,
 		nrep = 5;
 	strbuf_addf(&s, "With rtlab:\n");
 	strbuf_addf(&s,
-		    "  rtlab job add --board %s --kernel %s --testcase %s "
+		    "%c  rtlab job add --board %s --kernel %s --testcase %s "
 		    "--repeat %u\n",
-		    bname, kernel_ref(json_object_get(ctx, "baseline")), tname,
-		    nrep);
+		    CMD_MARK, bname,
+		    kernel_ref(json_object_get(ctx, "baseline")), tname, nrep);
 	strbuf_addf(&s,
-		    "  rtlab job add --board %s --kernel %s --testcase %s "
+		    "%c  rtlab job add --board %s --kernel %s --testcase %s "
 		    "--repeat %u\n",
-		    bname, kernel_ref(json_object_get(ctx, "candidate")), tname,
-		    nrep);
+		    CMD_MARK, bname,
+		    kernel_ref(json_object_get(ctx, "candidate")), tname, nrep);
 	strbuf_addf(&s,
 		    "  rtlab report VERDICT_ID   # the verdict of the new runs\n");
 
-	strbuf_addf(&s, "\n== Spike analysis ==\n");
-	trace = run_artifact(cand, "trace.dat");
-	if (trace) {
-		const char *analysis = jstr(ctx, "spike_analysis", NULL);
+	strbuf_addf(&s, "\n== Statistics ==\n");
+	strbuf_addf(&s,
+		    "Baseline -> candidate, the metrics that regressed (the "
+		    "others: above):\n");
+	for (i = 0; i < NMETRIC; i++) {
+		const json_t *m = json_object_get(metrics, metric_order[i]);
 
+		if (m && !strcmp(jstr(m, "verdict", ""), "REGRESSION"))
+			text_metric(&s, metric_order[i], m, alpha_m);
+	}
+	strbuf_addf(&s,
+		    "  verdict:  %s (family-wise alpha %s, %s per metric)\n",
+		    jstr(ctx, "verdict", "?"),
+		    num(jnum(json_object_get(d, "params"), "alpha"), b1, 40),
+		    isfinite(alpha_m) ?
+			    (snprintf(b2, 40, "%.3g", alpha_m), b2) :
+			    "n/a");
+	if (*jstr(json_object_get(d, "sequential"), "text", ""))
+		strbuf_addf(&s, "  look:     %s\n",
+			    jstr(json_object_get(d, "sequential"), "text", ""));
+	strbuf_addf(&s, "  runs:     the unit of comparison\n");
+	if (json_integer_value(json_object_get(bs, "empty_runs")) ||
+	    json_integer_value(json_object_get(cs, "empty_runs")))
 		strbuf_addf(&s,
-			    "  trace.dat of candidate run %" JSON_INTEGER_FORMAT
-			    " captured (%" JSON_INTEGER_FORMAT
-			    " bytes, attached); "
-			    "read it with `trace-cmd report` or KernelShark.\n",
-			    json_integer_value(json_object_get(cand, "id")),
-			    json_integer_value(json_object_get(trace, "size")));
-		if (analysis)
-			strbuf_addf(&s, "\n%s", analysis);
+			    "  without samples: %" JSON_INTEGER_FORMAT
+			    " baseline, %" JSON_INTEGER_FORMAT
+			    " candidate runs\n",
+			    json_integer_value(json_object_get(bs,
+							       "empty_runs")),
+			    json_integer_value(json_object_get(cs,
+							       "empty_runs")));
+	strbuf_addf(&s, "  p-values:");
+	for (i = 0; i < NMETRIC; i++) {
+		const json_t *m = json_object_get(metrics, metric_order[i]);
+		double pv = jnum(m, "p_value");
+
+		if (!m)
+			continue;
+		if (isfinite(pv))
+			strbuf_addf(&s, " %s %.3g;", metric_order[i], pv);
 		else
-			strbuf_addf(&s,
-				    "  The trace could not be analyzed: %s\n",
-				    jstr(ctx, "spike_error", "unknown reason"));
-	} else
+			strbuf_addf(&s, " %s n/a;", metric_order[i]);
+	}
+	strbuf_addf(&s, "\n");
+	if (tail)
 		strbuf_addf(&s,
-			    "  no trace captured (candidate run %" JSON_INTEGER_FORMAT
-			    " stored no trace.dat)\n",
-			    json_integer_value(json_object_get(cand, "id")));
+			    "  tail:     above %" JSON_INTEGER_FORMAT
+			    " us (baseline p%g): %" JSON_INTEGER_FORMAT
+			    " of %" JSON_INTEGER_FORMAT
+			    " baseline samples, %" JSON_INTEGER_FORMAT
+			    " of %" JSON_INTEGER_FORMAT " candidate samples\n",
+			    json_integer_value(json_object_get(tail,
+							       "threshold_us")),
+			    100 * jnum(json_object_get(d, "params"), "tail_q"),
+			    json_integer_value(json_object_get(tail, "k1")),
+			    json_integer_value(json_object_get(tail, "n1")),
+			    json_integer_value(json_object_get(tail, "k2")),
+			    json_integer_value(json_object_get(tail, "n2")));
 
 	strbuf_addf(&s, "\n== Runs ==\n");
-	text_runs(&s, "baseline", json_object_get(ctx, "baseline_runs"));
-	text_runs(&s, "candidate", json_object_get(ctx, "candidate_runs"));
+	if (nruns <= REPORT_RUNS_LISTED) {
+		text_runs(&s, "baseline",
+			  json_object_get(ctx, "baseline_runs"));
+		text_runs(&s, "candidate",
+			  json_object_get(ctx, "candidate_runs"));
+	} else {
+		runs_summary(&s, "baseline",
+			     json_object_get(ctx, "baseline_runs"));
+		runs_summary(&s, "candidate",
+			     json_object_get(ctx, "candidate_runs"));
+		strbuf_addf(&s, "  every run: %s\n",
+			    att_named(atts, natt, "runs.txt") ?
+				    "runs.txt (attached)" :
+				    "`rtlab verdict ID` on the lab");
+	}
 
 	if (natt) {
 		strbuf_addf(&s, "\n== Attachments ==\n");
-		for (i = 0; i < natt; i++)
-			strbuf_addf(&s, "  %02zu %s (%zu bytes): %s\n", i + 1,
-				    atts[i].file_name, atts[i].size,
-				    atts[i].summary);
+		for (i = 0; i < natt; i++) {
+			char head[400];
+			size_t n;
+
+			/* The tracker shows each summary beside its file:
+			 * here only when it fits the line. */
+			n = snprintf(head, sizeof(head),
+				     "  %02zu %s (%zu bytes)", i + 1,
+				     atts[i].file_name, atts[i].size);
+			(void)n; /* sizes vary: decide on a 9-digit one */
+			if (strlen(atts[i].file_name) +
+				    strlen(atts[i].summary) + 24 <=
+			    REPORT_COLUMNS)
+				strbuf_addf(&s, "%s: %s\n", head,
+					    atts[i].summary);
+			else
+				strbuf_addf(&s, "%s\n", head);
+		}
+	}
+	if (json_array_size(json_object_get(ctx, "linked"))) {
+		strbuf_addf(&s, "\n== Not attached ==\n");
+		json_array_foreach(json_object_get(ctx, "linked"), i, l) {
+			strbuf_addf(&s,
+				    "  %s (%" JSON_INTEGER_FORMAT " bytes): %s",
+				    jstr(l, "file_name", "?"),
+				    json_integer_value(json_object_get(l,
+								       "size")),
+				    jstr(l, "reason", "not attached"));
+			if (*jstr(l, "url", ""))
+				strbuf_addf(&s, "; %s", jstr(l, "url", ""));
+			strbuf_addf(&s, "\n");
+		}
 	}
 	free(summary);
-	return strbuf_take(&s);
+	free(tag);
+	text = strbuf_take(&s);
+	if (!text)
+		return NULL;
+	summary = report_wrap(text, REPORT_COLUMNS);
+	free(text);
+	return summary;
 }
 
 /* ------------------------------------------------------------------ */
@@ -723,30 +1139,38 @@ json_t *report_bug_json(const json_t *ctx, const struct report_fields *f,
 	const json_t *cand = worst_run(ctx, "candidate_runs");
 	const json_t *m = json_object_get(metrics_of(ctx), "max");
 	double b = jnum(m, "baseline"), c = jnum(m, "candidate");
-	const char *severity = "normal";
+	const char *severity = "normal", *tree = report_tree(ctx);
+	char *tag = report_regression_tag(ctx);
+	json_t *bug;
 
-	/* A maximum that doubled or more is what RT users notice first. */
+	if (!tag)
+		return NULL;
+	/* A maximum that doubled or more is what RT users notice first;
+	 * the kernel's Bugzilla calls that "high", a stock one "major"
+	 * (the filing picks what the server offers). */
 	if (!strcmp(jstr(m, "verdict", ""), "REGRESSION") && b > 0 &&
 	    c / b >= 2)
 		severity = "high";
-	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, "
-			 "s:s, s:s}",
-			 "product",
-			 f && f->product ? f->product :
-					   RTLAB_DEFAULT_BZ_PRODUCT,
-			 "component",
-			 f && f->component ? f->component :
-					     RTLAB_DEFAULT_BZ_COMPONENT,
-			 "version",
-			 f && f->version ? f->version :
-					   RTLAB_DEFAULT_BZ_VERSION,
-			 "summary", summary, "description", text, "op_sys",
-			 "Linux", "platform",
-			 report_platform(jstr(cand, "machine", NULL)),
-			 "severity", severity, "cf_kernel_version",
-			 jstr(json_object_get(ctx, "candidate"), "release",
-			      "?"),
-			 "cf_regression", "Yes", "cf_tree", "PREEMPT_RT");
+	bug = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, "
+			"s:s, s:s}",
+			"product",
+			f && f->product ? f->product : RTLAB_DEFAULT_BZ_PRODUCT,
+			"component",
+			f && f->component ? f->component :
+					    RTLAB_DEFAULT_BZ_COMPONENT,
+			"version",
+			f && f->version ? f->version : RTLAB_DEFAULT_BZ_VERSION,
+			"summary", summary, "description", text, "op_sys",
+			"Linux", "platform",
+			report_platform(jstr(cand, "machine", NULL)),
+			"severity", severity, "whiteboard", tag,
+			"cf_kernel_version",
+			jstr(json_object_get(ctx, "candidate"), "release", "?"),
+			"cf_regression", "Yes");
+	if (bug && tree)
+		json_object_set_new(bug, "cf_tree", json_string(tree));
+	free(tag);
+	return bug;
 }
 
 /* ------------------------------------------------------------------ */
@@ -926,6 +1350,198 @@ static int attach_text(struct report *r, const char *file_name,
 				     strlen(text));
 }
 
+static void att_free(struct report_attachment *a)
+{
+	free(a->file_name);
+	free(a->content_type);
+	free(a->summary);
+	free(a->data);
+	memset(a, 0, sizeof(*a));
+}
+
+/* Attachment @i of @r replaced: @data (malloc'd) is taken over. */
+static int att_replace(struct report *r, size_t i, const char *file_name,
+		       const char *content_type, const char *summary,
+		       void *data, size_t size)
+{
+	struct report_attachment *a = &r->att[i];
+
+	att_free(a);
+	a->file_name = strdup(file_name);
+	a->content_type = strdup(content_type);
+	a->summary = strdup(summary);
+	a->data = data;
+	a->size = size;
+	return a->file_name && a->content_type && a->summary ? 0 : -ENOMEM;
+}
+
+static void att_remove(struct report *r, size_t i)
+{
+	att_free(&r->att[i]);
+	memmove(&r->att[i], &r->att[i + 1],
+		(r->natt - i - 1) * sizeof(r->att[0]));
+	r->natt--;
+}
+
+/* Where the lab serves attachment @name of the report (the run's own
+ * files from its API, the rest from the verdict's page); "" without a
+ * lab URL. */
+static void lab_link(const struct report *r, const char *name,
+		     const char *lab_url, char *url, size_t size)
+{
+	json_int_t cid =
+		json_integer_value(json_object_get(worst_run(r->ctx,
+							     "candidate_runs"),
+						   "id"));
+
+	url[0] = '\0';
+	if (!lab_url || !*lab_url)
+		return;
+	if (!strcmp(name, "trace.dat"))
+		snprintf(url, size,
+			 "%s/api/v1/runs/%" JSON_INTEGER_FORMAT "/trace.dat",
+			 lab_url, cid);
+	else if (!strcmp(name, "console.log") || !strcmp(name, "dmesg.txt"))
+		snprintf(url, size,
+			 "%s/api/v1/runs/%" JSON_INTEGER_FORMAT "/artifacts/%s",
+			 lab_url, cid, name);
+	else if (!strncmp(name, "config-", 7))
+		snprintf(url, size,
+			 "%s/api/v1/runs/%" JSON_INTEGER_FORMAT
+			 "/artifacts/config",
+			 lab_url, cid);
+	else
+		snprintf(url, size, "%s/verdicts/%" PRId64, lab_url,
+			 r->verdict_id);
+}
+
+static int link_add(struct report *r, const char *name, size_t size,
+		    const char *reason, const char *url)
+{
+	json_t *linked = json_object_get(r->ctx, "linked");
+
+	if (!linked) {
+		linked = json_array();
+		if (!linked || json_object_set_new(r->ctx, "linked", linked))
+			return -ENOMEM;
+	}
+	return json_array_append_new(linked,
+				     json_pack("{s:s, s:I, s:s, s:s}",
+					       "file_name", name, "size",
+					       (json_int_t)size, "reason",
+					       reason, "url", url)) ?
+		       -ENOMEM :
+		       0;
+}
+
+/* trace.dat (attachment @i) over the limit: the window around its spike
+ * instead, the full trace linked. */
+static int fit_trace(struct report *r, size_t i, size_t max, const char *reason,
+		     const char *url, bool *kept)
+{
+	struct rtlab_err werr = { "" };
+	struct trace_window w = { 0 };
+	char why[RTLAB_ERR_LEN + 200], summary[300];
+	const char *name;
+	size_t size = r->att[i].size;
+	int ret;
+
+	*kept = false;
+	ret = trace_window_reduce(r->att[i].data, size, max, &w, &werr);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret) {
+		snprintf(why, sizeof(why),
+			 "%s; no window around the spike "
+			 "either: %s",
+			 reason, werr.msg);
+		att_remove(r, i);
+		return link_add(r, "trace.dat", size, why, url);
+	}
+	name = w.xz ? "trace-window.dat.xz" : "trace-window.dat";
+	snprintf(summary, sizeof(summary),
+		 "ftrace trace, %.3g ms around the worst spike (%" PRIu64
+		 " us, CPU %d)%s",
+		 (w.end_ns - w.start_ns) / 1e6, w.spike_us, w.cpu,
+		 w.xz ? ", xz-compressed" : "");
+	if (json_object_set_new(r->ctx, "trace_window",
+				json_pack("{s:s, s:I, s:i, s:f, s:f, s:b, s:b}",
+					  "file_name", name, "size",
+					  (json_int_t)w.size, "cpu", w.cpu,
+					  "margin_ms", w.margin_ns / 1e6,
+					  "window_ms",
+					  (w.end_ns - w.start_ns) / 1e6,
+					  "same_analysis", w.same_analysis,
+					  "xz", w.xz))) {
+		trace_window_cleanup(&w);
+		return -ENOMEM;
+	}
+	ret = att_replace(r, i, name,
+			  w.xz ? "application/x-xz" :
+				 "application/octet-stream",
+			  summary, w.data, w.size);
+	w.data = NULL;
+	*kept = true;
+	if (!ret)
+		ret = link_add(r, "trace.dat", size, reason, url);
+	return ret;
+}
+
+int report_fit_attachments(struct report *r, size_t max_bytes,
+			   const char *lab_url, struct rtlab_err *err)
+{
+	char reason[200], url[600], name[300], summary[400];
+	struct rtlab_err xerr = { "" };
+	size_t i = 0;
+	int ret = 0;
+
+	while (!ret && i < r->natt) {
+		struct report_attachment *a = &r->att[i];
+		void *xz = NULL;
+		size_t xz_size = 0;
+
+		if (a->size <= max_bytes) {
+			i++;
+			continue;
+		}
+		snprintf(reason, sizeof(reason),
+			 "over the server's attachment limit of %zu KB",
+			 max_bytes / 1024);
+		lab_link(r, a->file_name, lab_url, url, sizeof(url));
+		if (!strcmp(a->file_name, "trace.dat")) {
+			bool kept;
+
+			ret = fit_trace(r, i, max_bytes, reason, url, &kept);
+			if (kept)
+				i++;
+			continue;
+		}
+		ret = xz_compress(a->data, a->size, &xz, &xz_size, &xerr);
+		if (ret == -ENOMEM)
+			break;
+		if (!ret && xz_size <= max_bytes) {
+			snprintf(name, sizeof(name), "%s.xz", a->file_name);
+			snprintf(summary, sizeof(summary), "%s (xz)",
+				 a->summary);
+			ret = att_replace(r, i, name, "application/x-xz",
+					  summary, xz, xz_size);
+			i++;
+			continue;
+		}
+		free(xz);
+		snprintf(name, sizeof(name), "%s", a->file_name);
+		xz_size = a->size;
+		att_remove(r, i);
+		ret = link_add(r, name, xz_size, reason, url);
+	}
+	if (ret == -ENOMEM)
+		return rtlab_err_seterr(err, ENOMEM,
+					"report of verdict %" PRId64
+					": out of memory",
+					r->verdict_id);
+	return ret;
+}
+
 const json_t *report_worst_run(const json_t *ctx, const char *side)
 {
 	return worst_run(ctx, side);
@@ -961,9 +1577,8 @@ int report_attach_run_plot(struct report *r, const struct run_hists *rh,
 int report_attach_overlay(struct report *r, const struct hist *hb,
 			  const struct hist *hc, struct rtlab_err *err)
 {
-	struct plot_series series[2];
-	struct plot_run pr = { 0 };
-	char title[256], sub[256], lb[160], lc[160];
+	struct plot_compare pc = { 0 };
+	char title[256], sub[256];
 	void *img = NULL;
 	size_t size = 0;
 	int ret;
@@ -974,28 +1589,28 @@ int report_attach_overlay(struct report *r, const struct hist *hb,
 		 jstr(json_object_get(r->ctx, "board"), "name", "?"),
 		 jstr(json_object_get(r->ctx, "testcase"), "name", "?"));
 	snprintf(sub, sizeof(sub),
-		 "verdict %" PRId64 ", all runs of each "
-		 "side pooled",
+		 "verdict %" PRId64 ", all runs of each side pooled, each "
+		 "as the fraction of its own samples",
 		 r->verdict_id);
-	snprintf(lb, sizeof(lb), "baseline %s",
-		 jstr(json_object_get(r->ctx, "baseline"), "release", "?"));
-	snprintf(lc, sizeof(lc), "candidate %s",
-		 jstr(json_object_get(r->ctx, "candidate"), "release", "?"));
-	series[0].label = lb;
-	series[0].hist = hb;
-	series[1].label = lc;
-	series[1].hist = hc;
-	pr.title = title;
-	pr.subtitle = sub;
-	pr.nseries = 2;
-	pr.series = series;
-	ret = plot_run_histogram(&pr, PLOT_PNG, &img, &size, err);
+	pc.title = title;
+	pc.subtitle = sub;
+	pc.baseline.release =
+		jstr(json_object_get(r->ctx, "baseline"), "release", "?");
+	pc.baseline.nruns =
+		json_array_size(json_object_get(r->ctx, "baseline_runs"));
+	pc.baseline.hist = hb;
+	pc.candidate.release =
+		jstr(json_object_get(r->ctx, "candidate"), "release", "?");
+	pc.candidate.nruns =
+		json_array_size(json_object_get(r->ctx, "candidate_runs"));
+	pc.candidate.hist = hc;
+	ret = plot_compare_render(&pc, PLOT_PNG, &img, &size, err);
 	if (!ret)
 		ret = report_attachment_add(r, "baseline-over-candidate.png",
 					    "image/png",
-					    "latency histograms, "
-					    "baseline over candidate (all "
-					    "runs pooled)",
+					    "latency histograms, baseline "
+					    "over candidate (all runs pooled, "
+					    "normalised)",
 					    img, size);
 	return ret;
 }
@@ -1103,9 +1718,75 @@ int report_attach_spike(struct report *r, int64_t run_id, void *text,
 				     summary, text, size);
 }
 
+int report_fit_comment(struct report *r, size_t max)
+{
+	size_t len = strlen(r->text), cut;
+	char *whole, *t;
+
+	if (len <= max)
+		return 0;
+	whole = strdup(r->text);
+	if (!whole ||
+	    report_attachment_add(r, "report.txt", "text/plain",
+				  "the whole report (comment 0 is cut)", whole,
+				  len))
+		return -ENOMEM;
+	cut = max > 200 ? max - 200 : 0;
+	while (cut && r->text[cut - 1] != '\n')
+		cut--;
+	if (asprintf(&t,
+		     "%.*s\n[cut at %zu of %zu characters, the tracker's "
+		     "limit:\nthe whole report is report.txt, attached]\n",
+		     (int)cut, r->text, cut, len) < 0)
+		return -ENOMEM;
+	free(r->text);
+	r->text = t;
+	return json_object_set_new(r->bug, "description", json_string(t)) ?
+		       -ENOMEM :
+		       0;
+}
+
+/* Lines of @text. */
+static size_t count_lines(const char *text)
+{
+	size_t n = 0;
+
+	for (; text && *text; text++)
+		n += *text == '\n';
+	return n;
+}
+
 int report_render(struct report *r, const struct report_fields *fields,
 		  const char *config_delta, struct rtlab_err *err)
 {
+	size_t nruns =
+		json_array_size(json_object_get(r->ctx, "baseline_runs")) +
+		json_array_size(json_object_get(r->ctx, "candidate_runs"));
+	int ret = 0;
+
+	/* What comment 0 summarises goes whole into attachments. */
+	if (nruns > REPORT_RUNS_LISTED)
+		ret = attach_text(r, "runs.txt", "text/plain",
+				  "every run of the verdict: id, uuid, "
+				  "status, highest sample, samples",
+				  report_runs_text(r->ctx));
+	if (!ret && config_delta &&
+	    count_lines(config_delta) > REPORT_DELTA_LINES)
+		ret = attach_text(r, "config-delta.txt", "text/plain",
+				  "every CONFIG_ difference, baseline -> "
+				  "candidate",
+				  strdup(config_delta));
+	if (ret)
+		return rtlab_err_seterr(err, ENOMEM,
+					"report of verdict %" PRId64
+					": out of memory",
+					r->verdict_id);
+	if (fields && fields->max_attachment_bytes) {
+		ret = report_fit_attachments(r, fields->max_attachment_bytes,
+					     fields->lab_url, err);
+		if (ret)
+			return ret;
+	}
 	r->summary = report_summary(r->ctx);
 	r->text = report_text(r->ctx, r->att, r->natt, config_delta);
 	if (r->text)

@@ -36,7 +36,15 @@ struct report_fields {
 	const char *product; /* NULL: the RTLAB_DEFAULT_BZ_* default */
 	const char *component;
 	const char *version;
+	size_t max_attachment_bytes; /* the tracker's limit, 0: none */
+	const char *lab_url; /* where the lab serves runs, NULL: unknown */
 };
+
+#define REPORT_SUMMARY_MAX 255	 /* Bugzilla's summary limit, bytes */
+#define REPORT_COMMENT_MAX 65535 /* Bugzilla's comment limit */
+#define REPORT_COLUMNS 80	 /* width of report.txt */
+#define REPORT_DELTA_LINES 20	 /* config delta lines in report.txt */
+#define REPORT_RUNS_LISTED 20	 /* more runs are summarised */
 
 struct report {
 	int64_t verdict_id;
@@ -64,7 +72,8 @@ int report_attachment_add(struct report *r, const char *file_name,
 			  void *data, size_t size) __must_check;
 
 /** report_worst_run() - the run of @side ("baseline_runs" or
- *  "candidate_runs") of @ctx with the highest maximum, else its first;
+ *  "candidate_runs") of @ctx with the highest maximum (of equal ones, one
+ *  that kept a trace.dat), else its first;
  *  NULL when the side is empty.  Borrowed from @ctx. */
 const json_t *report_worst_run(const json_t *ctx, const char *side);
 
@@ -110,12 +119,36 @@ int report_attach_spike(struct report *r, int64_t run_id, void *text,
 			size_t size, struct rtlab_err *err) __must_check;
 
 /**
+ * report_fit_attachments() - make every attachment of @r at most
+ * @max_bytes: trace.dat becomes the window around its worst spike
+ * (trace-window.dat, or .dat.xz; reports/trace-window.h) with ctx
+ * "trace_window" describing it; other files are xz-compressed when that
+ * fits.  What still does not fit is left out and listed in ctx "linked"
+ * ({file_name, size, reason, url}: where @lab_url serves it).
+ * Return: 0 or -ENOMEM.
+ */
+int report_fit_attachments(struct report *r, size_t max_bytes,
+			   const char *lab_url,
+			   struct rtlab_err *err) __must_check;
+
+/**
  * report_render() - write @r's summary, text, HTML and bug JSON from its
  * context and attachments.  @config_delta: report_config_delta() or NULL.
+ * Runs beyond REPORT_RUNS_LISTED are summarised in the text and attached
+ * whole as runs.txt, a longer config delta as config-delta.txt; with
+ * @fields->max_attachment_bytes, report_fit_attachments() runs first.
  * Return: 0 or -ENOMEM.
  */
 int report_render(struct report *r, const struct report_fields *fields,
 		  const char *config_delta, struct rtlab_err *err) __must_check;
+
+/**
+ * report_fit_comment() - a rendered @r whose text is longer than @max
+ * characters (Bugzilla: REPORT_COMMENT_MAX) gets it cut at a line, with a
+ * note, in its text and bug description, and the whole text attached as
+ * report.txt.  Return: 0 or -ENOMEM.
+ */
+int report_fit_comment(struct report *r, size_t max) __must_check;
 
 /**
  * report_write() - write @r into @dir (created, with parents): bug.json,
@@ -139,15 +172,51 @@ json_t *report_attachment_json(const struct report_attachment *a,
 
 /**
  * report_summary() - the bug summary of the verdict context @ctx, e.g.
- * "[PREEMPT_RT] max latency 55 -> 4690 us (x85) on
- * qemu-icount/cyclictest-hackbench: 6.1.0-57-amd64 vs 6.1.0-57-rt-amd64"
- * (the regressed metric, candidate vs baseline).
+ * "[PREEMPT_RT] max latency (median of per-run maxima) 55 -> 4690 us
+ * (x85), worst 4971 us on qemu-icount/cyclictest-hackbench: 6.1.0-57-amd64
+ * vs 6.1.0-57-rt-amd64" (the regressed metric, the worst sample,
+ * candidate vs baseline), tagged with report_tree(), at most
+ * REPORT_SUMMARY_MAX bytes (cut with "...").
  * Return: malloc'd, caller frees; NULL on -ENOMEM.
  */
 char *report_summary(const json_t *ctx);
 
 /**
- * report_text() - report.txt of @ctx.  @atts names the attachments (may
+ * report_realtime() - whether either kernel of @ctx is realtime (its
+ * "realtime" flag: /sys/kernel/realtime or CONFIG_PREEMPT_RT=y).
+ */
+bool report_realtime(const json_t *ctx);
+
+/**
+ * report_tree() - the tree a report is tagged with: "PREEMPT_RT" when
+ * report_realtime(), else the candidate's tree (else the baseline's);
+ * NULL when neither names one.  Borrowed from @ctx.
+ */
+const char *report_tree(const json_t *ctx);
+
+/**
+ * report_regression_tag() - "rtlab:" and 16 hex digits naming the
+ * regression of @ctx: board, testcase, tree and both kernels (release and
+ * version), so that every verdict of it, in any lab, has the same tag.
+ * Return: malloc'd, caller frees; NULL on -ENOMEM.
+ */
+char *report_regression_tag(const json_t *ctx);
+
+/**
+ * report_runs_text() - runs.txt: every run of both sides, one a line.
+ * Return: malloc'd, caller frees; NULL on -ENOMEM.
+ */
+char *report_runs_text(const json_t *ctx);
+
+/**
+ * report_wrap() - @text with every line wider than @cols columns broken
+ * at spaces and continued four columns further in.
+ * Return: malloc'd, caller frees; NULL on -ENOMEM.
+ */
+char *report_wrap(const char *text, size_t cols);
+
+/**
+ * report_text() - report.txt of @ctx, at most REPORT_COLUMNS wide.  @atts names the attachments (may
  * be NULL with @natt 0); @config_delta is the text of
  * report_config_delta() or NULL when the configs are not both stored.
  * Return: malloc'd, caller frees; NULL on -ENOMEM.
@@ -165,7 +234,9 @@ char *report_html(const json_t *ctx, const char *text,
 /**
  * report_bug_json() - the POST /rest/bug body: product, component,
  * version (@fields or defaults), summary, description (@text), op_sys,
- * platform, severity, cf_kernel_version, cf_regression, cf_tree.
+ * platform, severity, whiteboard (report_regression_tag()),
+ * cf_kernel_version, cf_regression, cf_tree (report_tree(), left out
+ * when there is none).
  * Return: new reference, caller json_decref()s; NULL on -ENOMEM.
  */
 json_t *report_bug_json(const json_t *ctx, const struct report_fields *fields,

@@ -14,7 +14,7 @@ libjansson-dev libyaml-dev libarchive-dev libcurl4-openssl-dev
 libmicrohttpd-dev libpq-dev uuid-dev libssl-dev zlib1g-dev
 libtracefs-dev libtraceevent-dev libtracecmd-dev
 postgresql-15 postgresql-client-15
-rt-tests stress-ng iperf3 trace-cmd rtla
+rt-tests stress-ng iperf3 trace-cmd rtla xz-utils
 gnuplot-nox
 qemu-system-x86 busybox-static cpio kmod dpkg-dev iputils-ping
 procps iproute2 curl valgrind

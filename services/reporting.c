@@ -182,7 +182,30 @@ static int attach_spike(PGconn *conn, struct report *r, const json_t *run,
 	return ret;
 }
 
-static char *config_delta_of(PGconn *conn, const json_t *base,
+/* Whether a kernel config has CONFIG_PREEMPT_RT=y. */
+static bool config_rt(const struct artifact *a)
+{
+	const char *want = "CONFIG_PREEMPT_RT=y\n", *p = a->data;
+	size_t n = strlen(want), i;
+
+	for (i = 0; a->data && i + n <= a->size; i++)
+		if ((i == 0 || p[i - 1] == '\n') && !memcmp(p + i, want, n))
+			return true;
+	return false;
+}
+
+/* A kernel is realtime when it says so (/sys/kernel/realtime) or when
+ * its config has PREEMPT_RT: mainline 6.12+ RT kernels have no
+ * /sys/kernel/realtime. */
+static void mark_rt(json_t *ctx, const char *side, const struct artifact *a)
+{
+	json_t *k = json_object_get(ctx, side);
+
+	if (k && config_rt(a))
+		json_object_set_new(k, "realtime", json_true());
+}
+
+static char *config_delta_of(PGconn *conn, json_t *ctx, const json_t *base,
 			     const json_t *cand, struct rtlab_err *err,
 			     int *ret)
 {
@@ -198,6 +221,8 @@ static char *config_delta_of(PGconn *conn, const json_t *base,
 		*ret = db_artifact_get(conn, run_id_of(cand), "config", &b,
 				       err);
 	if (!*ret) {
+		mark_rt(ctx, "baseline", &a);
+		mark_rt(ctx, "candidate", &b);
 		delta = report_config_delta(a.data, a.size, b.data, b.size);
 		if (!delta)
 			*ret = -ENOMEM;
@@ -283,7 +308,7 @@ int reporting_build(PGconn *conn, int64_t verdict_id, bool force,
 		ret = attach_artifact(conn, r, cand, "dmesg.txt", "dmesg.txt",
 				      "text/plain", "kernel log (dmesg)", err);
 	if (!ret)
-		delta = config_delta_of(conn,
+		delta = config_delta_of(conn, r->ctx,
 					run_with_config(r->ctx, "baseline_runs",
 							base),
 					run_with_config(r->ctx,

@@ -9,7 +9,13 @@ POST /rest/bug/ID/attachment; the API key only from the body or the query
 Content-Type: application/json (else the misleading code 50); errors as
 {"error":true,"code":N,"message":...} with HTTP 400/401/404; a value a
 select field does not offer is HTTP 404, code 51 "There is no Tree named
-'X'."; no trailing slashes.
+'X'." -- custom fields and the stock Hardware, OS, Severity and Priority
+lists of a fresh 5.2 alike, values listed without is_active as 5.2 does;
+no trailing slashes; the limits of a stock install: attachments up to
+maxattachmentsize (1000 KB, published by GET /rest/parameters; HTTP 400,
+code 600 beyond), comments up to 65,535 characters (HTTP 400, code 114).
+Bugs are searchable by whiteboard (substring, GET /rest/bug?whiteboard=)
+and take comments (POST /rest/bug/ID/comment).
 
 Every request is logged as one JSON line to --log; decoded attachments are
 written to --store/BUGID-FILE_NAME.  Prints "listening on PORT" once ready.
@@ -36,6 +42,17 @@ ap.add_argument("--fail-bug", choices=["500", "product"],
                 help="POST /rest/bug fails: HTTP 500 with an HTML page, "
                      "or Bugzilla's error for an unknown product")
 ap.add_argument("--first-bug", type=int, default=1000)
+ap.add_argument("--max-attachment-kb", type=int, default=1000,
+                help="maxattachmentsize, KB")
+ap.add_argument("--no-parameters", action="store_true",
+                help="GET /rest/parameters is not answered (as before 5.0)")
+ap.add_argument("--platform-values", default="All,PC,Macintosh,Other")
+ap.add_argument("--severity-values",
+                default="blocker,critical,major,normal,minor,trivial,"
+                        "enhancement")
+ap.add_argument("--fail-attachment-once", action="append", default=[],
+                help="the first POST of this attachment file name fails "
+                     "(HTTP 500 with an HTML page)")
 a = ap.parse_args()
 
 FIELDS = {
@@ -50,6 +67,22 @@ FIELDS = {
 }
 for f in a.no_field:
     FIELDS.pop(f, None)
+# Stock fields of a fresh 5.2, by the name the POST uses.
+STOCK = {
+    "platform": ("rep_platform", "Hardware", a.platform_values.split(",")),
+    "op_sys": ("op_sys", "OS", ["All", "Windows", "Mac OS", "Linux",
+                                "Other"]),
+    "severity": ("bug_severity", "Severity", a.severity_values.split(",")),
+    "priority": ("priority", "Priority", ["Highest", "High", "Normal", "Low",
+                                          "Lowest", "---"]),
+}
+PRODUCTS = {
+    "Linux": (["Realtime", "Other"], ["unspecified"]),
+    "Process Management": (["Scheduler", "Other"], ["2.5", "unspecified"]),
+}
+MAX_COMMENT = 65535
+bugs = {}
+failed_once = set()
 
 REQUIRED = ["product", "component", "version", "summary", "op_sys",
             "platform"]
@@ -93,17 +126,50 @@ class Handler(BaseHTTPRequestHandler):
                               "'GET %s'." % path)
         if path == "/rest/version":
             return self.reply(200, {"version": "5.2"})
+        if path == "/rest/parameters" and not a.no_parameters:
+            return self.reply(200, {"parameters": {
+                "maxattachmentsize": str(a.max_attachment_kb),
+                "defaultplatform": "", "defaultopsys": "",
+                "usestatuswhiteboard": "1"}})
+        if path == "/rest/product":
+            found = []
+            for n in query.get("names") or []:
+                if n in PRODUCTS:
+                    c, v = PRODUCTS[n]
+                    found.append({
+                        "name": n,
+                        "components": [{"name": x, "is_active": True}
+                                       for x in c],
+                        "versions": [{"name": x, "is_active": True}
+                                     for x in v]})
+            return self.reply(200, {"products": found})
+        if path == "/rest/bug":
+            wb = (query.get("whiteboard") or [""])[0]
+            found = [{"id": i, "is_open": b["is_open"],
+                      "whiteboard": b["whiteboard"]}
+                     for i, b in sorted(bugs.items())
+                     if wb and wb in b["whiteboard"]]
+            return self.reply(200, {"bugs": found})
         if path.startswith("/rest/field/bug/"):
             name = path[len("/rest/field/bug/"):]
+            stock = [v for v in STOCK.values() if v[0] == name]
+            if stock:
+                return self.reply(200, {"fields": [{
+                    "name": name, "display_name": stock[0][1], "type": 2,
+                    "is_custom": False, "is_on_bug_entry": True,
+                    "is_mandatory": True,
+                    "values": [{"name": v, "sort_key": i}
+                               for i, v in enumerate(stock[0][2])]}]})
             f = FIELDS.get(name)
             if not f:
                 return self.error(400, 51, "There is no field named '%s'."
                                   % name)
+            # 5.2 lists values without an is_active flag.
             return self.reply(200, {"fields": [{
                 "name": name, "display_name": f["display_name"],
                 "type": f["type"], "is_custom": True,
                 "is_on_bug_entry": True, "is_mandatory": False,
-                "values": [{"name": v, "sort_key": i, "is_active": True}
+                "values": [{"name": v, "sort_key": i}
                            for i, v in enumerate(f["values"])]}]})
         return self.error(404, 32614, "A REST API resource was not found "
                           "for 'GET %s'." % path)
@@ -127,8 +193,12 @@ class Handler(BaseHTTPRequestHandler):
             return self.error(400, 32000, "Could not parse the JSON body")
         entry["api_key_body"] = "api_key" in body
         entry["body"] = {k: v for k, v in body.items()
-                         if k not in ("data", "api_key", "description")}
+                         if k not in ("data", "api_key", "description",
+                                      "comment")}
         entry["description_len"] = len(body.get("description", ""))
+        entry["comment_len"] = len(body.get("comment", ""))
+        if "comment" in body:
+            entry["comment_head"] = body["comment"][:200]
         log(entry)
         key = body.get("api_key") or (query.get("api_key") or [None])[0]
         if key is None:
@@ -147,6 +217,9 @@ class Handler(BaseHTTPRequestHandler):
         if len(parts) == 5 and parts[1:3] == ["rest", "bug"] and \
                 parts[4] == "attachment":
             return self.add_attachment(parts[3], body)
+        if len(parts) == 5 and parts[1:3] == ["rest", "bug"] and \
+                parts[4] == "comment":
+            return self.add_comment(parts[3], body)
         return self.error(404, 32614, "A REST API resource was not found "
                           "for 'POST %s'." % path)
 
@@ -160,6 +233,12 @@ class Handler(BaseHTTPRequestHandler):
         for f in REQUIRED:
             if not body.get(f):
                 return self.error(400, 50, "You must select/enter a %s." % f)
+        if len(body.get("description", "")) > MAX_COMMENT:
+            return self.too_long()
+        for k, (name, display, values) in STOCK.items():
+            if k in body and body[k] not in values:
+                return self.error(404, 51, "There is no %s named '%s'."
+                                  % (display, body[k]))
         for k, v in body.items():
             if not k.startswith("cf_"):
                 continue
@@ -172,7 +251,29 @@ class Handler(BaseHTTPRequestHandler):
                                   % (f["display_name"], v))
         bug = state["bug"]
         state["bug"] += 1
+        bugs[bug] = {"whiteboard": body.get("whiteboard", ""),
+                     "is_open": True}
         return self.reply(200, {"id": bug})
+
+    def too_long(self):
+        return self.error(400, 114, "The text you entered in the Comment "
+                          "field is too long. Comments cannot be longer "
+                          "than %d characters." % MAX_COMMENT)
+
+    def add_comment(self, bug, body):
+        try:
+            bug_id = int(bug)
+        except ValueError:
+            return self.error(404, 101, "Bug #%s does not exist." % bug)
+        if bug_id not in bugs:
+            return self.error(404, 101, "Bug #%d does not exist." % bug_id)
+        if not body.get("comment"):
+            return self.error(400, 54, "You must enter a comment.")
+        if len(body["comment"]) > MAX_COMMENT:
+            return self.too_long()
+        att = state["att"]
+        state["att"] += 1
+        return self.reply(201, {"id": att})
 
     def add_attachment(self, bug, body):
         try:
@@ -193,6 +294,20 @@ class Handler(BaseHTTPRequestHandler):
         except (binascii.Error, ValueError):
             return self.error(400, 600, "The attachment data is not valid "
                               "base64.")
+        if len(data) > a.max_attachment_kb * 1024:
+            return self.error(400, 600, "The file you are trying to attach "
+                              "is %d kilobytes (KB) in size. Attachments "
+                              "cannot be more than %d KB. We recommend "
+                              "that you store your attachment elsewhere "
+                              "and then paste the URL to this file in "
+                              "the URL field or in a comment."
+                              % ((len(data) + 1023) // 1024,
+                                 a.max_attachment_kb))
+        if body["file_name"] in a.fail_attachment_once and \
+                body["file_name"] not in failed_once:
+            failed_once.add(body["file_name"])
+            return self.reply(500, b"<html><body><h1>Internal Server "
+                              b"Error</h1></body></html>", "text/html")
         name = "%d-%s" % (bug_id, body["file_name"].replace("/", "_"))
         with open("%s/%s" % (a.store, name), "wb") as f:
             f.write(data)

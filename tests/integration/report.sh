@@ -128,6 +128,10 @@ for a in "$OUT"/attachments/*.json; do
 	spike-analysis.txt)
 		grep -q 'blocking thread: rtlab_inject/0' "$work/att.bin" ||
 			badatt="$badatt $name" ;;
+	trace-window.dat)
+		trace-cmd report -i "$work/att.bin" 2>/dev/null |
+			grep -q 'hit latency threshold (300 > 150)' ||
+			badatt="$badatt $name" ;;
 	*)
 		cmp -s "$work/att.bin" "$work/files/$WORST/$name" ||
 			badatt="$badatt $name" ;;
@@ -136,8 +140,8 @@ done
 check "10 attachments written (got $natt)" test $natt = 10
 check "attachments decode to the stored bytes (bad:${badatt:- none})" \
 	test -z "$badatt"
-check "trace.dat of the worst run attached" \
-	test -f "$OUT/attachments/06-trace.dat.json"
+check "trace.dat (4.9 MB) over the default 1000 KB: its window attached" \
+	test -f "$OUT/attachments/06-trace-window.dat.json"
 check "report.txt: the spike analysis names the blocking kthread" \
 	grep -q '^  blocking thread: rtlab_inject/0' "$OUT/report.txt"
 check "the report is recorded, not filed" test "$("$RTLAB" db psql -tAc \
@@ -214,7 +218,7 @@ check "--dry-run: exit 0" test $rc = 0
 check "--dry-run: nothing posted, nothing recorded" \
 	test "$(posts ok .)/$(filed_count)" = 0/0
 check "--dry-run prints the bug and the attachments" \
-	grep -q 'POST /rest/bug/ID/attachment: trace.dat' "$work/dry.out"
+	grep -q 'POST /rest/bug/ID/attachment: trace-window.dat' "$work/dry.out"
 
 file_it file.out --bugzilla "$BZ"
 check "filing: exit 0 ($(tail -n 1 "$work/file.out"))" test $rc = 0
@@ -225,11 +229,13 @@ check "filing: bug id and URL recorded for the verdict" \
 	test "$("$RTLAB" db psql -tAc "SELECT bug_id || ' ' || bug_url
 		FROM reports WHERE verdict_id = $VID AND bug_id IS NOT NULL")" = \
 	"1000 $BZ/show_bug.cgi?id=1000"
-check "filing (and the dry run): /rest/version and 3 custom fields asked" \
+check "filing (and the dry run): /rest/version, 3 custom and 4 stock fields asked" \
 	test "$(jq -s '[.[] | select(.method == "GET") | .path] |
 		index("/rest/version") == 0 and
 		(map(select(. == "/rest/version")) | length) == 2 and
-		(map(select(startswith("/rest/field/bug/cf_"))) | length) == 6' \
+		(map(select(startswith("/rest/field/bug/cf_"))) | length) == 6 and
+		(map(select(. == "/rest/field/bug/rep_platform" or
+			. == "/rest/field/bug/bug_severity")) | length) == 4' \
 		"$work/bz-ok.log")" = true
 check "filing: POST /rest/bug as JSON with api_key in the body, no header" \
 	test "$(jq -s '[.[] | select(.method == "POST")] | all(
@@ -237,13 +243,48 @@ check "filing: POST /rest/bug as JSON with api_key in the body, no header" \
 		.api_key_body and (.x_bugzilla_api_key | not))' \
 		"$work/bz-ok.log")" = true
 check "filing: cf_tree PREEMPT_RT and the rest sent" \
-	test "$(jq -s '[.[] | select(.path == "/rest/bug")][0].body |
+	test "$(jq -s '[.[] | select(.method == "POST" and .path == "/rest/bug")][0].body |
 		.cf_tree == "PREEMPT_RT" and .cf_regression == "Yes" and
-		.op_sys == "Linux" and .platform == "x86-64"' \
+		.op_sys == "Linux" and (.whiteboard | test("^rtlab:[0-9a-f]{16}$"))' \
 		"$work/bz-ok.log")" = true
+check "filing: a stock server's Hardware and Severity: the closest value, said" \
+	test "$(jq -s '[.[] | select(.method == "POST" and .path == "/rest/bug")][0].body |
+		.platform == "PC" and .severity == "major"' \
+		"$work/bz-ok.log")" = true -a -n "$(grep \
+		"offers no platform 'x86-64': sent 'PC'" "$work/file.out")"
+check "filing: the API key never in a URL" \
+	test "$(jq -s 'all(.api_key_query | not)' "$work/bz-ok.log")" = true
+check "filing: the server's attachment limit asked and said" \
+	grep -q "attachments up to 1000 KB (the server's maxattachmentsize)" \
+	"$work/file.out"
 check "filing: 10 attachments posted" test "$(posts ok attachment)" = 10
-check "filing: the stand-in got trace.dat's bytes" cmp -s \
-	"$work/bz-ok/1000-trace.dat" "$work/files/$WORST/trace.dat"
+trace_checks() {	# NAME FILE: the filing into stand-in NAME reduced the trace
+	_s=$work/bz-$1
+	check "$1: trace.dat itself not posted" test ! -e "$_s/1000-trace.dat"
+	check "$1: $2 posted" test -s "$_s/1000-$2"
+	case $2 in
+	*.xz) xz -dc "$_s/1000-$2" >"$work/$1-window.dat" 2>/dev/null ;;
+	*) cp "$_s/1000-$2" "$work/$1-window.dat" ;;
+	esac
+	trace-cmd report -i "$work/$1-window.dat" >"$work/$1-window.txt" 2>/dev/null
+	check "$1: trace-cmd report reads the window, spike included" \
+		grep -q 'hit latency threshold (300 > 150)' "$work/$1-window.txt"
+	"$RTLAB" analyze "$work/$1-window.dat" 2>&1 |
+		grep -v '^  trace: ' >"$work/$1-window.spike"
+	"$RTLAB" analyze "$work/files/$WORST/trace.dat" 2>&1 |
+		grep -v '^  trace: ' >"$work/$1-full.spike"
+	check "$1: the window's spike analysis equals the full trace's" \
+		cmp -s "$work/$1-window.spike" "$work/$1-full.spike"
+	"$RTLAB" db psql -tAc "SELECT files FROM reports WHERE verdict_id = $VID
+		AND bug_id IS NOT NULL" >"$work/$1-files.json"
+	check "$1: the reports row lists the window, not trace.dat" \
+		jqt --arg w "$2" '(.attachments | index($w)) and
+			(.attachments | index("trace.dat") | not) and
+			(.missing == [])' "$work/$1-files.json"
+}
+# A stock server's 1000 KB: trace.dat (4.9 MB) goes as the window around its
+# spike, a trace.dat trace-cmd reads, with the same spike analysis.
+trace_checks ok trace-window.dat
 
 file_it again.out --bugzilla "$BZ"
 check "filing again: exit 1" test $rc = 1
@@ -267,7 +308,7 @@ check "... saying cf_tree was dropped" \
 check "... and cf_kernel_version (no such field)" \
 	grep -q "has no field cf_kernel_version" "$work/notree.out"
 check "... sent without them, summary still tagged" \
-	test "$(jq -s '[.[] | select(.path == "/rest/bug")][0].body |
+	test "$(jq -s '[.[] | select(.method == "POST" and .path == "/rest/bug")][0].body |
 		(has("cf_tree") | not) and (has("cf_kernel_version") | not) and
 		(.summary | startswith("[PREEMPT_RT]"))' \
 		"$work/bz-notree.log")" = true
@@ -312,17 +353,138 @@ start_bz conf || exit 1
 cat >"$work/rtlab.conf" <<EOF
 bugzilla_url = $BZ
 bugzilla_product = Process Management
-bugzilla_component = Scheduler
+bugzilla_component = scheduler
 bugzilla_version = 2.5
 EOF
 RTLAB_CONFIG=$work/rtlab.conf file_it conf.out
 check "filing with bugzilla_url from the configuration file (exit $rc)" \
 	test $rc = 0
+check "... the component's spelling taken from the server's product" grep -q \
+	"component 'scheduler' is 'Scheduler' on this server" "$work/conf.out"
 check "... product, component, version from it" \
-	test "$(jq -s '[.[] | select(.path == "/rest/bug")][0].body |
+	test "$(jq -s '[.[] | select(.method == "POST" and .path == "/rest/bug")][0].body |
 		.product == "Process Management" and
 		.component == "Scheduler" and .version == "2.5"' \
 		"$work/bz-conf.log")" = true
+stop_bz
+
+# A version the product does not offer: "unspecified", said.
+refile
+start_bz ver || exit 1
+printf 'bugzilla_version = 9.9\n' >"$work/ver.conf"
+RTLAB_CONFIG=$work/ver.conf file_it ver.out --bugzilla "$BZ"
+check "a version the product lacks: 'unspecified' sent and said (exit $rc)" \
+	test $rc = 0 -a "$(jq -s '[.[] | select(.method == "POST" and
+		.path == "/rest/bug")][0].body.version' "$work/bz-ver.log")" = \
+	'"unspecified"' -a -n "$(grep "offers no version '9.9': sent \
+'unspecified'" "$work/ver.out")"
+stop_bz
+
+# -- the server's limits ---------------------------------------------------------
+# A 900 KB limit: the window's zstd sections still weigh 941 KB, so it goes
+# xz-compressed; the full trace is linked, and the text says exactly that.
+refile
+start_bz limit --max-attachment-kb 900 || exit 1
+file_it limit.out --bugzilla "$BZ"
+check "a 900 KB limit: filed whole (exit $rc, $(tail -n 1 "$work/limit.out"))" \
+	test $rc = 0
+check "... the server's 900 KB said" grep -q "attachments up to 900 KB" \
+	"$work/limit.out"
+trace_checks limit trace-window.dat.xz
+"$RTLAB" db psql -tAc "SELECT id FROM runs WHERE uuid = '$WORST'" \
+	>"$work/worst.id"
+RTLAB_CONFIG=$work/limit.conf
+printf 'bugzilla_max_attachment_kb = 900\npublic_url = https://lab.example/\n' \
+	>"$RTLAB_CONFIG"
+RTLAB_CONFIG=$RTLAB_CONFIG "$RTLAB" report "$VID" -o "$work/rep900" \
+	>/dev/null 2>&1
+# the text as one line: wrapping at 80 columns may break any sentence
+tr '\n' ' ' <"$work/rep900/report.txt" | tr -s ' ' >"$work/rep900.joined"
+check "report.txt: trace.dat not attached, over the 900 KB limit" grep -q \
+	"not attached: over the server's attachment limit of 900 KB" \
+	"$work/rep900.joined"
+check "report.txt: the window attached instead, same analysis" grep -q \
+	"Attached instead: trace-window.dat.xz (.* bytes), .* its spike analysis equals the full trace's" \
+	"$work/rep900.joined"
+check "report.txt: the full trace linked on the lab's server" grep -q \
+	"The full trace: https://lab.example/api/v1/runs/$(cat "$work/worst.id")/trace.dat" \
+	"$work/rep900.joined"
+check "report.txt: the attachments listed are the ones sent" \
+	grep -q "trace-window.dat.xz" "$work/rep900/report.txt"
+check "report.txt: at most 80 columns" \
+	test "$(awk 'length > 80' "$work/rep900/report.txt" | wc -l)" = 0
+stop_bz
+
+refile
+start_bz noparam --no-parameters || exit 1
+printf 'bugzilla_max_attachment_kb = 900\n' >"$work/noparam.conf"
+RTLAB_CONFIG=$work/noparam.conf file_it noparam.out --bugzilla "$BZ"
+check "no /rest/parameters: bugzilla_max_attachment_kb used (exit $rc)" \
+	test $rc = 0 -a -n "$(grep 'attachments up to 900 KB (bugzilla_max_attachment_kb' \
+	"$work/noparam.out")"
+trace_checks noparam trace-window.dat.xz
+stop_bz
+
+# An attachment that fails: the bug is filed and recorded with it missing,
+# and the next `rtlab report file` adds it.
+refile
+start_bz flaky --fail-attachment-once console.log || exit 1
+file_it flaky.out --bugzilla "$BZ"
+check "an attachment fails: exit 1 (got $rc)" test $rc = 1
+check "... filed as bug 1000 with 9 of 10 attachments" grep -q \
+	"filed as bug 1000: .* (9 of 10 attachments)" "$work/flaky.out"
+check "... the failure named, whole (HTML page as text)" grep -q \
+	"attachment console.log (.* bytes) not added: .*HTTP 500, expected a JSON object: Internal Server Error" \
+	"$work/flaky.out"
+check "... recorded as filed, console.log missing" test "$("$RTLAB" db psql \
+	-tAc "SELECT files->'missing' FROM reports WHERE verdict_id = $VID
+	AND bug_id = 1000")" = '["console.log"]'
+check "... the bug says so in a comment" test "$(jq -s '[.[] |
+	select(.path == "/rest/bug/1000/comment")][0].comment_head |
+	test("1 of 10 attachments .* could not be added yet")' \
+	"$work/bz-flaky.log")" = true
+file_it flaky2.out --bugzilla "$BZ"
+check "filing again adds the missing attachment (exit $rc)" test $rc = 0 -a \
+	-n "$(grep '1 of 1 missing attachments added' "$work/flaky2.out")"
+check "... console.log on the bug now" test -s "$work/bz-flaky/1000-console.log"
+check "... nothing missing any more, no second bug" test "$("$RTLAB" db psql \
+	-tAc "SELECT files->'missing' FROM reports WHERE verdict_id = $VID
+	AND bug_id = 1000")/$(posts flaky '^/rest/bug$')" = '[]/1'
+file_it flaky3.out --bugzilla "$BZ"
+check "and once more: already filed, exit 1" test $rc = 1 -a \
+	-n "$(grep 'already filed as bug 1000' "$work/flaky3.out")"
+
+# One bug per regression: a second verdict of the same kernels, board and
+# testcase comments on bug 1000.
+"$RTLAB" db psql -qc "INSERT INTO verdicts (board_id, testcase_id,
+	baseline_kernel_id, candidate_kernel_id, verdict, details,
+	baseline_runs, candidate_runs) SELECT board_id, testcase_id,
+	baseline_kernel_id, candidate_kernel_id, verdict, details,
+	baseline_runs, candidate_runs FROM verdicts WHERE id = $VID" >/dev/null
+V2=$("$RTLAB" db psql -tAc "SELECT max(id) FROM verdicts
+	WHERE verdict = 'REGRESSION'")
+RTLAB_BUGZILLA_API_KEY=secret-key "$RTLAB" report file "$V2" --bugzilla "$BZ" \
+	>"$work/second.out" 2>&1
+check "a second verdict of the regression: exit $? and a comment on bug 1000" \
+	grep -q "verdict $V2 added to bug 1000 as a comment" "$work/second.out"
+check "... no second bug" test "$(posts flaky '^/rest/bug$')" = 1
+check "... the comment carries the new verdict's report" test "$(jq -s '[.[] |
+	select(.path == "/rest/bug/1000/comment")] | last | .comment_head |
+	startswith("rtlab verdict '"$V2"', a new verdict of this regression")' \
+	"$work/bz-flaky.log")" = true
+check "... recorded against bug 1000" test "$("$RTLAB" db psql -tAc \
+	"SELECT bug_id || ' ' || (files->>'kind') FROM reports
+	WHERE verdict_id = $V2")" = "1000 comment"
+# Another lab (or database) that never filed it: found by the whiteboard tag.
+"$RTLAB" db psql -qc "DELETE FROM reports WHERE verdict_id = $V2;
+	UPDATE reports SET regression = NULL WHERE verdict_id = $VID" >/dev/null
+RTLAB_BUGZILLA_API_KEY=secret-key "$RTLAB" report file "$V2" --bugzilla "$BZ" \
+	>"$work/third.out" 2>&1
+check "a database that never filed it finds bug 1000 by its tag" \
+	grep -q "verdict $V2 added to bug 1000 as a comment" "$work/third.out"
+check "... still one bug" test "$(posts flaky '^/rest/bug$')" = 1
+"$RTLAB" db psql -qc "DELETE FROM reports WHERE verdict_id = $V2;
+	DELETE FROM verdicts WHERE id = $V2" >/dev/null
 stop_bz
 
 # -- KCIDB export -------------------------------------------------------------------

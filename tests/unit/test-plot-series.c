@@ -114,9 +114,14 @@ static void test_render(void)
 	      "compare renders an SVG "
 	      "(%s)",
 	      err.msg);
-	CHECK(!ret && img && strstr(img, "baseline 6.1.0-1-rt, 5 runs") &&
-		      strstr(img, "candidate 6.1.0-2-rt, 4 runs (max 250 µs"),
-	      "compare legend: releases, run counts, maxima");
+	CHECK(!ret && img &&
+		      strstr(img,
+			     "baseline 6.1.0-1-rt, 5 runs, 1003 samples") &&
+		      strstr(img, "candidate 6.1.0-2-rt, 4 runs, 1001 samples "
+				  "(max 250 µs"),
+	      "compare legend: releases, run and sample counts, maxima");
+	CHECK(!ret && img && strstr(img, "Fraction of its own samples"),
+	      "compare: each side normalised to its own samples");
 	free(img);
 out:
 	hist_cleanup(&hb);

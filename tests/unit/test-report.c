@@ -130,16 +130,21 @@ static void test_summary_text(void)
 		return;
 	s = report_summary(ctx);
 	CHECK_STR(s,
-		  "[PREEMPT_RT] max latency 55 -> 4690 us (x85) on "
+		  "[PREEMPT_RT] max latency (median of per-run maxima) 55 -> "
+		  "4690 us (x85), worst 4971 us on "
 		  "qemu-icount/cyclictest-hackbench: 6.1.0-57-amd64 vs "
 		  "6.1.0-57-rt-amd64",
-		  "summary names metric, figures, "
-		  "ratio, board, testcase, candidate vs baseline");
+		  "summary names metric (what it compares), figures, ratio, "
+		  "the worst sample, board, testcase, candidate vs baseline");
 	t = report_text(ctx, &a, 1, NULL);
-	CHECK(t && !strncmp(t, s, strlen(s)), "report.txt starts with the "
-					      "summary");
-	CHECK(t && strstr(t, "== What got worse =="), "section: what got "
-						      "worse");
+	CHECK(t && !strncmp(t, s, 70), "report.txt starts with the summary");
+	CHECK(t && strstr(t, "== What regressed ==\n  max latency, median of "
+			     "per-run maxima  55 -> 4690 us "
+			     "(x85.3) REGRESSION\n"),
+	      "what regressed: one line per metric, naming what it compares");
+	CHECK(t && strstr(t, "  worst sample                           "
+			     "56 -> 4971 us (CPU 1, run 3)\n"),
+	      "what regressed: the worst sample of each side");
 	CHECK(t && strstr(t, "max latency                      55 us -> "
 			     "4690 us  REGRESSION\n"),
 	      "metric line: baseline -> candidate and verdict");
@@ -149,19 +154,27 @@ static void test_summary_text(void)
 	      "the deciding test and its p-value");
 	CHECK(t && strstr(t, "  baseline  run 1 ") &&
 		      strstr(t, "\n            flagged: testcase differs from "
-				"the lab's definition: duration_s; verdicts "
-				"use the lab's parameters\n"),
+				"the lab's definition: duration_s;"),
 	      "runs: a flagged run says how its testcase differs");
 	CHECK(t && !strstr(strstr(t, "candidate run 2") ?
 				   strstr(t, "candidate run 2") :
 				   "",
 			   "flagged"),
 	      "runs: runs without flags carry no such line");
-	CHECK(t && strstr(t, "== How sure ==") &&
-		      strstr(t, "5 baseline (15000 samples), 5 candidate"),
-	      "section: how sure, runs per side");
 	CHECK(t && strstr(t, "  look:     look 1 of 3 planned\n"),
 	      "how sure: which look of the plan decided");
+	CHECK(t && strstr(t, "== Statistics ==") &&
+		      strstr(t, "5 baseline (15000 samples), 5 candidate"),
+	      "section: statistics, runs per side");
+	CHECK(t && strstr(t, "== Which kernels ==") < strstr(t, "== Where ==") &&
+		      strstr(t, "== Where ==") <
+			      strstr(t, "== Spike analysis ==") &&
+		      strstr(t, "== Spike analysis ==") <
+			      strstr(t, "== How to reproduce ==") &&
+		      strstr(t, "== How to reproduce ==") <
+			      strstr(t, "== Statistics ==") &&
+		      strstr(t, "== Statistics ==") < strstr(t, "== Runs =="),
+	      "sections: kernels, where, spike, reproduce, statistics, runs");
 	CHECK(t && strstr(t, "worst spike: 4971 us on CPU 1 in candidate "
 			     "run 3"),
 	      "where: the worst spike's run and CPU");
@@ -172,16 +185,19 @@ static void test_summary_text(void)
 	      "config delta: says which is "
 	      "missing");
 	CHECK(t && strstr(t, "rtlab job add --board qemu-icount --kernel "
-			     "debian-rt --testcase cyclictest-hackbench "
-			     "--repeat 5"),
+			     "debian-rt --testcase \\\n"
+			     "      cyclictest-hackbench --repeat 5\n"),
 	      "reproduce: rtlab job add by kernel "
 	      "definition name");
 	CHECK(t && strstr(t, "--kernel 6.1.0-57-amd64 "),
 	      "reproduce: release when the kernel has no name");
 	CHECK(t && strstr(t, "  cyclictest -m -p95\n"),
 	      "reproduce: the manifest's command lines");
-	CHECK(t && strstr(t, "trace.dat of candidate run 3 captured"),
+	CHECK(t && strstr(t, "trace.dat of candidate run 3 captured (4107 "
+			     "bytes)"),
 	      "spike analysis: the trace of the worst run");
+	CHECK(t && strstr(t, "attached; read it with"),
+	      "spike analysis: the trace is attached when it is");
 	CHECK(t && strstr(t, "01 trace.dat (3 bytes): ftrace"),
 	      "attachments listed");
 
@@ -196,7 +212,7 @@ static void test_summary_text(void)
 	CHECK(t && strstr(t, "    +CONFIG_X=y\n"), "config delta included");
 
 	h = t ? report_html(ctx, t, &a, 1) : NULL;
-	CHECK(h && strstr(h, "<h2>What got worse</h2>") &&
+	CHECK(h && strstr(h, "<h2>What regressed</h2>") &&
 		      strstr(h, "<!DOCTYPE html>"),
 	      "HTML with sections");
 	CHECK(h && !strstr(h, "data:image/png"), "HTML: no image for a "
@@ -238,6 +254,278 @@ static void test_summary_text(void)
 	free(s);
 	free(t);
 	json_decref(ctx);
+}
+
+/* Lines of @t, and whether any is wider than @cols columns. */
+static size_t lines_of(const char *t, size_t cols, size_t *wide)
+{
+	size_t n = 0, w = 0;
+
+	*wide = 0;
+	for (; t && *t; t++) {
+		if (*t == '\n') {
+			n++;
+			if (w > cols)
+				(*wide)++;
+			w = 0;
+		} else if (((unsigned char)*t & 0xc0) != 0x80) {
+			w++;
+		}
+	}
+	return n;
+}
+
+/* A verdict of 1000 runs: comment 0 summarises them (golden file
+ * tests/fixtures/report/report-1000runs.txt; RTLAB_UPDATE_GOLDEN=1
+ * rewrites it), fits Bugzilla's comment limit and 80 columns, and
+ * attaches the whole list as runs.txt. */
+static void test_large(void)
+{
+	json_t *ctx = load_ctx(), *runs[2], *run;
+	struct report r = { 0 };
+	struct rtlab_err err = { "" };
+	const char *top = getenv("RTLAB_TOP");
+	char path[4096], *golden = NULL;
+	size_t i, wide, n, len;
+	FILE *f;
+	int ret;
+
+	if (!ctx)
+		return;
+	runs[0] = json_object_get(ctx, "baseline_runs");
+	runs[1] = json_object_get(ctx, "candidate_runs");
+	json_array_clear(runs[0]);
+	json_array_clear(runs[1]);
+	for (i = 0; i < 1000; i++) {
+		bool cand = i >= 500;
+
+		run = json_pack("{s:I, s:s, s:s, s:I, s:I, s:i, s:s, s:[]}",
+				"id", (json_int_t)(i + 1), "uuid",
+				cand ? "cccccccc-c" : "bbbbbbbb-b", "status",
+				"complete", "max_us",
+				(json_int_t)(cand ? 200 + (i * 37) % 301 :
+						    90 + (i * 13) % 31),
+				"samples", (json_int_t)3000, "max_cpu",
+				(int)(i % 4), "machine", "x86_64", "artifacts");
+		json_array_append_new(runs[cand], run);
+	}
+	json_object_set_new(json_object_get(json_object_get(ctx, "details"),
+					    "baseline"),
+			    "runs", json_integer(500));
+	json_object_set_new(json_object_get(json_object_get(ctx, "details"),
+					    "candidate"),
+			    "runs", json_integer(500));
+	r.ctx = ctx;
+	r.verdict_id = 7;
+	ret = report_render(&r, NULL, NULL, &err);
+	CHECK(ret == 0, "1000 runs: rendered (%s)", err.msg);
+	if (ret) {
+		report_cleanup(&r);
+		return;
+	}
+	len = strlen(r.text);
+	n = lines_of(r.text, 80, &wide);
+	CHECK(len <= 65535,
+	      "1000 runs: comment 0 is %zu characters, within "
+	      "Bugzilla's 65,535",
+	      len);
+	CHECK(n <= 150, "1000 runs: comment 0 is %zu lines (at most 150)", n);
+	CHECK(wide == 0, "1000 runs: no line wider than 80 columns (%zu are)",
+	      wide);
+	CHECK(strstr(r.text, "  candidate: 500 runs, 1500000 samples\n"
+			     "    per-run maxima: lowest 200, median 350.50, "
+			     "highest 500 us\n"),
+	      "1000 runs: each side summarised");
+	CHECK(strstr(r.text, "  every run: runs.txt (attached)\n"),
+	      "1000 runs: the whole list named as an attachment");
+	CHECK(r.natt == 1 && !strcmp(r.att[0].file_name, "runs.txt") &&
+		      lines_of(r.att[0].data, 1000, &wide) == 1001,
+	      "1000 runs: runs.txt holds every run");
+	snprintf(path, sizeof(path),
+		 "%s/tests/fixtures/report/report-1000runs.txt",
+		 top && *top ? top : ".");
+	if (getenv("RTLAB_UPDATE_GOLDEN") &&
+	    !strcmp(getenv("RTLAB_UPDATE_GOLDEN"), "1")) {
+		f = fopen(path, "w");
+		if (f) {
+			fputs(r.text, f);
+			fclose(f);
+		}
+	}
+	f = fopen(path, "r");
+	if (f) {
+		golden = calloc(1, 70000);
+		if (golden && fread(golden, 1, 69999, f) == 0)
+			golden[0] = '\0';
+		fclose(f);
+	}
+	CHECK(golden && !strcmp(golden, r.text),
+	      "1000 runs: comment 0 equals %s", path);
+	free(golden);
+	report_cleanup(&r);
+}
+
+/* Neither kernel realtime: the tree's own tag, not PREEMPT_RT; a long
+ * summary capped at Bugzilla's 255 with an ellipsis. */
+static void test_tags(void)
+{
+	json_t *ctx = load_ctx(), *bug;
+	char *s, *tag1, *tag2, longname[300];
+
+	if (!ctx)
+		return;
+	tag1 = report_regression_tag(ctx);
+	json_object_set_new(json_object_get(ctx, "baseline"), "realtime",
+			    json_false());
+	CHECK(!report_realtime(ctx), "neither kernel realtime");
+	s = report_summary(ctx);
+	CHECK(s && !strncmp(s, "[debian] max latency", 20),
+	      "a non-RT comparison is tagged with its tree (%s)", s);
+	bug = report_bug_json(ctx, NULL, s, "text");
+	CHECK_STR(json_string_value(json_object_get(bug, "cf_tree")), "debian",
+		  "bug: cf_tree is the tree's own name");
+	CHECK(!strstr(json_string_value(json_object_get(bug, "summary")),
+		      "PREEMPT_RT"),
+	      "bug: no [PREEMPT_RT] in the summary");
+	tag2 = report_regression_tag(ctx);
+	CHECK(tag1 && tag2 && !strcmp(tag1, tag2) && strlen(tag1) == 22 &&
+		      !strncmp(tag1, "rtlab:", 6),
+	      "the regression tag (%s) depends on board, testcase, tree and "
+	      "kernels only",
+	      tag1);
+	CHECK_STR(json_string_value(json_object_get(bug, "whiteboard")), tag1,
+		  "bug: whiteboard carries the regression tag");
+	json_decref(bug);
+	free(s);
+	free(tag2);
+	json_object_set_new(json_object_get(ctx, "candidate"), "release",
+			    json_string("6.2.0-1-amd64"));
+	tag2 = report_regression_tag(ctx);
+	CHECK(tag2 && strcmp(tag1, tag2), "another candidate kernel: another "
+					  "regression");
+	free(tag1);
+	free(tag2);
+	memset(longname, 'b', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	json_object_set_new(json_object_get(ctx, "board"), "name",
+			    json_string(longname));
+	s = report_summary(ctx);
+	CHECK(s && strlen(s) == 255 && !strcmp(s + 252, "..."),
+	      "a long summary: capped at 255 with an ellipsis");
+	free(s);
+	json_decref(ctx);
+}
+
+/* Fitting to a server: field values, comment length, attachment size,
+ * the width of the text. */
+static void test_fit(void)
+{
+	static const char *const near[] = { "x86_64", "PC", "All", NULL };
+	json_t *bug = json_pack("{s:s, s:s, s:s}", "platform", "x86-64",
+				"severity", "high", "op_sys", "Linux");
+	json_t *stock = json_pack("{s:[{s:s}, {s:s}, {s:s}]}", "values", "name",
+				  "All", "name", "PC", "name", "Other");
+	json_t *linux_os = json_pack("{s:[{s:s}]}", "values", "name", "Linux");
+	json_t *product = json_pack("{s:[{s:s}], s:[{s:s}, {s:s}]}",
+				    "components", "name", "Scheduler",
+				    "versions", "name", "2.5", "name",
+				    "unspecified");
+	struct report r = { 0 };
+	struct rtlab_err err = { "" };
+	char note[512], *w, *big;
+	int ret;
+
+	CHECK(bz_bug_choose(bug, "platform", stock, near, note, sizeof(note)) ==
+			      1 &&
+		      !strcmp(json_string_value(json_object_get(bug,
+								"platform")),
+			      "PC") &&
+		      strstr(note, "no platform 'x86-64': sent 'PC'"),
+	      "platform: the closest value offered, said (%s)", note);
+	CHECK(bz_bug_choose(bug, "op_sys", linux_os, NULL, note,
+			    sizeof(note)) == 0 &&
+		      !note[0],
+	      "an offered value is kept, silently");
+	CHECK(bz_bug_choose(bug, "severity", stock, NULL, note, sizeof(note)) ==
+			      1 &&
+		      !json_object_get(bug, "severity") &&
+		      strstr(note, "server's default"),
+	      "no close value: left to the server's default, said (%s)", note);
+	json_object_set_new(bug, "component", json_string("scheduler"));
+	json_object_set_new(bug, "version", json_string("9.9"));
+	CHECK(bz_bug_fit_product(bug, product, note, sizeof(note)) == 1 &&
+		      !strcmp(json_string_value(json_object_get(bug,
+								"component")),
+			      "Scheduler") &&
+		      !strcmp(json_string_value(json_object_get(bug, "version")),
+			      "unspecified"),
+	      "component's case and an unoffered version fitted (%s)", note);
+	json_decref(bug);
+	json_decref(stock);
+	json_decref(linux_os);
+	json_decref(product);
+
+	w = report_wrap("  short\n  a b c d e f g h i j k l m n o p q r s t u v "
+			"w x y z 1 2 3 4 5 6 7 8 9 0\n",
+			40);
+	CHECK_STR(w,
+		  "  short\n  a b c d e f g h i j k l m n o p q r s\n"
+		  "      t u v w x y z 1 2 3 4 5 6 7 8 9 0\n",
+		  "wrap: broken at a space, continued four columns in");
+	free(w);
+
+	/* Comment 0 over the limit: cut at a line, the whole attached. */
+	r.text = strdup("line one\nline two\nline three\n");
+	r.bug = json_object();
+	ret = report_fit_comment(&r, 15);
+	CHECK(ret == 0 && r.natt == 1 &&
+		      !strcmp(r.att[0].file_name, "report.txt") &&
+		      r.att[0].size == 29 &&
+		      strstr(r.text, "[cut at 0 of 29") &&
+		      !strcmp(json_string_value(json_object_get(r.bug,
+								"description")),
+			      r.text),
+	      "a comment over the limit: cut, report.txt attached whole");
+	report_cleanup(&r);
+
+	/* An attachment over the limit: xz when that fits, else linked. */
+	r.ctx = json_loads("{\"candidate_runs\": [{\"id\": 4}]}", 0, NULL);
+	r.verdict_id = 9;
+	big = calloc(1, 200000);
+	ret = big ? report_attachment_add(&r, "histograms.csv", "text/csv",
+					  "every run", big, 200000) :
+		    -ENOMEM;
+	big = malloc(300000);
+	for (size_t i = 0, x = 88172645463325252ull; big && i < 300000; i++) {
+		x ^= x << 13; /* xorshift: data xz cannot shrink */
+		x ^= x >> 7;
+		x ^= x << 17;
+		big[i] = (char)(x >> 32);
+	}
+	if (!ret)
+		ret = big ? report_attachment_add(&r, "console.log",
+						  "text/plain", "console", big,
+						  300000) :
+			    -ENOMEM;
+	if (!ret)
+		ret = report_fit_attachments(&r, 100000, "https://lab.example",
+					     &err);
+	CHECK(ret == 0 && r.natt == 1 &&
+		      !strcmp(r.att[0].file_name, "histograms.csv.xz") &&
+		      r.att[0].size < 100000 &&
+		      !strcmp(r.att[0].content_type, "application/x-xz"),
+	      "over the limit: compressible text goes xz-compressed (%s)",
+	      err.msg);
+	CHECK(json_array_size(json_object_get(r.ctx, "linked")) == 1 &&
+		      !strcmp(json_string_value(json_object_get(
+				      json_array_get(json_object_get(r.ctx,
+								     "linked"),
+						     0),
+				      "url")),
+			      "https://lab.example/api/v1/runs/4/artifacts/"
+			      "console.log"),
+	      "over the limit even compressed: left out, linked on the lab");
+	report_cleanup(&r);
 }
 
 static void test_adapt(void)
@@ -514,6 +802,9 @@ static void test_config(void)
 
 int main(void)
 {
+	test_large();
+	test_tags();
+	test_fit();
 	test_config();
 	test_platform();
 	test_config_delta();

@@ -192,7 +192,9 @@ check "... its testcase row is not the lab's and has no parameters" \
 	test "$(sql "SELECT lab || ':' || definition::text FROM testcases WHERE name = 'synth-none'")" = 'false:{}'
 
 # -- verdict parameters: the maintainer's -----------------------------------------
-"$RTLAB" testcase set $TC --floor-us 12 --alpha 0.02 >"$work/set.txt" 2>&1
+# (a smaller alpha needs more runs at the first of the planned looks)
+"$RTLAB" testcase set $TC --floor-us 12 --alpha 0.02 --min-runs 6 \
+	>"$work/set.txt" 2>&1
 check "rtlab testcase set --floor-us --alpha" has "$work/set.txt" "floor_us 12, .*alpha 0.02"
 "$RTLAB" testcase set $TC --alpha 0.9 >"$work/set.txt" 2>&1
 check "rtlab testcase set --alpha 0.9: refused, naming the key" \
@@ -207,7 +209,7 @@ check "... naming the role needed" err_has "this needs a maintainer or admin tok
 check "PUT $P with a board token: 403" test "$(put $P "$TA" '{"alpha": 0.01}')" = 403
 check "... naming the role needed and the token's" err_has "is a board token.*this needs a maintainer or admin token"
 check "PUT $P with a developer token: 403" test "$(put $P "$TDEV" '{"alpha": 0.01}')" = 403
-check "PUT $P with a maintainer token: 200" test "$(put $P "$TMNT" '{"alpha": 0.01, "floor_us": null}')" = 200
+check "PUT $P with a maintainer token: 200" test "$(put $P "$TMNT" '{"alpha": 0.01, "min_runs": 7, "floor_us": null}')" = 200
 check "... alpha set, floor back to its default" jqt '.verdict.alpha == 0.01 and .verdict.floor_us == 5' "$work/resp"
 check "... recorded who set it" jqt '.updated_by == "maintainer token '"'maint1'"'"' "$work/resp"
 check "... and the request log names the token" \

@@ -26,6 +26,7 @@ static const struct command commands[] = {
 	{ "analyze", cmd_analyze,
 	  "what held the CPU at a trace's worst spike" },
 	{ "kernel", cmd_kernel, "list kernels, fetch one into the cache" },
+	{ "tree", cmd_tree, "the kernel trees followed, discovered by apt" },
 	{ "boot", cmd_boot, "boot a virtual board, run a testcase" },
 	{ "report", cmd_report, "write or file a verdict's regression report" },
 	{ "export", cmd_export, "export results (KCIDB JSON)" },

@@ -210,6 +210,39 @@ char *kernel_defs_dir(void)
 	return NULL;
 }
 
+/* "PACKAGE=VERSION": a Debian kernel package pinned at a version, the way
+ * a tree's kernels are named (kernels/tree.h). */
+static struct kernel_def *pinned_package(const char *spec,
+					 struct rtlab_err *err)
+{
+	const char *eq = strchr(spec, '=');
+	struct kernel_def *k = calloc(1, sizeof(*k));
+
+	if (!k) {
+		rtlab_err_set(err, "out of memory");
+		return NULL;
+	}
+	k->kind = KERNEL_KIND_DEBIAN;
+	k->path = strdup(spec);
+	k->package = strndup(spec, eq - spec);
+	k->version = strdup(eq + 1);
+	k->name = k->package ? strdup(k->package) : NULL;
+	if (!k->path || !k->package || !k->version || !k->name) {
+		rtlab_err_set(err, "out of memory");
+	} else if (!*k->package || !valid_pkg_name(k->package) ||
+		   !*k->version || !valid_version(k->version)) {
+		rtlab_err_set(err,
+			      "kernel '%s': expected a definition name, a "
+			      "FILE.yaml or PACKAGE=VERSION (a Debian package "
+			      "and version)",
+			      spec);
+	} else {
+		return k;
+	}
+	kernel_def_free(k);
+	return NULL;
+}
+
 struct kernel_def *kernel_def_find(const char *name, struct rtlab_err *err)
 {
 	struct kernel_def *k;
@@ -218,6 +251,8 @@ struct kernel_def *kernel_def_find(const char *name, struct rtlab_err *err)
 
 	if (strchr(name, '/') || (n > 5 && !strcmp(name + n - 5, ".yaml")))
 		return kernel_def_load(name, err);
+	if (strchr(name, '='))
+		return pinned_package(name, err);
 	dir = kernel_defs_dir();
 	if (!dir) {
 		rtlab_err_set(err,

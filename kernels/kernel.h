@@ -69,7 +69,9 @@ struct kernel_def *kernel_def_load(const char *path, struct rtlab_err *err);
 
 /**
  * kernel_def_find() - load a definition by name ("debian-rt") or by path
- * (anything with a '/' or ending in .yaml).  Names are looked up in
+ * (anything with a '/' or ending in .yaml), or make one of a Debian
+ * package pinned at a version ("linux-image-6.1.0-50-rt-amd64=6.1.176-1",
+ * how a tree's kernels are named).  Names are looked up in
  * rtlab_data_path("kernels") (lib/config.h).
  * Return: as kernel_def_load().
  */

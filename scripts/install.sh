@@ -65,7 +65,7 @@ $created"
 	say INSTALL "$DESTDIR$datadir (schema, testcases, boards, kernels)"
 	for f in schema/*.sql testcases/*.yaml testcases/README.md \
 		testcases/inject/* boards/*.yaml boards/*.sh boards/README.md \
-		kernels/*.yaml kernels/README.md; do
+		kernels/*.yaml kernels/trees/*.yaml kernels/README.md; do
 		[ -f "$f" ] || continue
 		case "$f" in *.sh) m=755 ;; *) m=644 ;; esac
 		put $m "$f" "$datadir/$f"

@@ -22,7 +22,8 @@ bin=$dest/usr/local/bin
 data=$dest/usr/local/share/rtlab
 for f in "$bin/rtlab" "$bin/rtlab-agent" "$data/schema/001_init.sql" \
 	"$data/testcases/cyclictest-idle.yaml" "$data/boards/qemu-icount.yaml" \
-	"$data/kernels/debian-rt.yaml" "$dest/usr/local/share/doc/rtlab/database.md" \
+	"$data/kernels/debian-rt.yaml" "$data/kernels/trees/debian-6.1-rt.yaml" \
+	"$dest/usr/local/share/doc/rtlab/database.md" \
 	"$dest/usr/local/lib/systemd/system/rtlab-server.service" \
 	"$dest/usr/local/lib/systemd/system/rtlab-worker@.service" \
 	"$dest/usr/local/lib/sysusers.d/rtlab.conf" "$dest/etc/rtlab/rtlab.conf"; do

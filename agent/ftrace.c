@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -385,24 +386,248 @@ out:
 	return ret;
 }
 
-bool ftrace_find_spike(const void *data, size_t len, unsigned long long *lat_us,
-		       unsigned long long *threshold_us)
-{
-	const size_t mlen = strlen(FTRACE_SPIKE_MARK);
-	const char *p = data, *end = p + len, *hit = NULL, *q;
-	char buf[64];
-	size_t n;
+/*
+ * The hist triggers that keep the trace of the worst wakeup: the waking of
+ * a real-time cyclictest thread stores its time, its switch-in computes the
+ * latency, and a new maximum swaps the running buffer into the snapshot
+ * (Documentation/trace/histogram.rst, onmax().snapshot()).  The main thread
+ * runs SCHED_OTHER (prio >= 100) and is left out.
+ */
+#define FTRACE_WAKING_EVENT "events/sched/sched_waking/trigger"
+#define FTRACE_SWITCH_EVENT "events/sched/sched_switch/trigger"
+#define FTRACE_WAKING_TRIGGER                                \
+	"hist:keys=pid:rtlab_ts0=common_timestamp.usecs if " \
+	"comm==\"cyclictest\" && prio<100"
+#define FTRACE_SWITCH_TRIGGER                                             \
+	"hist:keys=next_pid:rtlab_lat=common_timestamp.usecs-$rtlab_ts0:" \
+	"onmax($rtlab_lat).snapshot() if next_comm==\"cyclictest\" && "   \
+	"next_prio<100"
+#define FTRACE_SNAPSHOT_TAKEN "triggering value { onmax($rtlab_lat) }:"
+#define FTRACE_SNAPSHOT_KEY "next_pid:"
 
-	while (p < end && (q = memmem(p, end - p, FTRACE_SPIKE_MARK, mlen))) {
-		hit = q;
-		p = q + mlen;
+/*
+ * Append @value to @root/@name without O_TRUNC: truncating a trigger file
+ * removes every trigger of the event, the board's own included.
+ */
+static int append_file(const char *root, const char *name, const char *value)
+{
+	char path[4096];
+	size_t len = strlen(value);
+	ssize_t n;
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", root, name);
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, value, len);
+	if (n < 0)
+		ret = -errno;
+	else if ((size_t)n != len)
+		ret = -EIO;
+	if (close(fd) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+/* The kernel's last complaint in @root/error_log, for a message. */
+static void last_error_log(const char *root, char *buf, size_t size)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/error_log", root);
+	last_line(path, buf, size);
+	if (!buf[0])
+		snprintf(buf, size, "(nothing in error_log)");
+}
+
+bool ftrace_snapshot_supported(const char *root)
+{
+	static const char *const needed[] = { "snapshot", FTRACE_WAKING_EVENT,
+					      FTRACE_SWITCH_EVENT, NULL };
+	char path[4096];
+	size_t i;
+
+	for (i = 0; needed[i]; i++) {
+		snprintf(path, sizeof(path), "%s/%s", root, needed[i]);
+		if (access(path, W_OK))
+			return false;
 	}
-	if (!hit)
-		return false;
-	hit += mlen;
-	n = (size_t)(end - hit) < sizeof(buf) - 1 ? (size_t)(end - hit) :
-						    sizeof(buf) - 1;
-	memcpy(buf, hit, n);
-	buf[n] = '\0';
-	return sscanf(buf, "%llu > %llu)", lat_us, threshold_us) == 2;
+	return true;
+}
+
+int ftrace_snapshot_arm(const char *root, struct ftrace_snapshot *s,
+			struct rtlab_err *err)
+{
+	char path[4096], why[256], *cur;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	if (!ftrace_snapshot_supported(root))
+		return rtlab_err_seterr(
+			err, EOPNOTSUPP,
+			"tracefs %s: no snapshot file or sched_waking/sched_switch trigger files (CONFIG_TRACER_SNAPSHOT, CONFIG_HIST_TRIGGERS)",
+			root);
+	/* A snapshot buffer the board already had is left allocated. */
+	snprintf(path, sizeof(path), "%s/snapshot", root);
+	cur = knob_read(path);
+	s->free_after = !cur || strstr(cur, "Snapshot is freed");
+	free(cur);
+	ret = append_file(root, FTRACE_WAKING_EVENT, FTRACE_WAKING_TRIGGER);
+	if (ret) {
+		last_error_log(root, why, sizeof(why));
+		return rtlab_err_seterr(err, -ret,
+					"%s/%s: cannot add '%s': %s; %s", root,
+					FTRACE_WAKING_EVENT,
+					FTRACE_WAKING_TRIGGER, strerror(-ret),
+					why);
+	}
+	s->waking = true;
+	ret = append_file(root, FTRACE_SWITCH_EVENT, FTRACE_SWITCH_TRIGGER);
+	if (ret) {
+		last_error_log(root, why, sizeof(why));
+		rtlab_err_seterr(err, -ret, "%s/%s: cannot add '%s': %s; %s",
+				 root, FTRACE_SWITCH_EVENT,
+				 FTRACE_SWITCH_TRIGGER, strerror(-ret), why);
+		ftrace_snapshot_disarm(root, s, NULL);
+		return ret;
+	}
+	s->armed = true;
+	return 0;
+}
+
+int ftrace_snapshot_parse(const char *hist, struct ftrace_snapshot *s)
+{
+	const char *p = strstr(hist, FTRACE_SNAPSHOT_TAKEN);
+	unsigned long long lat;
+	long pid;
+
+	s->taken = false;
+	if (!p || sscanf(p + strlen(FTRACE_SNAPSHOT_TAKEN), "%llu", &lat) != 1)
+		return -ENOENT;
+	s->taken = true;
+	s->lat_us = lat;
+	s->pid = -1;
+	p = strstr(p, FTRACE_SNAPSHOT_KEY);
+	if (p && sscanf(p + strlen(FTRACE_SNAPSHOT_KEY), "%ld", &pid) == 1)
+		s->pid = pid;
+	return 0;
+}
+
+int ftrace_snapshot_disarm(const char *root, struct ftrace_snapshot *s,
+			   struct rtlab_err *err)
+{
+	char path[4096], *hist;
+	int ret = 0, r;
+
+	if (s->armed) {
+		/* The maximum and its thread, before the histogram goes. */
+		snprintf(path, sizeof(path),
+			 "%s/events/sched/sched_switch/hist", root);
+		hist = knob_read(path);
+		if (hist)
+			ftrace_snapshot_parse(hist, s);
+		free(hist);
+		/* sched_switch's trigger refers to sched_waking's variable:
+		 * it goes first. */
+		r = append_file(root, FTRACE_SWITCH_EVENT,
+				"!" FTRACE_SWITCH_TRIGGER);
+		if (r && !ret)
+			ret = rtlab_err_seterr(
+				err, -r, "%s/%s: cannot remove the trigger: %s",
+				root, FTRACE_SWITCH_EVENT, strerror(-r));
+		s->armed = false;
+	}
+	if (s->waking) {
+		r = append_file(root, FTRACE_WAKING_EVENT,
+				"!" FTRACE_WAKING_TRIGGER);
+		if (r && !ret)
+			ret = rtlab_err_seterr(
+				err, -r, "%s/%s: cannot remove the trigger: %s",
+				root, FTRACE_WAKING_EVENT, strerror(-r));
+		s->waking = false;
+	}
+	return ret;
+}
+
+int ftrace_snapshot_restore(const char *root, struct ftrace_snapshot *s,
+			    struct rtlab_err *err)
+{
+	int ret;
+
+	if (!s->taken || s->swapped)
+		return 0;
+	/* Writing 1 swaps the buffers: the trace kept at the maximum becomes
+	 * the top-level buffer, which trace-cmd extracts and whose per-CPU
+	 * stats then describe it.  Tracing stays off. */
+	ret = append_file(root, "snapshot", "1");
+	if (ret)
+		return rtlab_err_seterr(
+			err, -ret,
+			"%s/snapshot: cannot swap the kept trace back: %s",
+			root, strerror(-ret));
+	s->swapped = true;
+	return 0;
+}
+
+int ftrace_snapshot_free(const char *root, struct ftrace_snapshot *s,
+			 struct rtlab_err *err)
+{
+	int ret;
+
+	if (!s->free_after)
+		return 0;
+	s->free_after = false;
+	ret = append_file(root, "snapshot", "0");
+	if (ret && ret != -ENOENT)
+		return rtlab_err_seterr(err, -ret,
+					"%s/snapshot: cannot free it: %s", root,
+					strerror(-ret));
+	return 0;
+}
+
+void ftrace_stats_parse(const char *text, struct ftrace_stats *st)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} keys[] = {
+		{ "entries: ", offsetof(struct ftrace_stats, entries) },
+		{ "overrun: ", offsetof(struct ftrace_stats, overrun) },
+		{ "commit overrun: ",
+		  offsetof(struct ftrace_stats, commit_overrun) },
+		{ "dropped events: ", offsetof(struct ftrace_stats, dropped) },
+	};
+	const char *p, *nl;
+	size_t i, n;
+
+	for (p = text; p && *p; p = nl ? nl + 1 : NULL) {
+		nl = strchr(p, '\n');
+		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+			n = strlen(keys[i].key);
+			if (!strncmp(p, keys[i].key, n))
+				*(unsigned long long *)((char *)st +
+							keys[i].off) +=
+					strtoull(p + n, NULL, 10);
+		}
+	}
+}
+
+int ftrace_stats_read(const char *root, struct ftrace_stats *st)
+{
+	char path[4096], *text;
+	unsigned int cpu;
+
+	memset(st, 0, sizeof(*st));
+	for (cpu = 0;; cpu++) {
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%u/stats", root,
+			 cpu);
+		text = knob_read(path);
+		if (!text)
+			break;
+		ftrace_stats_parse(text, st);
+		st->ncpus++;
+		free(text);
+	}
+	return st->ncpus ? 0 : -ENOENT;
 }

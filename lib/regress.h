@@ -40,6 +40,9 @@ struct regress_run {
 	unsigned int ncpus;
 };
 
+/* The most samples a run may have over another of the same comparison. */
+#define REGRESS_MAX_SAMPLE_RATIO 2u
+
 struct regress_params {
 	double floor_abs_us;   /* practical floor, µs (default 5) */
 	double floor_rel;      /* practical floor, fraction (default 0.10) */
@@ -96,9 +99,11 @@ void regress_params_init(struct regress_params *p);
  * regress_compare() - verdicts for @ncand candidate runs against @nbase
  * baseline runs.  Runs without samples are left out (and counted).
  * Return: 0 with @res filled (its verdict may be INCONCLUSIVE, with a
- * reason, for empty sides, only overflows or too few runs); -EINVAL with
- * @err naming the run and field when runs mix boards, testcases or clocks,
- * or a parameter is negative, NaN or out of range; -ENOMEM.
+ * reason, for empty sides, only overflows, runs of which one has more than
+ * REGRESS_MAX_SAMPLE_RATIO times the samples of another (empty runs
+ * aside), or too few runs); -EINVAL with @err naming the run and field
+ * when runs mix boards, testcases or clocks, or a parameter is negative,
+ * NaN or out of range; -ENOMEM.
  * @res holds no pointers to free.
  */
 int regress_compare(const struct regress_run *base, unsigned int nbase,

@@ -387,22 +387,48 @@ out:
 }
 
 /*
- * The hist triggers that keep the trace of the worst wakeup: the waking of
- * a real-time cyclictest thread stores its time, its switch-in computes the
- * latency, and a new maximum swaps the running buffer into the snapshot
- * (Documentation/trace/histogram.rst, onmax().snapshot()).  The main thread
- * runs SCHED_OTHER (prio >= 100) and is left out.
+ * The hist triggers that keep the trace of the worst wakeup
+ * (Documentation/trace/histogram.rst, onmax().snapshot()).  The first
+ * event stores a time per thread, the switch-in of a real-time cyclictest
+ * thread computes its latency, and a new maximum swaps the running buffer
+ * into the snapshot.  cyclictest's main thread runs SCHED_OTHER (prio >=
+ * 100) and is left out.
+ *
+ * Preferred: from the timer's expiry (hrtimer_start's expires, the
+ * thread arming its own clock_nanosleep timer) to the switch-in, in the
+ * "mono" trace clock so both are CLOCK_MONOTONIC -- what cyclictest
+ * measures, interrupt-off delays before the timer interrupt included.
+ * Else: from sched_waking to the switch-in, which misses those.
  */
-#define FTRACE_WAKING_EVENT "events/sched/sched_waking/trigger"
-#define FTRACE_SWITCH_EVENT "events/sched/sched_switch/trigger"
-#define FTRACE_WAKING_TRIGGER                                \
-	"hist:keys=pid:rtlab_ts0=common_timestamp.usecs if " \
-	"comm==\"cyclictest\" && prio<100"
-#define FTRACE_SWITCH_TRIGGER                                             \
-	"hist:keys=next_pid:rtlab_lat=common_timestamp.usecs-$rtlab_ts0:" \
-	"onmax($rtlab_lat).snapshot() if next_comm==\"cyclictest\" && "   \
-	"next_prio<100"
-#define FTRACE_SNAPSHOT_TAKEN "triggering value { onmax($rtlab_lat) }:"
+struct snap_variant {
+	const char *name;	/* the manifest's trace.latency */
+	const char *clock;	/* trace_clock to select, NULL: leave it */
+	const char *first_file; /* trigger file of the first event */
+	const char *first;
+	const char *switch_trigger;
+	const char *taken;   /* "Snapshot taken" detail line's prefix */
+	unsigned int per_us; /* units of the maximum per µs */
+};
+
+#define SNAP_SWITCH_FILE "events/sched/sched_switch/trigger"
+#define SNAP_SWITCH_HIST "events/sched/sched_switch/hist"
+#define SNAP_FILTER " if next_comm==\"cyclictest\" && next_prio<100"
+
+static const struct snap_variant snap_variants[] = {
+	{ "expiry_to_switch", "mono", "events/timer/hrtimer_start/trigger",
+	  "hist:keys=common_pid:rtlab_exp=expires if comm==\"cyclictest\"",
+	  "hist:keys=next_pid:rtlab_lat_ns=common_timestamp-$rtlab_exp:"
+	  "onmax($rtlab_lat_ns).snapshot()" SNAP_FILTER,
+	  "triggering value { onmax($rtlab_lat_ns) }:", 1000 },
+	{ "waking_to_switch", NULL, "events/sched/sched_waking/trigger",
+	  "hist:keys=pid:rtlab_ts0=common_timestamp.usecs if "
+	  "comm==\"cyclictest\" && prio<100",
+	  "hist:keys=next_pid:rtlab_lat=common_timestamp.usecs-$rtlab_ts0:"
+	  "onmax($rtlab_lat).snapshot()" SNAP_FILTER,
+	  "triggering value { onmax($rtlab_lat) }:", 1 },
+};
+
+#define SNAP_NVARIANTS (sizeof(snap_variants) / sizeof(snap_variants[0]))
 #define FTRACE_SNAPSHOT_KEY "next_pid:"
 
 /*
@@ -441,54 +467,95 @@ static void last_error_log(const char *root, char *buf, size_t size)
 		snprintf(buf, size, "(nothing in error_log)");
 }
 
-bool ftrace_snapshot_supported(const char *root)
+static bool file_there(const char *root, const char *name)
 {
-	static const char *const needed[] = { "snapshot", FTRACE_WAKING_EVENT,
-					      FTRACE_SWITCH_EVENT, NULL };
 	char path[4096];
-	size_t i;
 
-	for (i = 0; needed[i]; i++) {
-		snprintf(path, sizeof(path), "%s/%s", root, needed[i]);
-		if (access(path, W_OK))
-			return false;
-	}
+	snprintf(path, sizeof(path), "%s/%s", root, name);
+	return !access(path, W_OK);
+}
+
+/* The selected clock of a trace_clock text: "[local] global ..." -> local */
+static bool selected_clock(const char *text, char *buf, size_t size)
+{
+	const char *a = strchr(text, '['), *b = a ? strchr(a, ']') : NULL;
+
+	if (!b || (size_t)(b - a - 1) >= size)
+		return false;
+	snprintf(buf, size, "%.*s", (int)(b - a - 1), a + 1);
 	return true;
 }
 
-int ftrace_snapshot_arm(const char *root, struct ftrace_snapshot *s,
-			struct rtlab_err *err)
+static bool variant_supported(const char *root, const struct snap_variant *v)
 {
-	char path[4096], why[256], *cur;
+	char path[4096], *text, *q;
+	bool ok;
+
+	if (!file_there(root, "snapshot") || !file_there(root, v->first_file) ||
+	    !file_there(root, SNAP_SWITCH_FILE))
+		return false;
+	if (!v->clock)
+		return true;
+	snprintf(path, sizeof(path), "%s/trace_clock", root);
+	text = knob_read(path);
+	if (!text)
+		return false;
+	/* the clock must be offered as a whole word */
+	q = strstr(text, v->clock);
+	ok = q && (q == text || strchr(" [", q[-1])) &&
+	     strchr(" ]", q[strlen(v->clock)] ? q[strlen(v->clock)] : ' ');
+	free(text);
+	return ok;
+}
+
+bool ftrace_snapshot_supported(const char *root)
+{
+	size_t i;
+
+	for (i = 0; i < SNAP_NVARIANTS; i++)
+		if (variant_supported(root, &snap_variants[i]))
+			return true;
+	return false;
+}
+
+/* Select @v's clock (a knob) and add its triggers; undone on failure. */
+static int arm_variant(const char *root, const struct snap_variant *v,
+		       struct ftrace_snapshot *s, struct knob_list *knobs,
+		       struct rtlab_err *err)
+{
+	char path[4096], why[256], orig[32], *text;
 	int ret;
 
-	memset(s, 0, sizeof(*s));
-	if (!ftrace_snapshot_supported(root))
-		return rtlab_err_seterr(
-			err, EOPNOTSUPP,
-			"tracefs %s: no snapshot file or sched_waking/sched_switch trigger files (CONFIG_TRACER_SNAPSHOT, CONFIG_HIST_TRIGGERS)",
-			root);
-	/* A snapshot buffer the board already had is left allocated. */
-	snprintf(path, sizeof(path), "%s/snapshot", root);
-	cur = knob_read(path);
-	s->free_after = !cur || strstr(cur, "Snapshot is freed");
-	free(cur);
-	ret = append_file(root, FTRACE_WAKING_EVENT, FTRACE_WAKING_TRIGGER);
+	if (v->clock) {
+		snprintf(path, sizeof(path), "%s/trace_clock", root);
+		text = knob_read(path);
+		if (!text || !selected_clock(text, orig, sizeof(orig))) {
+			free(text);
+			return rtlab_err_seterr(err, EINVAL,
+						"%s: no selected clock in it",
+						path);
+		}
+		free(text);
+		ret = knob_set(knobs, path, v->clock, orig, err);
+		if (ret)
+			return ret;
+	}
+	ret = append_file(root, v->first_file, v->first);
 	if (ret) {
 		last_error_log(root, why, sizeof(why));
 		return rtlab_err_seterr(err, -ret,
 					"%s/%s: cannot add '%s': %s; %s", root,
-					FTRACE_WAKING_EVENT,
-					FTRACE_WAKING_TRIGGER, strerror(-ret),
+					v->first_file, v->first, strerror(-ret),
 					why);
 	}
-	s->waking = true;
-	ret = append_file(root, FTRACE_SWITCH_EVENT, FTRACE_SWITCH_TRIGGER);
+	s->variant = v;
+	s->first = true;
+	ret = append_file(root, SNAP_SWITCH_FILE, v->switch_trigger);
 	if (ret) {
 		last_error_log(root, why, sizeof(why));
 		rtlab_err_seterr(err, -ret, "%s/%s: cannot add '%s': %s; %s",
-				 root, FTRACE_SWITCH_EVENT,
-				 FTRACE_SWITCH_TRIGGER, strerror(-ret), why);
+				 root, SNAP_SWITCH_FILE, v->switch_trigger,
+				 strerror(-ret), why);
 		ftrace_snapshot_disarm(root, s, NULL);
 		return ret;
 	}
@@ -496,17 +563,63 @@ int ftrace_snapshot_arm(const char *root, struct ftrace_snapshot *s,
 	return 0;
 }
 
+int ftrace_snapshot_arm(const char *root, struct ftrace_snapshot *s,
+			struct knob_list *knobs, struct rtlab_err *err)
+{
+	char path[4096], *cur;
+	size_t i;
+	int ret = -EOPNOTSUPP;
+
+	memset(s, 0, sizeof(*s));
+	s->pid = -1;
+	if (!ftrace_snapshot_supported(root))
+		return rtlab_err_seterr(
+			err, EOPNOTSUPP,
+			"tracefs %s: no snapshot file or no trigger files of timer:hrtimer_start/sched:sched_waking and sched:sched_switch (CONFIG_TRACER_SNAPSHOT, CONFIG_HIST_TRIGGERS)",
+			root);
+	/* A snapshot buffer the board already had is left allocated. */
+	snprintf(path, sizeof(path), "%s/snapshot", root);
+	cur = knob_read(path);
+	s->free_after = !cur || strstr(cur, "Snapshot is freed");
+	free(cur);
+	for (i = 0; i < SNAP_NVARIANTS; i++) {
+		if (!variant_supported(root, &snap_variants[i]))
+			continue;
+		ret = arm_variant(root, &snap_variants[i], s, knobs, err);
+		if (!ret)
+			return 0;
+		/* the next variant may still work; say why this one did not */
+		snprintf(s->fallback_reason, sizeof(s->fallback_reason), "%s",
+			 err->msg);
+	}
+	return ret;
+}
+
+const char *ftrace_snapshot_latency(const struct ftrace_snapshot *s)
+{
+	return s->variant ? s->variant->name : NULL;
+}
+
 int ftrace_snapshot_parse(const char *hist, struct ftrace_snapshot *s)
 {
-	const char *p = strstr(hist, FTRACE_SNAPSHOT_TAKEN);
+	const char *p = NULL;
 	unsigned long long lat;
+	unsigned int per_us = 1;
 	long pid;
+	size_t i;
 
 	s->taken = false;
-	if (!p || sscanf(p + strlen(FTRACE_SNAPSHOT_TAKEN), "%llu", &lat) != 1)
+	for (i = 0; !p && i < SNAP_NVARIANTS; i++) {
+		p = strstr(hist, snap_variants[i].taken);
+		if (p) {
+			p += strlen(snap_variants[i].taken);
+			per_us = snap_variants[i].per_us;
+		}
+	}
+	if (!p || sscanf(p, "%llu", &lat) != 1)
 		return -ENOENT;
 	s->taken = true;
-	s->lat_us = lat;
+	s->lat_us = lat / per_us;
 	s->pid = -1;
 	p = strstr(p, FTRACE_SNAPSHOT_KEY);
 	if (p && sscanf(p + strlen(FTRACE_SNAPSHOT_KEY), "%ld", &pid) == 1)
@@ -517,35 +630,37 @@ int ftrace_snapshot_parse(const char *hist, struct ftrace_snapshot *s)
 int ftrace_snapshot_disarm(const char *root, struct ftrace_snapshot *s,
 			   struct rtlab_err *err)
 {
-	char path[4096], *hist;
+	const struct snap_variant *v = s->variant;
+	char path[4096], cmd[512], *hist;
 	int ret = 0, r;
 
+	if (!v)
+		return 0;
 	if (s->armed) {
 		/* The maximum and its thread, before the histogram goes. */
-		snprintf(path, sizeof(path),
-			 "%s/events/sched/sched_switch/hist", root);
+		snprintf(path, sizeof(path), "%s/%s", root, SNAP_SWITCH_HIST);
 		hist = knob_read(path);
 		if (hist)
 			ftrace_snapshot_parse(hist, s);
 		free(hist);
-		/* sched_switch's trigger refers to sched_waking's variable:
-		 * it goes first. */
-		r = append_file(root, FTRACE_SWITCH_EVENT,
-				"!" FTRACE_SWITCH_TRIGGER);
+		/* The switch trigger refers to the first one's variable: it
+		 * goes first. */
+		snprintf(cmd, sizeof(cmd), "!%s", v->switch_trigger);
+		r = append_file(root, SNAP_SWITCH_FILE, cmd);
 		if (r && !ret)
 			ret = rtlab_err_seterr(
 				err, -r, "%s/%s: cannot remove the trigger: %s",
-				root, FTRACE_SWITCH_EVENT, strerror(-r));
+				root, SNAP_SWITCH_FILE, strerror(-r));
 		s->armed = false;
 	}
-	if (s->waking) {
-		r = append_file(root, FTRACE_WAKING_EVENT,
-				"!" FTRACE_WAKING_TRIGGER);
+	if (s->first) {
+		snprintf(cmd, sizeof(cmd), "!%s", v->first);
+		r = append_file(root, v->first_file, cmd);
 		if (r && !ret)
 			ret = rtlab_err_seterr(
 				err, -r, "%s/%s: cannot remove the trigger: %s",
-				root, FTRACE_WAKING_EVENT, strerror(-r));
-		s->waking = false;
+				root, v->first_file, strerror(-r));
+		s->first = false;
 	}
 	return ret;
 }

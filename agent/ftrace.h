@@ -103,31 +103,45 @@ int ftrace_extract(const char *root, const char *dir, const char *name,
  * kept by a hist trigger's onmax().snapshot() while the measurement runs
  * its full length.
  */
+struct snap_variant;
+
 struct ftrace_snapshot {
-	bool waking, armed; /* triggers in place (to remove) */
-	bool free_after;    /* the snapshot buffer was not allocated before */
-	bool taken;	    /* a maximum swapped the buffer into the snapshot */
-	bool swapped;	    /* ... and it was swapped back to the top level */
+	const struct snap_variant *variant; /* the latency measured */
+	bool first, armed;		    /* triggers in place (to remove) */
+	bool free_after; /* the snapshot buffer was not allocated before */
+	bool taken;	 /* a maximum swapped the buffer into the snapshot */
+	bool swapped;	 /* ... and it was swapped back to the top level */
 	unsigned long long lat_us; /* that maximum, waking to switch-in */
 	long pid;		   /* its thread, -1 when not read */
+	char fallback_reason[RTLAB_ERR_LEN]; /* why the preferred latency was not
+				    * measured, "" when it was */
 };
 
 /** ftrace_snapshot_supported() - @root has the snapshot file and the
- *  trigger files of sched:sched_waking and sched:sched_switch. */
+ *  trigger files of sched:sched_switch and of timer:hrtimer_start (with
+ *  the "mono" trace clock) or sched:sched_waking. */
 bool ftrace_snapshot_supported(const char *root);
 
 /**
- * ftrace_snapshot_arm() - add the hist triggers: sched_waking of a
- * real-time "cyclictest" thread stores a timestamp, its sched_switch-in
- * computes the latency, and onmax(latency).snapshot() swaps the buffer
- * into the snapshot at each new maximum.  The trigger files are appended
- * to, never truncated (that would remove the board's own triggers).
+ * ftrace_snapshot_arm() - add the hist triggers: a real-time "cyclictest"
+ * thread's sched_switch-in computes its latency and
+ * onmax(latency).snapshot() swaps the buffer into the snapshot at each new
+ * maximum.  The latency runs from its timer's expiry (hrtimer_start's
+ * expires, trace_clock set to mono through @knobs) or, when that cannot be
+ * armed, from its sched_waking (@s->fallback_reason says why).  The
+ * trigger files are appended to, never truncated (that would remove the
+ * board's own triggers).
  * @s: cleared, then records what to undo with ftrace_snapshot_disarm().
  * Return: 0; -EOPNOTSUPP when the kernel lacks snapshot or hist triggers;
  * another negative errno with @err quoting the kernel's error_log.
  */
 int ftrace_snapshot_arm(const char *root, struct ftrace_snapshot *s,
+			struct knob_list *knobs,
 			struct rtlab_err *err) __must_check;
+
+/** ftrace_snapshot_latency() - "expiry_to_switch" or "waking_to_switch"
+ *  for an armed @s, else NULL. */
+const char *ftrace_snapshot_latency(const struct ftrace_snapshot *s);
 
 /**
  * ftrace_snapshot_disarm() - read the maximum from sched_switch's hist
@@ -140,7 +154,8 @@ int ftrace_snapshot_disarm(const char *root, struct ftrace_snapshot *s,
 
 /**
  * ftrace_snapshot_parse() - the "Snapshot taken" details of a hist file:
- * "triggering value { onmax($rtlab_lat) }: N" and "next_pid: PID".
+ * "triggering value { onmax($rtlab_lat_ns) }: NS" (or $rtlab_lat, in µs)
+ * and "next_pid: PID".
  * Return: 0 with @s->taken, lat_us, pid set; -ENOENT when no snapshot was
  * taken (@s->taken false).
  */

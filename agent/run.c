@@ -319,7 +319,7 @@ static void run_prepare_trace(struct run_ctx *r)
 	rlog(r, LOG_LEVEL_INFO,
 	     "tracefs %s: buffer_size_kb %u, %zu event(s) enabled, tracing off until the start",
 	     root, t->buffer_kb, json_array_size(events));
-	if (ftrace_snapshot_arm(root, &r->snap, &err)) {
+	if (ftrace_snapshot_arm(root, &r->snap, &r->knobs, &err)) {
 		/* Still a trace, but of the run's end, not of its worst. */
 		rlog(r, LOG_LEVEL_WARN,
 		     "%s; the trace will hold the end of the run, not its worst wakeup",
@@ -330,8 +330,18 @@ static void run_prepare_trace(struct run_ctx *r)
 	}
 	json_object_set_new(r->trace, "capture",
 			    json_string("snapshot_at_max"));
+	json_object_set_new(r->trace, "latency",
+			    json_string(ftrace_snapshot_latency(&r->snap)));
+	if (r->snap.fallback_reason[0]) {
+		rlog(r, LOG_LEVEL_WARN,
+		     "%s; measuring the wakeup from sched_waking instead",
+		     r->snap.fallback_reason);
+		json_object_set_new(r->trace, "latency_reason",
+				    json_string(r->snap.fallback_reason));
+	}
 	rlog(r, LOG_LEVEL_INFO,
-	     "hist triggers on sched_waking/sched_switch keep the trace of the measuring threads' worst wakeup (onmax snapshot)");
+	     "hist triggers keep the trace of the measuring threads' worst wakeup (onmax snapshot, %s)",
+	     ftrace_snapshot_latency(&r->snap));
 }
 
 /*
@@ -343,7 +353,7 @@ static void run_snapshot_collect(struct run_ctx *r)
 	struct rtlab_err err = { "" };
 	bool had = r->snap.armed;
 
-	if (!r->trace_root || (!r->snap.armed && !r->snap.waking))
+	if (!r->trace_root || (!r->snap.armed && !r->snap.first))
 		return;
 	if (ftrace_snapshot_disarm(r->trace_root, &r->snap, &err))
 		run_fail(r, "%s", err.msg);
@@ -369,8 +379,8 @@ static void run_snapshot_collect(struct run_ctx *r)
 		json_object_set_new(r->trace, "spike_pid",
 				    json_integer(r->snap.pid));
 	rlog(r, LOG_LEVEL_INFO,
-	     "worst wakeup of a measuring thread: %llu us (pid %ld, waking to switch-in); its trace is kept",
-	     r->snap.lat_us, r->snap.pid);
+	     "worst wakeup of a measuring thread: %llu us (pid %ld, %s); its trace is kept",
+	     r->snap.lat_us, r->snap.pid, ftrace_snapshot_latency(&r->snap));
 }
 
 /* Before the loads: a heavy load can starve whoever starts tracing. */

@@ -227,15 +227,21 @@ static void test_snapshot(void)
 		"\nSnapshot taken (see tracing/snapshot).  Details:\n"
 		"\ttriggering value { onmax($rtlab_lat) }:         61\t"
 		"triggered by event with key: { next_pid:        412 }\n";
+	static const char hist_ns[] =
+		"\nSnapshot taken (see tracing/snapshot).  Details:\n"
+		"\ttriggering value { onmax($rtlab_lat_ns) }:     191532\t"
+		"triggered by event with key: { next_pid:        433 }\n";
 	struct ftrace_snapshot s;
 	struct rtlab_err e = { "" };
+	struct knob_list l;
 	char root[4096], *text;
 
 	snprintf(root, sizeof(root), "%s", scratch_path("t"));
 	fake_tracefs();
+	knob_list_init(&l);
 	CHECK(!ftrace_snapshot_supported(root),
 	      "no snapshot file: no snapshot capture");
-	CHECK(ftrace_snapshot_arm(root, &s, &e) == -EOPNOTSUPP &&
+	CHECK(ftrace_snapshot_arm(root, &s, &l, &e) == -EOPNOTSUPP &&
 		      strstr(e.msg, "CONFIG_HIST_TRIGGERS"),
 	      "arming without the files is refused, saying what is missing (%s)",
 	      e.msg);
@@ -246,10 +252,14 @@ static void test_snapshot(void)
 		    "# Available triggers:\nboard's own\n");
 	scratch_put("t/events/sched/sched_switch/trigger", "");
 	scratch_put("t/events/sched/sched_switch/hist", hist);
-	CHECK(ftrace_snapshot_supported(root), "with them, it is supported");
-	CHECK_INT(ftrace_snapshot_arm(root, &s, &e), 0, "arm");
-	CHECK(s.armed && s.waking && s.free_after,
+	CHECK(ftrace_snapshot_supported(root),
+	      "with sched_waking's trigger file, it is supported");
+	CHECK_INT(ftrace_snapshot_arm(root, &s, &l, &e), 0, "arm");
+	CHECK(s.armed && s.first && s.free_after,
 	      "armed; the snapshot buffer was free, so it is freed after");
+	CHECK(ftrace_snapshot_latency(&s) &&
+		      !strcmp(ftrace_snapshot_latency(&s), "waking_to_switch"),
+	      "without hrtimer_start and a mono clock: waking to switch-in");
 	text = knob_read(scratch_path("t/events/sched/sched_waking/trigger"));
 	CHECK(text && strstr(text, "board's own\nhist:keys=pid:rtlab_ts0=") &&
 		      strstr(text, "comm==\"cyclictest\" && prio<100"),
@@ -265,7 +275,7 @@ static void test_snapshot(void)
 	CHECK(s.taken && s.lat_us == 61 && s.pid == 412,
 	      "the maximum and its thread read from the hist file (%llu us, pid %ld)",
 	      s.lat_us, s.pid);
-	CHECK(!s.armed && !s.waking, "both triggers marked removed");
+	CHECK(!s.armed && !s.first, "both triggers marked removed");
 	text = knob_read(scratch_path("t/events/sched/sched_switch/trigger"));
 	CHECK(text && strstr(text, "<100!hist:keys=next_pid:"),
 	      "sched_switch's trigger removed with '!'");
@@ -296,11 +306,44 @@ static void test_snapshot(void)
 	CHECK_INT(ftrace_snapshot_restore(root, &s, &e), 0,
 		  "nothing to swap back without a snapshot");
 	CHECK(scratch_holds("t/snapshot", ""), "... and nothing written");
+
+	/* With hrtimer_start and a mono trace clock: from the expiry. */
+	mkdirs("t/events/timer/hrtimer_start");
+	scratch_put("t/events/timer/hrtimer_start/trigger", "");
+	scratch_put("t/trace_clock", "[local] global counter mono mono_raw\n");
 	scratch_put("t/snapshot", "# tracer: nop\nold snapshot\n");
-	CHECK_INT(ftrace_snapshot_arm(root, &s, &e), 0, "arm again");
+	scratch_put("t/events/sched/sched_switch/hist", hist_ns);
+	CHECK_INT(ftrace_snapshot_arm(root, &s, &l, &e), 0, "arm again");
 	CHECK(!s.free_after,
 	      "a snapshot buffer the board had is not freed afterwards");
-	ftrace_snapshot_disarm(root, &s, NULL);
+	CHECK(ftrace_snapshot_latency(&s) &&
+		      !strcmp(ftrace_snapshot_latency(&s),
+			      "expiry_to_switch") &&
+		      !s.fallback_reason[0],
+	      "with them: from the timer's expiry to the switch-in");
+	CHECK(scratch_holds("t/trace_clock", "mono"),
+	      "the mono trace clock selected (CLOCK_MONOTONIC, as expires)");
+	text = knob_read(scratch_path("t/events/timer/hrtimer_start/trigger"));
+	CHECK(text && strstr(text, "hist:keys=common_pid:rtlab_exp=expires") &&
+		      strstr(text, "comm==\"cyclictest\""),
+	      "hrtimer_start's trigger stores each cyclictest thread's expiry");
+	free(text);
+	text = knob_read(scratch_path("t/events/sched/sched_switch/trigger"));
+	CHECK(text && strstr(text, "common_timestamp-$rtlab_exp:onmax("),
+	      "the switch-in computes the latency from that expiry, in ns");
+	free(text);
+	CHECK_INT(ftrace_snapshot_disarm(root, &s, &e), 0, "disarm");
+	CHECK(s.taken && s.lat_us == 191 && s.pid == 433,
+	      "the maximum read in ns, kept in us (%llu us, pid %ld)", s.lat_us,
+	      s.pid);
+	text = knob_read(scratch_path("t/events/timer/hrtimer_start/trigger"));
+	CHECK(text && strstr(text, "\"!hist:keys=common_pid:"),
+	      "hrtimer_start's trigger removed");
+	free(text);
+	CHECK_INT(knob_restore_all(&l, &e), 0, "restore");
+	CHECK(scratch_holds("t/trace_clock", "local"),
+	      "the board's trace clock restored (by name)");
+	knob_list_cleanup(&l);
 }
 
 static void test_stats(void)

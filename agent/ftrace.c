@@ -401,31 +401,50 @@ out:
  * Else: from sched_waking to the switch-in, which misses those.
  */
 struct snap_variant {
-	const char *name;	/* the manifest's trace.latency */
-	const char *clock;	/* trace_clock to select, NULL: leave it */
-	const char *first_file; /* trigger file of the first event */
-	const char *first;
-	const char *switch_trigger;
+	const char *name;  /* the manifest's trace.latency */
+	const char *clock; /* trace_clock to select, NULL: leave it */
+	unsigned int n;	   /* triggers, sched_switch's last */
+	const char *files[3];
+	const char *triggers[3];
 	const char *taken;   /* "Snapshot taken" detail line's prefix */
 	unsigned int per_us; /* units of the maximum per µs */
 };
 
 #define SNAP_SWITCH_FILE "events/sched/sched_switch/trigger"
 #define SNAP_SWITCH_HIST "events/sched/sched_switch/hist"
+#define SNAP_WAKING_FILE "events/sched/sched_waking/trigger"
 #define SNAP_FILTER " if next_comm==\"cyclictest\" && next_prio<100"
 
+/*
+ * The expiry goes through sched_waking: a thread preempted between
+ * arming its timer and sleeping is switched in again before the expiry,
+ * and a latency read there would be negative.  Read once (a variable
+ * referenced by another histogram is consumed), the expiry reaches the
+ * switch-in only through the wakeup.
+ */
 static const struct snap_variant snap_variants[] = {
-	{ "expiry_to_switch", "mono", "events/timer/hrtimer_start/trigger",
-	  "hist:keys=common_pid:rtlab_exp=expires if comm==\"cyclictest\"",
-	  "hist:keys=next_pid:rtlab_lat_ns=common_timestamp-$rtlab_exp:"
-	  "onmax($rtlab_lat_ns).snapshot()" SNAP_FILTER,
-	  "triggering value { onmax($rtlab_lat_ns) }:", 1000 },
-	{ "waking_to_switch", NULL, "events/sched/sched_waking/trigger",
-	  "hist:keys=pid:rtlab_ts0=common_timestamp.usecs if "
-	  "comm==\"cyclictest\" && prio<100",
-	  "hist:keys=next_pid:rtlab_lat=common_timestamp.usecs-$rtlab_ts0:"
-	  "onmax($rtlab_lat).snapshot()" SNAP_FILTER,
-	  "triggering value { onmax($rtlab_lat) }:", 1 },
+	{ "expiry_to_switch",
+	  "mono",
+	  3,
+	  { "events/timer/hrtimer_start/trigger", SNAP_WAKING_FILE,
+	    SNAP_SWITCH_FILE },
+	  { "hist:keys=common_pid:rtlab_exp=expires if comm==\"cyclictest\"",
+	    "hist:keys=pid:rtlab_wexp=$rtlab_exp if comm==\"cyclictest\" && "
+	    "prio<100",
+	    "hist:keys=next_pid:rtlab_lat_ns=common_timestamp-$rtlab_wexp:"
+	    "onmax($rtlab_lat_ns).snapshot()" SNAP_FILTER },
+	  "triggering value { onmax($rtlab_lat_ns) }:",
+	  1000 },
+	{ "waking_to_switch",
+	  NULL,
+	  2,
+	  { SNAP_WAKING_FILE, SNAP_SWITCH_FILE },
+	  { "hist:keys=pid:rtlab_ts0=common_timestamp.usecs if "
+	    "comm==\"cyclictest\" && prio<100",
+	    "hist:keys=next_pid:rtlab_lat=common_timestamp.usecs-$rtlab_ts0:"
+	    "onmax($rtlab_lat).snapshot()" SNAP_FILTER },
+	  "triggering value { onmax($rtlab_lat) }:",
+	  1 },
 };
 
 #define SNAP_NVARIANTS (sizeof(snap_variants) / sizeof(snap_variants[0]))
@@ -491,9 +510,13 @@ static bool variant_supported(const char *root, const struct snap_variant *v)
 	char path[4096], *text, *q;
 	bool ok;
 
-	if (!file_there(root, "snapshot") || !file_there(root, v->first_file) ||
-	    !file_there(root, SNAP_SWITCH_FILE))
+	unsigned int i;
+
+	if (!file_there(root, "snapshot"))
 		return false;
+	for (i = 0; i < v->n; i++)
+		if (!file_there(root, v->files[i]))
+			return false;
 	if (!v->clock)
 		return true;
 	snprintf(path, sizeof(path), "%s/trace_clock", root);
@@ -524,6 +547,7 @@ static int arm_variant(const char *root, const struct snap_variant *v,
 		       struct rtlab_err *err)
 {
 	char path[4096], why[256], orig[32], *text;
+	unsigned int i;
 	int ret;
 
 	if (v->clock) {
@@ -540,26 +564,21 @@ static int arm_variant(const char *root, const struct snap_variant *v,
 		if (ret)
 			return ret;
 	}
-	ret = append_file(root, v->first_file, v->first);
-	if (ret) {
-		last_error_log(root, why, sizeof(why));
-		return rtlab_err_seterr(err, -ret,
-					"%s/%s: cannot add '%s': %s; %s", root,
-					v->first_file, v->first, strerror(-ret),
-					why);
-	}
 	s->variant = v;
-	s->first = true;
-	ret = append_file(root, SNAP_SWITCH_FILE, v->switch_trigger);
-	if (ret) {
-		last_error_log(root, why, sizeof(why));
-		rtlab_err_seterr(err, -ret, "%s/%s: cannot add '%s': %s; %s",
-				 root, SNAP_SWITCH_FILE, v->switch_trigger,
-				 strerror(-ret), why);
-		ftrace_snapshot_disarm(root, s, NULL);
-		return ret;
+	for (i = 0; i < v->n; i++) {
+		ret = append_file(root, v->files[i], v->triggers[i]);
+		if (ret) {
+			last_error_log(root, why, sizeof(why));
+			rtlab_err_seterr(err, -ret,
+					 "%s/%s: cannot add '%s': %s; %s", root,
+					 v->files[i], v->triggers[i],
+					 strerror(-ret), why);
+			ftrace_snapshot_disarm(root, s, NULL);
+			s->variant = NULL;
+			return ret;
+		}
+		s->narmed = i + 1;
 	}
-	s->armed = true;
 	return 0;
 }
 
@@ -619,7 +638,10 @@ int ftrace_snapshot_parse(const char *hist, struct ftrace_snapshot *s)
 	if (!p || sscanf(p, "%llu", &lat) != 1)
 		return -ENOENT;
 	s->taken = true;
-	s->lat_us = lat / per_us;
+	/* A switch-in before its expiry wraps around: it beats every real
+	 * latency and is none. */
+	s->negative = lat >= 1ULL << 63;
+	s->lat_us = s->negative ? 0 : lat / per_us;
 	s->pid = -1;
 	p = strstr(p, FTRACE_SNAPSHOT_KEY);
 	if (p && sscanf(p + strlen(FTRACE_SNAPSHOT_KEY), "%ld", &pid) == 1)
@@ -634,33 +656,26 @@ int ftrace_snapshot_disarm(const char *root, struct ftrace_snapshot *s,
 	char path[4096], cmd[512], *hist;
 	int ret = 0, r;
 
-	if (!v)
+	if (!v || !s->narmed)
 		return 0;
-	if (s->armed) {
+	if (s->narmed == v->n) {
 		/* The maximum and its thread, before the histogram goes. */
 		snprintf(path, sizeof(path), "%s/%s", root, SNAP_SWITCH_HIST);
 		hist = knob_read(path);
 		if (hist)
 			ftrace_snapshot_parse(hist, s);
 		free(hist);
-		/* The switch trigger refers to the first one's variable: it
-		 * goes first. */
-		snprintf(cmd, sizeof(cmd), "!%s", v->switch_trigger);
-		r = append_file(root, SNAP_SWITCH_FILE, cmd);
-		if (r && !ret)
-			ret = rtlab_err_seterr(
-				err, -r, "%s/%s: cannot remove the trigger: %s",
-				root, SNAP_SWITCH_FILE, strerror(-r));
-		s->armed = false;
 	}
-	if (s->first) {
-		snprintf(cmd, sizeof(cmd), "!%s", v->first);
-		r = append_file(root, v->first_file, cmd);
+	/* Each trigger refers to the variable of the one before: the last
+	 * goes first. */
+	while (s->narmed) {
+		s->narmed--;
+		snprintf(cmd, sizeof(cmd), "!%s", v->triggers[s->narmed]);
+		r = append_file(root, v->files[s->narmed], cmd);
 		if (r && !ret)
 			ret = rtlab_err_seterr(
 				err, -r, "%s/%s: cannot remove the trigger: %s",
-				root, v->first_file, strerror(-r));
-		s->first = false;
+				root, v->files[s->narmed], strerror(-r));
 	}
 	return ret;
 }
@@ -682,6 +697,29 @@ int ftrace_snapshot_restore(const char *root, struct ftrace_snapshot *s,
 			"%s/snapshot: cannot swap the kept trace back: %s",
 			root, strerror(-ret));
 	s->swapped = true;
+	return 0;
+}
+
+int ftrace_snapshot_mark(const char *root, const struct ftrace_snapshot *s,
+			 struct rtlab_err *err)
+{
+	char text[160];
+	int ret, off;
+
+	if (!s->swapped)
+		return 0;
+	snprintf(text, sizeof(text),
+		 FTRACE_SNAPSHOT_MARK "%llu us, pid %ld, %s)", s->lat_us,
+		 s->pid, ftrace_snapshot_latency(s) ?: "?");
+	/* A mark is recorded only while tracing is on: for an instant. */
+	ret = append_file(root, "tracing_on", "1");
+	if (!ret)
+		ret = append_file(root, "trace_marker", text);
+	off = append_file(root, "tracing_on", "0");
+	if (ret || off)
+		return rtlab_err_seterr(err, -(ret ?: off),
+					"%s: cannot write the spike's mark: %s",
+					root, strerror(-(ret ?: off)));
 	return 0;
 }
 

@@ -107,12 +107,13 @@ struct snap_variant;
 
 struct ftrace_snapshot {
 	const struct snap_variant *variant; /* the latency measured */
-	bool first, armed;		    /* triggers in place (to remove) */
-	bool free_after; /* the snapshot buffer was not allocated before */
-	bool taken;	 /* a maximum swapped the buffer into the snapshot */
-	bool swapped;	 /* ... and it was swapped back to the top level */
-	unsigned long long lat_us; /* that maximum, waking to switch-in */
-	long pid;		   /* its thread, -1 when not read */
+	unsigned int narmed; /* its triggers in place (to remove) */
+	bool free_after;     /* the snapshot buffer was not allocated before */
+	bool taken;   /* a maximum swapped the buffer into the snapshot */
+	bool swapped; /* ... and it was swapped back to the top level */
+	unsigned long long lat_us;	     /* that maximum, in µs */
+	bool negative;			     /* ... was below 0: no latency */
+	long pid;			     /* its thread, -1 when not read */
 	char fallback_reason[RTLAB_ERR_LEN]; /* why the preferred latency was not
 				    * measured, "" when it was */
 };
@@ -170,6 +171,20 @@ int ftrace_snapshot_parse(const char *hist, struct ftrace_snapshot *s);
  */
 int ftrace_snapshot_restore(const char *root, struct ftrace_snapshot *s,
 			    struct rtlab_err *err) __must_check;
+
+/* The mark that tells the spike analysis which wakeup the trace kept. */
+#define FTRACE_SNAPSHOT_MARK "rtlab worst wakeup ("
+
+/**
+ * ftrace_snapshot_mark() - after ftrace_snapshot_restore(), append
+ * "rtlab worst wakeup (LAT us, pid PID, LATENCY)" to the kept trace
+ * through trace_marker (tracing on for that write only), so the spike
+ * analysis knows the thread and the latency the trace was kept for.
+ * Nothing to do when no snapshot was swapped back.
+ * Return: 0 or a negative errno with @err set.
+ */
+int ftrace_snapshot_mark(const char *root, const struct ftrace_snapshot *s,
+			 struct rtlab_err *err) __must_check;
 
 /**
  * ftrace_snapshot_free() - free the snapshot buffer (write 0 to snapshot)

@@ -351,9 +351,9 @@ static void run_prepare_trace(struct run_ctx *r)
 static void run_snapshot_collect(struct run_ctx *r)
 {
 	struct rtlab_err err = { "" };
-	bool had = r->snap.armed;
+	bool had = r->snap.narmed != 0;
 
-	if (!r->trace_root || (!r->snap.armed && !r->snap.first))
+	if (!r->trace_root || !r->snap.narmed)
 		return;
 	if (ftrace_snapshot_disarm(r->trace_root, &r->snap, &err))
 		run_fail(r, "%s", err.msg);
@@ -369,10 +369,25 @@ static void run_snapshot_collect(struct run_ctx *r)
 			json_string("no wakeup of a measuring thread was seen"));
 		return;
 	}
+	if (r->snap.negative) {
+		/* Kept, but not the worst: say so, and mark nothing. */
+		rlog(r, LOG_LEVEL_WARN,
+		     "the kept trace is of a switch-in before its timer's expiry (pid %ld), not of the worst wakeup",
+		     r->snap.pid);
+		json_object_set_new(r->trace, "capture",
+				    json_string("end_of_run"));
+		json_object_set_new(
+			r->trace, "capture_reason",
+			json_string(
+				"the maximum was a switch-in before its timer's expiry"));
+		return;
+	}
 	if (ftrace_snapshot_restore(r->trace_root, &r->snap, &err)) {
 		run_fail(r, "%s", err.msg);
 		return;
 	}
+	if (ftrace_snapshot_mark(r->trace_root, &r->snap, &err))
+		rlog(r, LOG_LEVEL_WARN, "%s", err.msg);
 	json_object_set_new(r->trace, "spike_us",
 			    json_integer((json_int_t)r->snap.lat_us));
 	if (r->snap.pid >= 0)

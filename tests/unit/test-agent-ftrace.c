@@ -255,7 +255,7 @@ static void test_snapshot(void)
 	CHECK(ftrace_snapshot_supported(root),
 	      "with sched_waking's trigger file, it is supported");
 	CHECK_INT(ftrace_snapshot_arm(root, &s, &l, &e), 0, "arm");
-	CHECK(s.armed && s.first && s.free_after,
+	CHECK(s.narmed == 2 && s.free_after,
 	      "armed; the snapshot buffer was free, so it is freed after");
 	CHECK(ftrace_snapshot_latency(&s) &&
 		      !strcmp(ftrace_snapshot_latency(&s), "waking_to_switch"),
@@ -275,7 +275,7 @@ static void test_snapshot(void)
 	CHECK(s.taken && s.lat_us == 61 && s.pid == 412,
 	      "the maximum and its thread read from the hist file (%llu us, pid %ld)",
 	      s.lat_us, s.pid);
-	CHECK(!s.armed && !s.first, "both triggers marked removed");
+	CHECK(!s.narmed, "both triggers marked removed");
 	text = knob_read(scratch_path("t/events/sched/sched_switch/trigger"));
 	CHECK(text && strstr(text, "<100!hist:keys=next_pid:"),
 	      "sched_switch's trigger removed with '!'");
@@ -291,12 +291,27 @@ static void test_snapshot(void)
 	CHECK_INT(ftrace_snapshot_restore(root, &s, &e), 0, "swap back");
 	CHECK(s.swapped && scratch_holds("t/snapshot", "1"),
 	      "the kept trace swapped back to the top level (1 > snapshot)");
+	scratch_put("t/tracing_on", "");
+	scratch_put("t/trace_marker", "");
+	CHECK_INT(ftrace_snapshot_mark(root, &s, &e), 0, "mark");
+	CHECK(scratch_holds(
+		      "t/trace_marker",
+		      "rtlab worst wakeup (61 us, pid 412, waking_to_switch)"),
+	      "the kept trace is marked with the maximum, its thread, its latency");
+	CHECK(scratch_holds("t/tracing_on", "10"),
+	      "tracing on for the mark only");
 	CHECK_INT(ftrace_snapshot_free(root, &s, &e), 0, "free");
 	CHECK(scratch_holds("t/snapshot", "10") && !s.free_after,
 	      "the snapshot buffer freed (0 > snapshot), once");
 	CHECK_INT(ftrace_snapshot_free(root, &s, &e), 0, "free twice");
 	CHECK(scratch_holds("t/snapshot", "10"), "... writes nothing more");
 
+	memset(&s, 0, sizeof(s));
+	CHECK(!ftrace_snapshot_parse("triggering value { onmax($rtlab_lat_ns) "
+				     "}: 18446744073709240000\t next_pid: 9",
+				     &s) &&
+		      s.taken && s.negative && !s.lat_us,
+	      "a latency below zero (wrapped around) is no latency");
 	memset(&s, 0, sizeof(s));
 	CHECK(ftrace_snapshot_parse("{ next_pid: 4 } hitcount: 3\n", &s) ==
 			      -ENOENT &&
@@ -328,8 +343,12 @@ static void test_snapshot(void)
 		      strstr(text, "comm==\"cyclictest\""),
 	      "hrtimer_start's trigger stores each cyclictest thread's expiry");
 	free(text);
+	text = knob_read(scratch_path("t/events/sched/sched_waking/trigger"));
+	CHECK(text && strstr(text, "hist:keys=pid:rtlab_wexp=$rtlab_exp if"),
+	      "the waking carries the expiry on (a thread preempted before it sleeps is not timed)");
+	free(text);
 	text = knob_read(scratch_path("t/events/sched/sched_switch/trigger"));
-	CHECK(text && strstr(text, "common_timestamp-$rtlab_exp:onmax("),
+	CHECK(text && strstr(text, "common_timestamp-$rtlab_wexp:onmax("),
 	      "the switch-in computes the latency from that expiry, in ns");
 	free(text);
 	CHECK_INT(ftrace_snapshot_disarm(root, &s, &e), 0, "disarm");

@@ -64,17 +64,17 @@ planned=$((DURATION_S * 1000000 / INTERVAL_US))
 check "manifest: measurement.samples_planned $planned" \
 	test "$(jq -r .measurement.samples_planned "$m")" = $planned
 check "full length: not stopped early, every thread took at least 95 % of $planned samples ($(jq -c .measurement.samples "$m"))" \
-	jq -e >/dev/null --argjson p $planned \
+	jqt --argjson p $planned \
 	'.measurement.stopped_early == false and
 	 (.measurement.samples | length > 0 and all(. * 100 >= $p * 95))' "$m"
 check "manifest: the trace was kept at the worst wakeup, timed from the expiry" \
 	test "$(jq -r '"\(.trace.capture) \(.trace.latency)"' "$m")" = \
 	"snapshot_at_max expiry_to_switch"
 check "manifest: the maximum and its thread ($(jq -c '[.trace.spike_us, .trace.spike_pid]' "$m"))" \
-	jq -e >/dev/null '(.trace.spike_us | type == "number" and . > 0) and
+	jqt '(.trace.spike_us | type == "number" and . > 0) and
 	 (.trace.spike_pid | type == "number" and . > 0)' "$m"
 check "manifest: the kept buffer's entries and lost events ($(jq -c '[.trace.entries, .trace.lost_events]' "$m"))" \
-	jq -e >/dev/null '(.trace.entries | type == "number" and . > 0) and
+	jqt '(.trace.entries | type == "number" and . > 0) and
 	 (.trace.lost_events | type == "number" and . >= 0)' "$m"
 
 if ! trace-cmd report "$work/b/trace.dat" >"$work/report" \

@@ -21,6 +21,8 @@
  *                    "isolcpus": ..., "clocksource": ..., "clock": "host",
  *                    "rt_tests_version": ..., ... },   free-form object
  *   "commands": [ "cyclictest ...", "hackbench ..." ],
+ *   "measurement": { "stopped_early": false, ... },  optional object;
+ *                  stopped_early true only with a status other than complete
  *   "started_at": "2026-12-03T03:14:08Z", "finished_at": "...",
  *   "files": { "cyclictest.json": { "size": N, "sha256": "hex" }, ... }
  * }

@@ -406,8 +406,9 @@ struct snap_variant {
 	unsigned int n;	   /* triggers, sched_switch's last */
 	const char *files[3];
 	const char *triggers[3];
-	const char *taken;   /* "Snapshot taken" detail line's prefix */
-	unsigned int per_us; /* units of the maximum per µs */
+	const char *taken;	   /* "Snapshot taken" detail line's prefix */
+	unsigned int per_us;	   /* units of the maximum per µs */
+	unsigned long long offset; /* added to the latency, in its units */
 };
 
 #define SNAP_SWITCH_FILE "events/sched/sched_switch/trigger"
@@ -416,25 +417,28 @@ struct snap_variant {
 #define SNAP_FILTER " if next_comm==\"cyclictest\" && next_prio<100"
 
 /*
- * The expiry goes through sched_waking: a thread preempted between
- * arming its timer and sleeping is switched in again before the expiry,
- * and a latency read there would be negative.  Read once (a variable
- * referenced by another histogram is consumed), the expiry reaches the
- * switch-in only through the wakeup.
+ * A thread preempted between arming its timer and sleeping is switched in
+ * again before the expiry: a latency below zero, which onmax() would
+ * compare as a huge unsigned number.  The expiry is stored 1 s early, so
+ * such a switch-in counts 1 s minus a little, below any real latency
+ * plus 1 s; the second is taken off when the maximum is read.  (Passing
+ * the expiry on through sched_waking hung the guest.)  The variable is
+ * read once, so that cycle's real switch-in is not timed.
  */
+#define SNAP_EXPIRY_OFFSET_NS 1000000000ULL
+
 static const struct snap_variant snap_variants[] = {
 	{ "expiry_to_switch",
 	  "mono",
-	  3,
-	  { "events/timer/hrtimer_start/trigger", SNAP_WAKING_FILE,
-	    SNAP_SWITCH_FILE },
-	  { "hist:keys=common_pid:rtlab_exp=expires if comm==\"cyclictest\"",
-	    "hist:keys=pid:rtlab_wexp=$rtlab_exp if comm==\"cyclictest\" && "
-	    "prio<100",
-	    "hist:keys=next_pid:rtlab_lat_ns=common_timestamp-$rtlab_wexp:"
+	  2,
+	  { "events/timer/hrtimer_start/trigger", SNAP_SWITCH_FILE },
+	  { "hist:keys=common_pid:rtlab_exp=expires-1000000000 if "
+	    "comm==\"cyclictest\"",
+	    "hist:keys=next_pid:rtlab_lat_ns=common_timestamp-$rtlab_exp:"
 	    "onmax($rtlab_lat_ns).snapshot()" SNAP_FILTER },
 	  "triggering value { onmax($rtlab_lat_ns) }:",
-	  1000 },
+	  1000,
+	  SNAP_EXPIRY_OFFSET_NS },
 	{ "waking_to_switch",
 	  NULL,
 	  2,
@@ -444,7 +448,8 @@ static const struct snap_variant snap_variants[] = {
 	    "hist:keys=next_pid:rtlab_lat=common_timestamp.usecs-$rtlab_ts0:"
 	    "onmax($rtlab_lat).snapshot()" SNAP_FILTER },
 	  "triggering value { onmax($rtlab_lat) }:",
-	  1 },
+	  1,
+	  0 },
 };
 
 #define SNAP_NVARIANTS (sizeof(snap_variants) / sizeof(snap_variants[0]))
@@ -624,6 +629,7 @@ int ftrace_snapshot_parse(const char *hist, struct ftrace_snapshot *s)
 	const char *p = NULL;
 	unsigned long long lat;
 	unsigned int per_us = 1;
+	unsigned long long offset = 0;
 	long pid;
 	size_t i;
 
@@ -633,15 +639,16 @@ int ftrace_snapshot_parse(const char *hist, struct ftrace_snapshot *s)
 		if (p) {
 			p += strlen(snap_variants[i].taken);
 			per_us = snap_variants[i].per_us;
+			offset = snap_variants[i].offset;
 		}
 	}
 	if (!p || sscanf(p, "%llu", &lat) != 1)
 		return -ENOENT;
 	s->taken = true;
-	/* A switch-in before its expiry wraps around: it beats every real
-	 * latency and is none. */
-	s->negative = lat >= 1ULL << 63;
-	s->lat_us = s->negative ? 0 : lat / per_us;
+	/* A switch-in before its expiry: below the offset, or wrapped
+	 * around; no latency. */
+	s->negative = lat < offset || lat - offset >= 1ULL << 63;
+	s->lat_us = s->negative ? 0 : (lat - offset) / per_us;
 	s->pid = -1;
 	p = strstr(p, FTRACE_SNAPSHOT_KEY);
 	if (p && sscanf(p + strlen(FTRACE_SNAPSHOT_KEY), "%ld", &pid) == 1)

@@ -229,7 +229,7 @@ static void test_snapshot(void)
 		"triggered by event with key: { next_pid:        412 }\n";
 	static const char hist_ns[] =
 		"\nSnapshot taken (see tracing/snapshot).  Details:\n"
-		"\ttriggering value { onmax($rtlab_lat_ns) }:     191532\t"
+		"\ttriggering value { onmax($rtlab_lat_ns) }: 1000191532\t"
 		"triggered by event with key: { next_pid:        433 }\n";
 	struct ftrace_snapshot s;
 	struct rtlab_err e = { "" };
@@ -308,6 +308,11 @@ static void test_snapshot(void)
 
 	memset(&s, 0, sizeof(s));
 	CHECK(!ftrace_snapshot_parse("triggering value { onmax($rtlab_lat_ns) "
+				     "}: 999990000\t next_pid: 9",
+				     &s) &&
+		      s.taken && s.negative && !s.lat_us,
+	      "a switch-in before the expiry (below the 1 s offset) is no latency");
+	CHECK(!ftrace_snapshot_parse("triggering value { onmax($rtlab_lat) "
 				     "}: 18446744073709240000\t next_pid: 9",
 				     &s) &&
 		      s.taken && s.negative && !s.lat_us,
@@ -339,16 +344,14 @@ static void test_snapshot(void)
 	CHECK(scratch_holds("t/trace_clock", "mono"),
 	      "the mono trace clock selected (CLOCK_MONOTONIC, as expires)");
 	text = knob_read(scratch_path("t/events/timer/hrtimer_start/trigger"));
-	CHECK(text && strstr(text, "hist:keys=common_pid:rtlab_exp=expires") &&
+	CHECK(text &&
+		      strstr(text,
+			     "hist:keys=common_pid:rtlab_exp=expires-1000000000 ") &&
 		      strstr(text, "comm==\"cyclictest\""),
 	      "hrtimer_start's trigger stores each cyclictest thread's expiry");
 	free(text);
-	text = knob_read(scratch_path("t/events/sched/sched_waking/trigger"));
-	CHECK(text && strstr(text, "hist:keys=pid:rtlab_wexp=$rtlab_exp if"),
-	      "the waking carries the expiry on (a thread preempted before it sleeps is not timed)");
-	free(text);
 	text = knob_read(scratch_path("t/events/sched/sched_switch/trigger"));
-	CHECK(text && strstr(text, "common_timestamp-$rtlab_wexp:onmax("),
+	CHECK(text && strstr(text, "common_timestamp-$rtlab_exp:onmax("),
 	      "the switch-in computes the latency from that expiry, in ns");
 	free(text);
 	CHECK_INT(ftrace_snapshot_disarm(root, &s, &e), 0, "disarm");

@@ -414,7 +414,9 @@ struct snap_variant {
 #define SNAP_SWITCH_FILE "events/sched/sched_switch/trigger"
 #define SNAP_SWITCH_HIST "events/sched/sched_switch/hist"
 #define SNAP_WAKING_FILE "events/sched/sched_waking/trigger"
-#define SNAP_FILTER " if next_comm==\"cyclictest\" && next_prio<100"
+/* %d: the measuring threads' kernel prio (99 - cyclictest -p): the main
+ * thread is left out, SCHED_OTHER or SCHED_FIFO 1 (kernel prio 98). */
+#define SNAP_FILTER " if next_comm==\"cyclictest\" && next_prio==%d"
 
 /*
  * A thread preempted between arming its timer and sleeping is switched in
@@ -444,7 +446,7 @@ static const struct snap_variant snap_variants[] = {
 	  2,
 	  { SNAP_WAKING_FILE, SNAP_SWITCH_FILE },
 	  { "hist:keys=pid:rtlab_ts0=common_timestamp.usecs if "
-	    "comm==\"cyclictest\" && prio<100",
+	    "comm==\"cyclictest\" && prio==%d",
 	    "hist:keys=next_pid:rtlab_lat=common_timestamp.usecs-$rtlab_ts0:"
 	    "onmax($rtlab_lat).snapshot()" SNAP_FILTER },
 	  "triggering value { onmax($rtlab_lat) }:",
@@ -548,8 +550,8 @@ bool ftrace_snapshot_supported(const char *root)
 
 /* Select @v's clock (a knob) and add its triggers; undone on failure. */
 static int arm_variant(const char *root, const struct snap_variant *v,
-		       struct ftrace_snapshot *s, struct knob_list *knobs,
-		       struct rtlab_err *err)
+		       int kprio, struct ftrace_snapshot *s,
+		       struct knob_list *knobs, struct rtlab_err *err)
 {
 	char path[4096], why[256], orig[32], *text;
 	unsigned int i;
@@ -571,12 +573,15 @@ static int arm_variant(const char *root, const struct snap_variant *v,
 	}
 	s->variant = v;
 	for (i = 0; i < v->n; i++) {
-		ret = append_file(root, v->files[i], v->triggers[i]);
+		/* Templates without %d ignore the argument. */
+		snprintf(s->triggers[i], sizeof(s->triggers[i]), v->triggers[i],
+			 kprio);
+		ret = append_file(root, v->files[i], s->triggers[i]);
 		if (ret) {
 			last_error_log(root, why, sizeof(why));
 			rtlab_err_seterr(err, -ret,
 					 "%s/%s: cannot add '%s': %s; %s", root,
-					 v->files[i], v->triggers[i],
+					 v->files[i], s->triggers[i],
 					 strerror(-ret), why);
 			ftrace_snapshot_disarm(root, s, NULL);
 			s->variant = NULL;
@@ -587,8 +592,9 @@ static int arm_variant(const char *root, const struct snap_variant *v,
 	return 0;
 }
 
-int ftrace_snapshot_arm(const char *root, struct ftrace_snapshot *s,
-			struct knob_list *knobs, struct rtlab_err *err)
+int ftrace_snapshot_arm(const char *root, unsigned int rt_prio,
+			struct ftrace_snapshot *s, struct knob_list *knobs,
+			struct rtlab_err *err)
 {
 	char path[4096], *cur;
 	size_t i;
@@ -609,7 +615,8 @@ int ftrace_snapshot_arm(const char *root, struct ftrace_snapshot *s,
 	for (i = 0; i < SNAP_NVARIANTS; i++) {
 		if (!variant_supported(root, &snap_variants[i]))
 			continue;
-		ret = arm_variant(root, &snap_variants[i], s, knobs, err);
+		ret = arm_variant(root, &snap_variants[i], 99 - (int)rt_prio, s,
+				  knobs, err);
 		if (!ret)
 			return 0;
 		/* the next variant may still work; say why this one did not */
@@ -677,7 +684,7 @@ int ftrace_snapshot_disarm(const char *root, struct ftrace_snapshot *s,
 	 * goes first. */
 	while (s->narmed) {
 		s->narmed--;
-		snprintf(cmd, sizeof(cmd), "!%s", v->triggers[s->narmed]);
+		snprintf(cmd, sizeof(cmd), "!%s", s->triggers[s->narmed]);
 		r = append_file(root, v->files[s->narmed], cmd);
 		if (r && !ret)
 			ret = rtlab_err_seterr(

@@ -107,10 +107,11 @@ struct snap_variant;
 
 struct ftrace_snapshot {
 	const struct snap_variant *variant; /* the latency measured */
-	unsigned int narmed; /* its triggers in place (to remove) */
-	bool free_after;     /* the snapshot buffer was not allocated before */
-	bool taken;   /* a maximum swapped the buffer into the snapshot */
-	bool swapped; /* ... and it was swapped back to the top level */
+	unsigned int narmed;   /* its triggers in place (to remove) */
+	char triggers[3][320]; /* as written */
+	bool free_after; /* the snapshot buffer was not allocated before */
+	bool taken;	 /* a maximum swapped the buffer into the snapshot */
+	bool swapped;	 /* ... and it was swapped back to the top level */
 	unsigned long long lat_us;	     /* that maximum, in µs */
 	bool negative;			     /* ... was below 0: no latency */
 	long pid;			     /* its thread, -1 when not read */
@@ -124,8 +125,9 @@ struct ftrace_snapshot {
 bool ftrace_snapshot_supported(const char *root);
 
 /**
- * ftrace_snapshot_arm() - add the hist triggers: a real-time "cyclictest"
- * thread's sched_switch-in computes its latency and
+ * ftrace_snapshot_arm() - add the hist triggers: the sched_switch-in of a
+ * "cyclictest" thread at SCHED_FIFO @rt_prio (cyclictest -p; its main
+ * thread is left out) computes its latency and
  * onmax(latency).snapshot() swaps the buffer into the snapshot at each new
  * maximum.  The latency runs from its timer's expiry (hrtimer_start's
  * expires, trace_clock set to mono through @knobs) or, when that cannot be
@@ -136,8 +138,8 @@ bool ftrace_snapshot_supported(const char *root);
  * Return: 0; -EOPNOTSUPP when the kernel lacks snapshot or hist triggers;
  * another negative errno with @err quoting the kernel's error_log.
  */
-int ftrace_snapshot_arm(const char *root, struct ftrace_snapshot *s,
-			struct knob_list *knobs,
+int ftrace_snapshot_arm(const char *root, unsigned int rt_prio,
+			struct ftrace_snapshot *s, struct knob_list *knobs,
 			struct rtlab_err *err) __must_check;
 
 /** ftrace_snapshot_latency() - "expiry_to_switch" or "waking_to_switch"

@@ -319,7 +319,8 @@ static void run_prepare_trace(struct run_ctx *r)
 	rlog(r, LOG_LEVEL_INFO,
 	     "tracefs %s: buffer_size_kb %u, %zu event(s) enabled, tracing off until the start",
 	     root, t->buffer_kb, json_array_size(events));
-	if (ftrace_snapshot_arm(root, &r->snap, &r->knobs, &err)) {
+	if (ftrace_snapshot_arm(root, r->tc.measurement.priority, &r->snap,
+				&r->knobs, &err)) {
 		/* Still a trace, but of the run's end, not of its worst. */
 		rlog(r, LOG_LEVEL_WARN,
 		     "%s; the trace will hold the end of the run, not its worst wakeup",

@@ -241,7 +241,7 @@ static void test_snapshot(void)
 	knob_list_init(&l);
 	CHECK(!ftrace_snapshot_supported(root),
 	      "no snapshot file: no snapshot capture");
-	CHECK(ftrace_snapshot_arm(root, &s, &l, &e) == -EOPNOTSUPP &&
+	CHECK(ftrace_snapshot_arm(root, 95, &s, &l, &e) == -EOPNOTSUPP &&
 		      strstr(e.msg, "CONFIG_HIST_TRIGGERS"),
 	      "arming without the files is refused, saying what is missing (%s)",
 	      e.msg);
@@ -254,7 +254,7 @@ static void test_snapshot(void)
 	scratch_put("t/events/sched/sched_switch/hist", hist);
 	CHECK(ftrace_snapshot_supported(root),
 	      "with sched_waking's trigger file, it is supported");
-	CHECK_INT(ftrace_snapshot_arm(root, &s, &l, &e), 0, "arm");
+	CHECK_INT(ftrace_snapshot_arm(root, 95, &s, &l, &e), 0, "arm");
 	CHECK(s.narmed == 2 && s.free_after,
 	      "armed; the snapshot buffer was free, so it is freed after");
 	CHECK(ftrace_snapshot_latency(&s) &&
@@ -262,12 +262,12 @@ static void test_snapshot(void)
 	      "without hrtimer_start and a mono clock: waking to switch-in");
 	text = knob_read(scratch_path("t/events/sched/sched_waking/trigger"));
 	CHECK(text && strstr(text, "board's own\nhist:keys=pid:rtlab_ts0=") &&
-		      strstr(text, "comm==\"cyclictest\" && prio<100"),
-	      "sched_waking's trigger appended, the board's own kept, only real-time cyclictest threads");
+		      strstr(text, "comm==\"cyclictest\" && prio==4"),
+	      "sched_waking's trigger appended, the board's own kept, only the measuring threads (-p 95: kernel prio 4)");
 	free(text);
 	text = knob_read(scratch_path("t/events/sched/sched_switch/trigger"));
 	CHECK(text && strstr(text, "onmax($rtlab_lat).snapshot()") &&
-		      strstr(text, "next_prio<100"),
+		      strstr(text, "next_prio==4"),
 	      "sched_switch's trigger snapshots at each new maximum");
 	free(text);
 
@@ -277,11 +277,11 @@ static void test_snapshot(void)
 	      s.lat_us, s.pid);
 	CHECK(!s.narmed, "both triggers marked removed");
 	text = knob_read(scratch_path("t/events/sched/sched_switch/trigger"));
-	CHECK(text && strstr(text, "<100!hist:keys=next_pid:"),
+	CHECK(text && strstr(text, "==4!hist:keys=next_pid:"),
 	      "sched_switch's trigger removed with '!'");
 	free(text);
 	text = knob_read(scratch_path("t/events/sched/sched_waking/trigger"));
-	CHECK(text && strstr(text, "<100!hist:keys=pid:"),
+	CHECK(text && strstr(text, "==4!hist:keys=pid:"),
 	      "sched_waking's trigger removed with '!'");
 	free(text);
 	CHECK_INT(ftrace_snapshot_disarm(root, &s, &e), 0,
@@ -333,7 +333,7 @@ static void test_snapshot(void)
 	scratch_put("t/trace_clock", "[local] global counter mono mono_raw\n");
 	scratch_put("t/snapshot", "# tracer: nop\nold snapshot\n");
 	scratch_put("t/events/sched/sched_switch/hist", hist_ns);
-	CHECK_INT(ftrace_snapshot_arm(root, &s, &l, &e), 0, "arm again");
+	CHECK_INT(ftrace_snapshot_arm(root, 95, &s, &l, &e), 0, "arm again");
 	CHECK(!s.free_after,
 	      "a snapshot buffer the board had is not freed afterwards");
 	CHECK(ftrace_snapshot_latency(&s) &&

@@ -428,6 +428,12 @@ struct snap_variant {
  * read once, so that cycle's real switch-in is not timed.
  */
 #define SNAP_EXPIRY_OFFSET_NS 1000000000ULL
+/*
+ * Only the thread's own sleep: an absolute timer (HRTIMER_MODE_ABS, or
+ * ABS_HARD for a real-time task on PREEMPT_RT).  The RT bandwidth timer
+ * that the thread's enqueue may start (ABS_PINNED_HARD, a second ahead)
+ * is no expiry of its.
+ */
 
 static const struct snap_variant snap_variants[] = {
 	{ "expiry_to_switch",
@@ -435,7 +441,7 @@ static const struct snap_variant snap_variants[] = {
 	  2,
 	  { "events/timer/hrtimer_start/trigger", SNAP_SWITCH_FILE },
 	  { "hist:keys=common_pid:rtlab_exp=expires-1000000000 if "
-	    "comm==\"cyclictest\"",
+	    "comm==\"cyclictest\" && (mode==0 || mode==8)",
 	    "hist:keys=next_pid:rtlab_lat_ns=common_timestamp-$rtlab_exp:"
 	    "onmax($rtlab_lat_ns).snapshot()" SNAP_FILTER },
 	  "triggering value { onmax($rtlab_lat_ns) }:",

@@ -73,6 +73,9 @@ check "manifest: the trace was kept at the worst wakeup, timed from the expiry" 
 check "manifest: the maximum and its thread ($(jq -c '[.trace.spike_us, .trace.spike_pid]' "$m"))" \
 	jqt '(.trace.spike_us | type == "number" and . > 0) and
 	 (.trace.spike_pid | type == "number" and . > 0)' "$m"
+ctmax=$(jq '[.thread[] | .max] | max' "$work/b/cyclictest.json")
+check "the maximum, timed from the expiry, is within cyclictest's own maximum ($ctmax us)" \
+	jqt --argjson c "$ctmax" '.trace.spike_us <= $c' "$m"
 check "manifest: the kept buffer's entries and lost events ($(jq -c '[.trace.entries, .trace.lost_events]' "$m"))" \
 	jqt '(.trace.entries | type == "number" and . > 0) and
 	 (.trace.lost_events | type == "number" and . >= 0)' "$m"

@@ -595,51 +595,7 @@ static int arm_variant(const char *root, const struct snap_variant *v,
 		}
 		s->narmed = i + 1;
 	}
-	/* Accepted; out again until the measuring threads are going (see
-	 * ftrace_snapshot_engage()).  The snapshot buffer stays allocated. */
-	ret = append_file(root, v->files[v->n - 1],
-			  (snprintf(path, sizeof(path), "!%s",
-				    s->triggers[v->n - 1]),
-			   path));
-	if (ret) {
-		rtlab_err_seterr(err, -ret,
-				 "%s/%s: cannot remove the trigger: %s", root,
-				 v->files[v->n - 1], strerror(-ret));
-		ftrace_snapshot_disarm(root, s, NULL);
-		s->variant = NULL;
-		return ret;
-	}
-	s->narmed = v->n - 1;
 	return 0;
-}
-
-int ftrace_snapshot_engage(const char *root, struct ftrace_snapshot *s,
-			   unsigned long long min_hits, struct rtlab_err *err)
-{
-	const struct snap_variant *v = s->variant;
-	char path[4096], *text, *p;
-	unsigned long long hits = 0;
-	int ret;
-
-	if (!v || s->narmed != v->n - 1)
-		return 0;
-	/* events/.../trigger -> events/.../hist of the first event */
-	snprintf(path, sizeof(path), "%s/%.*s/hist", root,
-		 (int)(strrchr(v->files[0], '/') - v->files[0]), v->files[0]);
-	text = knob_read(path);
-	p = text ? strstr(text, "Hits: ") : NULL;
-	if (p)
-		hits = strtoull(p + strlen("Hits: "), NULL, 10);
-	free(text);
-	if (hits < min_hits)
-		return 0;
-	ret = append_file(root, v->files[v->n - 1], s->triggers[v->n - 1]);
-	if (ret)
-		return rtlab_err_seterr(err, -ret, "%s/%s: cannot add '%s': %s",
-					root, v->files[v->n - 1],
-					s->triggers[v->n - 1], strerror(-ret));
-	s->narmed = v->n;
-	return 1;
 }
 
 int ftrace_snapshot_arm(const char *root, unsigned int rt_prio,

@@ -142,19 +142,6 @@ int ftrace_snapshot_arm(const char *root, unsigned int rt_prio,
 			struct ftrace_snapshot *s, struct knob_list *knobs,
 			struct rtlab_err *err) __must_check;
 
-/**
- * ftrace_snapshot_engage() - the sched_switch trigger (accepted by
- * ftrace_snapshot_arm(), then taken out) goes in once the first trigger's
- * histogram counts @min_hits events: the measuring threads' first cycle
- * (armed while cyclictest starts up, the timer long expired by the time
- * it sleeps) is no latency cyclictest counts.
- * Return: 1 engaged now, 0 not (yet, or nothing armed), a negative errno
- * with @err set.
- */
-int ftrace_snapshot_engage(const char *root, struct ftrace_snapshot *s,
-			   unsigned long long min_hits,
-			   struct rtlab_err *err) __must_check;
-
 /** ftrace_snapshot_latency() - "expiry_to_switch" or "waking_to_switch"
  *  for an armed @s, else NULL. */
 const char *ftrace_snapshot_latency(const struct ftrace_snapshot *s);

@@ -149,21 +149,8 @@ static void phase(struct run_ctx *r, const char *name)
 static void measure_tick(void *ctx, double elapsed_s)
 {
 	struct run_ctx *r = ctx;
-	struct rtlab_err err = { "" };
-	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int ret;
 
 	progress_update(&r->prog);
-	if (!r->trace_on)
-		return;
-	/* Ten cycles per CPU: every thread is past its first. */
-	ret = ftrace_snapshot_engage(r->trace_root, &r->snap,
-				     10ULL * (ncpus > 0 ? ncpus : 1), &err);
-	if (ret < 0)
-		rlog(r, LOG_LEVEL_WARN, "%s", err.msg);
-	else if (ret)
-		rlog(r, LOG_LEVEL_INFO,
-		     "the measuring threads are going: sched_switch trigger in, each new worst wakeup is kept from now");
 }
 
 static void sleep_ms_interruptible(unsigned int ms)

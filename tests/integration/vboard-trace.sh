@@ -67,14 +67,14 @@ check "full length: not stopped early, every thread took at least 95 % of $plann
 	jqt --argjson p $planned \
 	'.measurement.stopped_early == false and
 	 (.measurement.samples | length > 0 and all(. * 100 >= $p * 95))' "$m"
-check "manifest: the trace was kept at the worst wakeup, timed from the expiry" \
+check "manifest: the trace was kept at the worst wakeup, timed from the waking" \
 	test "$(jq -r '"\(.trace.capture) \(.trace.latency)"' "$m")" = \
-	"snapshot_at_max expiry_to_switch"
+	"snapshot_at_max waking_to_switch"
 check "manifest: the maximum and its thread ($(jq -c '[.trace.spike_us, .trace.spike_pid]' "$m"))" \
 	jqt '(.trace.spike_us | type == "number" and . > 0) and
 	 (.trace.spike_pid | type == "number" and . > 0)' "$m"
 ctmax=$(jq '[.thread[] | .max] | max' "$work/b/cyclictest.json")
-check "the maximum, timed from the expiry, is within cyclictest's own maximum ($ctmax us)" \
+check "the maximum (waking to switch-in) is within cyclictest's own maximum ($ctmax us)" \
 	jqt --argjson c "$ctmax" '.trace.spike_us <= $c' "$m"
 check "manifest: the kept buffer's entries and lost events ($(jq -c '[.trace.entries, .trace.lost_events]' "$m"))" \
 	jqt '(.trace.entries | type == "number" and . > 0) and

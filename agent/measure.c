@@ -21,7 +21,7 @@
 #define MEASURE_STOP_GRACE_S 10
 
 int measure_build_argv(const struct testcase *tc, unsigned int duration_s,
-		       unsigned int break_us, const char *json_path,
+		       unsigned int interval_us, const char *json_path,
 		       struct argv *a)
 {
 	const struct tc_measurement *m = &tc->measurement;
@@ -34,7 +34,7 @@ int measure_build_argv(const struct testcase *tc, unsigned int duration_s,
 	argv_add(a, "-p");
 	argv_addf(a, "%u", m->priority);
 	argv_add(a, "-i");
-	argv_addf(a, "%u", m->interval_us);
+	argv_addf(a, "%u", interval_us ? interval_us : m->interval_us);
 	/* -t and -a take optional arguments: attach them with '='. */
 	if (m->threads)
 		argv_addf(a, "--threads=%u", m->threads);
@@ -47,15 +47,16 @@ int measure_build_argv(const struct testcase *tc, unsigned int duration_s,
 	argv_add(a, "-q");
 	argv_add(a, "-D");
 	argv_addf(a, "%u", duration_s);
-	if (break_us) {
-		argv_add(a, "-b");
-		argv_addf(a, "%u", break_us);
-		argv_add(a, "--tracemark");
-	}
 	argv_addf(a, "--json=%s", json_path);
 	for (x = m->extra_args; x && *x; x++)
 		argv_add(a, *x);
 	return argv_failed(a) ? -ENOMEM : 0;
+}
+
+unsigned long long measure_samples_planned(unsigned int duration_s,
+					   unsigned int interval_us)
+{
+	return interval_us ? duration_s * 1000000ULL / interval_us : 0;
 }
 
 int measure_run(const struct argv *a, const char *cwd, const char *hist_path,
@@ -152,32 +153,6 @@ out_close2:
 out_close:
 	close(out_fd);
 	return ret;
-}
-
-bool measure_break(const char *hist, size_t len, long *tid,
-		   unsigned long long *lat_us)
-{
-	static const char thr[] = "# Break thread: ", val[] = "# Break value: ";
-	const char *p = hist, *end = hist + len, *nl;
-	bool have_tid = false, have_val = false;
-	char line[128];
-
-	for (; p < end; p = nl + 1) {
-		nl = memchr(p, '\n', end - p);
-		if (!nl)
-			nl = end;
-		if ((size_t)(nl - p) >= sizeof(line))
-			continue;
-		memcpy(line, p, nl - p);
-		line[nl - p] = '\0';
-		if (!strncmp(line, thr, sizeof(thr) - 1))
-			have_tid = sscanf(line + sizeof(thr) - 1, "%ld", tid) ==
-				   1;
-		else if (!strncmp(line, val, sizeof(val) - 1))
-			have_val = sscanf(line + sizeof(val) - 1, "%llu",
-					  lat_us) == 1;
-	}
-	return have_tid && have_val;
 }
 
 /* @p starts a bare nan/-nan/inf/-inf token: its length, else 0. */

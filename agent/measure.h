@@ -17,14 +17,21 @@
 /**
  * measure_build_argv() - the cyclictest command line:
  * `cyclictest [-m] -p PRIO -i INTERVAL -t|--threads=N [--affinity=CPUS]
- * -h RANGE -q -D DURATION [-b BREAK --tracemark] --json=FILE [extra...]`.
- * @break_us: 0 for none (set only while ftrace captures).
+ * -h RANGE -q -D DURATION --json=FILE [extra...]`.  Never -b: a run
+ * measures its whole duration (the trace of its worst wakeup is kept by a
+ * snapshot, see ftrace.h).
+ * @interval_us: 0 for the testcase's interval_us.
  * @a is initialised here; caller cleans up with argv_cleanup().
  * Return: 0 or -ENOMEM.
  */
 int measure_build_argv(const struct testcase *tc, unsigned int duration_s,
-		       unsigned int break_us, const char *json_path,
+		       unsigned int interval_us, const char *json_path,
 		       struct argv *a) __must_check;
+
+/** measure_samples_planned() - samples per thread a full run takes:
+ *  @duration_s / @interval_us (0 when @interval_us is 0). */
+unsigned long long measure_samples_planned(unsigned int duration_s,
+					   unsigned int interval_us);
 
 /* Called about every 200 ms while cyclictest runs. */
 typedef void (*measure_tick_fn)(void *ctx, double elapsed_s);
@@ -44,17 +51,8 @@ int measure_run(const struct argv *a, const char *cwd, const char *hist_path,
 		int *status, struct rtlab_err *err) __must_check;
 
 /**
- * measure_break() - what cyclictest's -b did, from its stdout (@hist):
- * "# Break thread: TID" and "# Break value: LAT_US" appear when a latency
- * passed the threshold and cyclictest stopped there.
- * Return: true with @tid and @lat_us set when it broke.
- */
-bool measure_break(const char *hist, size_t len, long *tid,
-		   unsigned long long *lat_us);
-
-/**
  * measure_json_repair() - cyclictest writes "avg": -nan for a thread that
- * took no sample (one stopped by another's -b break): not JSON.  Rewrite
+ * took no sample: not JSON.  Rewrite
  * such a document with those averages dropped.
  * @text, @len: replaced (the old buffer freed) when repaired.
  * Return: 1 when repaired, 0 when @text parsed as it was or is broken in

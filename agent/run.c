@@ -2,8 +2,9 @@
 /*
  * `rtlab-agent run`: one measurement on this board, start to finish.
  * Record the environment, save and set the knobs, start ftrace, start the
- * loads, run cyclictest (with -b --tracemark when tracing, so a spike
- * stops the trace there), stop tracing and the loads, save trace.dat,
+ * loads, run cyclictest for its whole duration (when tracing, a hist
+ * trigger keeps the trace of the measuring threads' worst wakeup in the
+ * snapshot buffer), stop tracing and the loads, save trace.dat,
  * restore the knobs (on every exit path, SIGINT/SIGTERM included), check
  * what cyclictest wrote, and hand over a bundle: written to a file, or
  * uploaded (spooled when the server cannot take it).  A run that fails
@@ -16,6 +17,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +41,7 @@
 #include "log.h"
 #include "manifest.h"
 #include "measure.h"
+#include "parse.h"
 #include "proc.h"
 #include "progress.h"
 #include "testcase.h"
@@ -60,6 +63,7 @@ struct run_opts {
 	const char *token, *spool, *clock;
 	const char *kernel_name, *kernel_tree; /* what the lab calls it */
 	unsigned int duration_s;	       /* 0: the testcase's */
+	unsigned int interval_us;	       /* 0: the testcase's */
 };
 
 struct run_ctx {
@@ -71,12 +75,14 @@ struct run_ctx {
 	struct testcase tc;
 	bool tc_ok;
 	unsigned int duration_s;
+	unsigned int interval_us; /* cyclictest -i */
 	json_t *commands, *trace; /* trace: the manifest's "trace" */
 	json_t *measurement;	  /* the manifest's "measurement" */
 	json_t *injections;	  /* the manifest's "injections" */
 	const char *trace_root;	  /* set once prepared */
 	bool trace_on;		  /* started, not yet stopped */
 	bool trace_started;
+	struct ftrace_snapshot snap; /* the worst wakeup's trace */
 	json_t *kernel, *env;
 	struct bundle *files; /* everything but the manifest */
 	struct knob_list knobs;
@@ -262,10 +268,10 @@ static void run_prepare_trace(struct run_ctx *r)
 		return;
 	events = json_array();
 	missing = json_array();
-	r->trace = json_pack("{s:s, s:o, s:o, s:I, s:I}", "status", "prepared",
+	r->trace = json_pack("{s:s, s:o, s:o, s:I, s:s}", "status", "prepared",
 			     "events", events, "missing_optional", missing,
-			     "buffer_kb", (json_int_t)t->buffer_kb, "break_us",
-			     (json_int_t)t->break_us);
+			     "buffer_kb", (json_int_t)t->buffer_kb, "capture",
+			     "end_of_run");
 	if (!r->trace) {
 		run_fail(r, "out of memory");
 		return;
@@ -315,6 +321,84 @@ static void run_prepare_trace(struct run_ctx *r)
 	rlog(r, LOG_LEVEL_INFO,
 	     "tracefs %s: buffer_size_kb %u, %zu event(s) enabled, tracing off until the start",
 	     root, t->buffer_kb, json_array_size(events));
+	if (ftrace_snapshot_arm(root, r->tc.measurement.priority, &r->snap,
+				&r->knobs, &err)) {
+		/* Still a trace, but of the run's end, not of its worst. */
+		rlog(r, LOG_LEVEL_WARN,
+		     "%s; the trace will hold the end of the run, not its worst wakeup",
+		     err.msg);
+		json_object_set_new(r->trace, "capture_reason",
+				    json_string(err.msg));
+		return;
+	}
+	json_object_set_new(r->trace, "capture",
+			    json_string("snapshot_at_max"));
+	json_object_set_new(r->trace, "latency",
+			    json_string(ftrace_snapshot_latency(&r->snap)));
+	if (r->snap.fallback_reason[0]) {
+		rlog(r, LOG_LEVEL_WARN,
+		     "%s; measuring the wakeup from sched_waking instead",
+		     r->snap.fallback_reason);
+		json_object_set_new(r->trace, "latency_reason",
+				    json_string(r->snap.fallback_reason));
+	}
+	rlog(r, LOG_LEVEL_INFO,
+	     "hist triggers keep the trace of the measuring threads' worst wakeup (onmax snapshot, %s)",
+	     ftrace_snapshot_latency(&r->snap));
+}
+
+/*
+ * The triggers off (the maximum read first), the kept trace back in the
+ * top-level buffer.  Safe to call again.
+ */
+static void run_snapshot_collect(struct run_ctx *r)
+{
+	struct rtlab_err err = { "" };
+	bool had = r->snap.narmed != 0;
+
+	if (!r->trace_root || !r->snap.narmed)
+		return;
+	if (ftrace_snapshot_disarm(r->trace_root, &r->snap, &err))
+		run_fail(r, "%s", err.msg);
+	if (!had || !r->trace_started)
+		return;
+	if (!r->snap.taken) {
+		rlog(r, LOG_LEVEL_WARN,
+		     "no wakeup of a measuring thread was seen: no snapshot, the trace holds the end of the run");
+		json_object_set_new(r->trace, "capture",
+				    json_string("end_of_run"));
+		json_object_set_new(
+			r->trace, "capture_reason",
+			json_string("no wakeup of a measuring thread was seen"));
+		return;
+	}
+	if (r->snap.negative) {
+		/* Kept, but not the worst: say so, and mark nothing. */
+		rlog(r, LOG_LEVEL_WARN,
+		     "the kept trace is of a switch-in before its timer's expiry (pid %ld), not of the worst wakeup",
+		     r->snap.pid);
+		json_object_set_new(r->trace, "capture",
+				    json_string("end_of_run"));
+		json_object_set_new(
+			r->trace, "capture_reason",
+			json_string(
+				"the maximum was a switch-in before its timer's expiry"));
+		return;
+	}
+	if (ftrace_snapshot_restore(r->trace_root, &r->snap, &err)) {
+		run_fail(r, "%s", err.msg);
+		return;
+	}
+	if (ftrace_snapshot_mark(r->trace_root, &r->snap, &err))
+		rlog(r, LOG_LEVEL_WARN, "%s", err.msg);
+	json_object_set_new(r->trace, "spike_us",
+			    json_integer((json_int_t)r->snap.lat_us));
+	if (r->snap.pid >= 0)
+		json_object_set_new(r->trace, "spike_pid",
+				    json_integer(r->snap.pid));
+	rlog(r, LOG_LEVEL_INFO,
+	     "worst wakeup of a measuring thread: %llu us (pid %ld, %s); its trace is kept",
+	     r->snap.lat_us, r->snap.pid, ftrace_snapshot_latency(&r->snap));
 }
 
 /* Before the loads: a heavy load can starve whoever starts tracing. */
@@ -336,7 +420,7 @@ static void run_start_trace(struct run_ctx *r)
 	     r->trace_root);
 }
 
-/* Tracing off; whether cyclictest had already stopped it at a spike. */
+/* Tracing off, then the snapshot's trace back to the top level. */
 static void run_stop_trace(struct run_ctx *r)
 {
 	struct rtlab_err err = { "" };
@@ -349,11 +433,40 @@ static void run_stop_trace(struct run_ctx *r)
 		run_fail(r, "%s", err.msg);
 		return;
 	}
-	json_object_set_new(r->trace, "tracing_on_at_end",
-			    json_boolean(was_on));
-	rlog(r, LOG_LEVEL_INFO, "tracing off (%s)",
-	     was_on ? "it was still on" :
-		      "already stopped, by cyclictest's breaktrace");
+	if (!was_on)
+		rlog(r, LOG_LEVEL_WARN,
+		     "tracing was already off at the end: something else stopped it during the run");
+	else
+		rlog(r, LOG_LEVEL_INFO, "tracing off");
+	run_snapshot_collect(r);
+}
+
+/* What the kept buffer holds and lost, before trace-cmd reads it. */
+static void run_trace_stats(struct run_ctx *r)
+{
+	struct ftrace_stats st;
+	unsigned long long lost;
+
+	if (ftrace_stats_read(r->trace_root, &st)) {
+		rlog(r, LOG_LEVEL_WARN,
+		     "%s/per_cpu/cpu0/stats is missing: lost events unknown",
+		     r->trace_root);
+		return;
+	}
+	lost = st.overrun + st.commit_overrun + st.dropped;
+	json_object_set_new(r->trace, "entries",
+			    json_integer((json_int_t)st.entries));
+	json_object_set_new(r->trace, "lost_events",
+			    json_integer((json_int_t)lost));
+	if (lost)
+		rlog(r, LOG_LEVEL_WARN,
+		     "the kept trace lost %llu event(s) (overrun %llu, commit overrun %llu, dropped %llu) and holds %llu: its oldest part is gone; a larger buffer_kb or fewer events keep more before the spike",
+		     lost, st.overrun, st.commit_overrun, st.dropped,
+		     st.entries);
+	else
+		rlog(r, LOG_LEVEL_INFO,
+		     "the kept trace holds %llu event(s), none lost",
+		     st.entries);
 }
 
 /* trace.dat through trace-cmd, into the bundle; the spike from its mark. */
@@ -363,8 +476,6 @@ static void run_save_trace(struct run_ctx *r)
 	char *path = work_path(r, "trace.dat");
 	char *log = work_path(r, "trace.dat.log");
 	const struct bundle_file *f;
-	unsigned long long lat_us, thr_us;
-	json_t *broke;
 	int ret;
 
 	if (!r->trace_started || !path || !log)
@@ -375,6 +486,7 @@ static void run_save_trace(struct run_ctx *r)
 		goto out;
 	}
 	phase(r, "trace.dat");
+	run_trace_stats(r);
 	ret = ftrace_extract(r->trace_root, r->workdir, "trace.dat",
 			     &run_stop_signal, &err);
 	append_file_to_log(r, log, "trace-cmd extract");
@@ -399,32 +511,8 @@ static void run_save_trace(struct run_ctx *r)
 	f = bundle_get(r->files, "trace.dat");
 	json_object_set_new(r->trace, "status", json_string("captured"));
 	json_object_set_new(r->trace, "file", json_string("trace.dat"));
-	broke = json_object_get(r->measurement, "stopped_at_break");
-	if (ftrace_find_spike(f->data, f->size, &lat_us, &thr_us)) {
-		json_object_set_new(r->trace, "stopped_at_spike", json_true());
-		json_object_set_new(r->trace, "spike_us",
-				    json_integer((json_int_t)lat_us));
-		json_object_set_new(r->trace, "threshold_us",
-				    json_integer((json_int_t)thr_us));
-		json_object_set_new(r->trace, "spike_source",
-				    json_string("tracemark"));
-	} else if (json_is_true(broke)) {
-		/* cyclictest broke, but its mark is not in the file. */
-		json_object_set_new(r->trace, "stopped_at_spike",
-				    json_boolean(json_is_false(json_object_get(
-					    r->trace, "tracing_on_at_end"))));
-		json_object_set(r->trace, "spike_us",
-				json_object_get(r->measurement,
-						"break_lat_us"));
-		json_object_set_new(r->trace, "spike_source",
-				    json_string("cyclictest"));
-	} else {
-		json_object_set_new(r->trace, "stopped_at_spike", json_false());
-	}
-	rlog(r, LOG_LEVEL_INFO, "trace.dat: %zu bytes%s", f->size,
-	     json_is_true(json_object_get(r->trace, "stopped_at_spike")) ?
-		     ", stopped at the spike" :
-		     "");
+	rlog(r, LOG_LEVEL_INFO, "trace.dat: %zu bytes (%s)", f->size,
+	     json_string_value(json_object_get(r->trace, "capture")));
 out:
 	free(path);
 	free(log);
@@ -509,8 +597,8 @@ static void run_collect(struct run_ctx *r, const char *json_path,
 	struct rtlab_err err = { "" };
 	char *jtext = NULL, *htext = NULL;
 	size_t jlen = 0, hlen = 0, i;
-	long tid;
-	unsigned long long lat_us;
+	uint64_t lo = UINT64_MAX;
+	json_t *samples;
 	int ret;
 
 	if (slurp(json_path, &jtext, &jlen)) {
@@ -545,19 +633,6 @@ static void run_collect(struct run_ctx *r, const char *json_path,
 			 hist_path);
 	} else {
 		add_file(r, "cyclictest.hist", htext, hlen);
-		if (measure_break(htext, hlen, &tid, &lat_us)) {
-			json_object_set_new(r->measurement, "stopped_early",
-					    json_true());
-			json_object_set_new(r->measurement, "stopped_at_break",
-					    json_true());
-			json_object_set_new(r->measurement, "break_thread",
-					    json_integer(tid));
-			json_object_set_new(r->measurement, "break_lat_us",
-					    json_integer((json_int_t)lat_us));
-			rlog(r, LOG_LEVEL_INFO,
-			     "cyclictest stopped at a %llu us latency (thread %ld), past its -b threshold",
-			     lat_us, tid);
-		}
 		if (ct_hist_parse(htext, hlen, &hs, &err))
 			run_fail(r, "cyclictest.hist: %s", err.msg);
 		else if (js.nthreads && hs.nthreads != js.nthreads)
@@ -565,9 +640,23 @@ static void run_collect(struct run_ctx *r, const char *json_path,
 				 "cyclictest.hist has %u threads but cyclictest.json %u",
 				 hs.nthreads, js.nthreads);
 	}
+	samples = json_array();
+	for (i = 0; samples && i < js.nthreads; i++) {
+		json_array_append_new(samples,
+				      json_integer((json_int_t)js.threads[i]
+							   .samples));
+		if (js.threads[i].samples < lo)
+			lo = js.threads[i].samples;
+	}
+	if (samples)
+		json_object_set_new(r->measurement, "samples", samples);
 	if (js.nthreads && !r->error)
-		rlog(r, LOG_LEVEL_INFO, "cyclictest measured %u thread(s)",
-		     js.nthreads);
+		rlog(r, LOG_LEVEL_INFO,
+		     "cyclictest measured %u thread(s), at least %llu sample(s) each of the %llu its duration and interval make",
+		     js.nthreads, (unsigned long long)lo,
+		     (unsigned long long)
+			     measure_samples_planned(r->duration_s,
+						     r->interval_us));
 	ct_result_cleanup(&js);
 	ct_result_cleanup(&hs);
 	free(jtext);
@@ -583,14 +672,19 @@ static void run_measure(struct run_ctx *r)
 	struct argv a;
 	char why[64];
 	int status = 0, ret;
-	unsigned int break_us = r->trace_on ? r->tc.trace.break_us : 0;
-	double t0;
+	double t0, took;
 
-	r->measurement = json_pack("{s:I, s:b, s:b}", "planned_s",
-				   (json_int_t)r->duration_s, "stopped_early",
-				   0, "stopped_at_break", 0);
+	r->measurement =
+		json_pack("{s:I, s:I, s:s, s:I, s:b}", "planned_s",
+			  (json_int_t)r->duration_s, "interval_us",
+			  (json_int_t)r->interval_us, "interval_source",
+			  r->o.interval_us ? "board" : "testcase",
+			  "samples_planned",
+			  (json_int_t)measure_samples_planned(r->duration_s,
+							      r->interval_us),
+			  "stopped_early", 0);
 	if (!r->measurement || !json_path || !hist_path || !err_path ||
-	    measure_build_argv(&r->tc, r->duration_s, break_us,
+	    measure_build_argv(&r->tc, r->duration_s, r->interval_us,
 			       "cyclictest.json", &a)) {
 		run_fail(r, "out of memory building the cyclictest command");
 		goto out;
@@ -603,10 +697,12 @@ static void run_measure(struct run_ctx *r)
 	t0 = clock_mono_s();
 	ret = measure_run(&a, r->workdir, hist_path, err_path, r->duration_s,
 			  &run_stop_signal, measure_tick, r, &status, &err);
+	took = clock_mono_s() - t0;
 	json_object_set_new(r->measurement, "measured_s",
-			    json_real((long)((clock_mono_s() - t0) * 1000) /
-				      1000.0));
-	if (ret)
+			    json_real((long)(took * 1000) / 1000.0));
+	/* Only a failure ends a run early: interrupted, killed, or a
+	 * cyclictest that quit before its duration. */
+	if (ret || took < r->duration_s)
 		json_object_set_new(r->measurement, "stopped_early",
 				    json_true());
 	argv_cleanup(&a);
@@ -619,6 +715,10 @@ static void run_measure(struct run_ctx *r)
 		run_fail(r,
 			 "cyclictest failed (%s); its stderr is in agent.log",
 			 proc_status_str(status, why, sizeof(why)));
+	else if (took < r->duration_s)
+		run_fail(r,
+			 "cyclictest ended after %.3f s of its %u s duration; a run measures its whole duration",
+			 took, r->duration_s);
 	/* Even a failed measurement may have left output worth keeping. */
 	run_collect(r, json_path, hist_path);
 out:
@@ -639,6 +739,11 @@ static void run_restore(struct run_ctx *r)
 	load_stop_all(&r->loads, RUN_LOAD_GRACE_MS);
 	/* With the loads gone, trace-cmd has the board to itself. */
 	run_save_trace(r);
+	/* On every path: the triggers off, the snapshot buffer freed. */
+	run_snapshot_collect(r);
+	if (r->trace_root &&
+	    ftrace_snapshot_free(r->trace_root, &r->snap, &err))
+		run_fail(r, "restoring the board: %s", err.msg);
 	if (knob_restore_all(&r->knobs, &err))
 		run_fail(r, "restoring the board: %s", err.msg);
 }
@@ -809,7 +914,8 @@ out:
 static void run_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: rtlab-agent run --testcase FILE [--duration SECONDS] [--board NAME]\n"
+		"usage: rtlab-agent run --testcase FILE [--duration SECONDS] [--interval US]\n"
+		"                       [--board NAME]\n"
 		"                       [--run-id UUID] [--tracefs DIR] [--clock CLOCK]\n"
 		"                       [--kernel-name NAME] [--kernel-tree TREE]\n"
 		"                       (--out BUNDLE | --upload URL --token TOKEN)\n"
@@ -820,6 +926,9 @@ static void run_usage(FILE *f)
 		"\n"
 		"  --testcase FILE     testcase YAML (see testcases/README.md)\n"
 		"  --duration SECONDS  measure this long instead of the testcase's duration_s\n"
+		"  --interval US       cyclictest -i instead of the testcase's interval_us (a\n"
+		"                      board whose clock keeps a fixed phase against the\n"
+		"                      tick measures off it, e.g. 997)\n"
 		"  --board NAME        board name for the manifest (default: local)\n"
 		"  --run-id UUID       the run's id (default: a new random one)\n"
 		"  --tracefs DIR       tracefs root (default %s, then %s)\n"
@@ -857,6 +966,7 @@ static int run_parse_opts(int argc, char **argv, struct run_opts *o)
 	static const struct option opts[] = {
 		{ "testcase", required_argument, NULL, 'c' },
 		{ "duration", required_argument, NULL, 'd' },
+		{ "interval", required_argument, NULL, 'i' },
 		{ "board", required_argument, NULL, 'b' },
 		{ "run-id", required_argument, NULL, 'r' },
 		{ "tracefs", required_argument, NULL, 'T' },
@@ -872,6 +982,7 @@ static int run_parse_opts(int argc, char **argv, struct run_opts *o)
 	};
 	const char *why = NULL;
 	unsigned long v;
+	unsigned int iv;
 	uuid_t uu;
 	char *end;
 	int c;
@@ -897,6 +1008,17 @@ static int run_parse_opts(int argc, char **argv, struct run_opts *o)
 				return AGENT_EXIT_USAGE;
 			}
 			o->duration_s = v;
+			break;
+		case 'i':
+			if (parse_uint(optarg, TC_MIN_INTERVAL_US,
+				       TC_MAX_INTERVAL_US, &iv)) {
+				fprintf(stderr,
+					"rtlab-agent run: --interval %s: expected whole microseconds, %u..%u\n",
+					optarg, TC_MIN_INTERVAL_US,
+					TC_MAX_INTERVAL_US);
+				return AGENT_EXIT_USAGE;
+			}
+			o->interval_us = iv;
 			break;
 		case 'b':
 			o->board = optarg;
@@ -1040,6 +1162,8 @@ int cmd_run(int argc, char **argv)
 		r.tc_ok = true;
 		r.duration_s = r.o.duration_s ? r.o.duration_s :
 						r.tc.duration_s;
+		r.interval_us = r.o.interval_us ? r.o.interval_us :
+						  r.tc.measurement.interval_us;
 	}
 	progress_init(&r.prog, r.tc_ok ? r.tc.name : NULL,
 		      r.duration_s +

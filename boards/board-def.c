@@ -18,12 +18,13 @@
 #include "fsutil.h"
 #include "yamlmap.h"
 #include "config.h"
+#include "testcase.h"
 #include "board.h"
 
 #define BOARD_KEYS                                             \
 	"name, kind, description, clock, icount_shift, cpus, " \
 	"memory_mb, cmdline, qemu, boot_timeout_s, "           \
-	"hang_margin_s, slowdown"
+	"hang_margin_s, slowdown, interval_us"
 #define BOARD_MIN_MEMORY_MB 256
 
 const char *board_clock_name(enum board_clock c)
@@ -87,7 +88,7 @@ static bool valid_name(const char *s)
 struct board_def *board_def_load(const char *path, struct rtlab_err *err)
 {
 	unsigned long shift = 3, cpus = 1, mem = 1024, boot = 120, margin = 60,
-		      slow = 40;
+		      slow = 40, interval = 0;
 	char *kind = NULL, *clock = NULL, *slash;
 	struct ymap_entry *e;
 	struct board_def *b;
@@ -116,6 +117,8 @@ struct board_def *board_def_load(const char *path, struct rtlab_err *err)
 	    ymap_uint(&m, "boot_timeout_s", 5, 3600, &boot, err) ||
 	    ymap_uint(&m, "hang_margin_s", 5, 86400, &margin, err) ||
 	    ymap_uint(&m, "slowdown", 1, 1000, &slow, err) ||
+	    ymap_uint(&m, "interval_us", TC_MIN_INTERVAL_US, TC_MAX_INTERVAL_US,
+		      &interval, err) ||
 	    ymap_unused(&m, BOARD_KEYS, err))
 		goto fail;
 	if (!b->name) {
@@ -214,6 +217,7 @@ struct board_def *board_def_load(const char *path, struct rtlab_err *err)
 	b->boot_timeout_s = boot;
 	b->hang_margin_s = margin;
 	b->slowdown = slow;
+	b->interval_us = interval;
 	free(kind);
 	free(clock);
 	ymap_cleanup(&m);

@@ -43,6 +43,8 @@ struct board_def {
 	unsigned int boot_timeout_s; /* QEMU start to agent start */
 	unsigned int hang_margin_s;  /* allowance past the measurement */
 	unsigned int slowdown;	     /* wall seconds per guest second, worst */
+	unsigned int interval_us;    /* cyclictest -i for every testcase, 0:
+				      * each testcase's own */
 };
 
 /** board_clock_name() - "icount", "realtime", "kvm". */

@@ -63,7 +63,10 @@ esac
 
 out=/tmp/bundle.tar.gz
 if [ -x /usr/bin/rtlab-agent ]; then
-	rtlab-agent run --testcase /job/testcase.yaml \
+	# The board's interval, when it has one, replaces the testcase's.
+	set --
+	[ "${RTLAB_INTERVAL:-0}" != 0 ] && set -- --interval "$RTLAB_INTERVAL"
+	rtlab-agent run --testcase /job/testcase.yaml "$@" \
 		--duration "$RTLAB_DURATION" --board "$RTLAB_BOARD" \
 		--run-id "$RTLAB_RUN_ID" --clock "$RTLAB_CLOCK" \
 		--kernel-name "${RTLAB_KERNEL_NAME:-}" \
@@ -75,7 +78,9 @@ else
 	d=/tmp/bundle
 	mkdir -p $d
 	start=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-	cyclictest -m -p95 -i1000 -h 1000 -q -D "${RTLAB_DURATION}s" \
+	iv=${RTLAB_INTERVAL:-0}
+	[ "$iv" = 0 ] && iv=1000
+	cyclictest -m -p95 -i"$iv" -h 1000 -q -D "${RTLAB_DURATION}s" \
 		--json=$d/cyclictest.json >$d/cyclictest.hist 2>$d/stderr.txt
 	rc=$?
 	rt=false
@@ -89,7 +94,7 @@ else
 "testcase":{"name":"cyclictest-only","duration_s":$RTLAB_DURATION,"hist_range_us":1000},
 "kernel":{"release":"$(uname -r)","version":"$(uname -v)","realtime":$rt},
 "environment":{"clock":"$RTLAB_CLOCK","cmdline":"$(cat /proc/cmdline)"},
-"commands":["cyclictest -m -p95 -i1000 -h 1000 -q -D ${RTLAB_DURATION}s --json=cyclictest.json"],
+"commands":["cyclictest -m -p95 -i$iv -h 1000 -q -D ${RTLAB_DURATION}s --json=cyclictest.json"],
 "started_at":"$start","finished_at":"$(date -u +%Y-%m-%dT%H:%M:%SZ)"}
 EOF
 	tar -czf $out -C $d manifest.json cyclictest.json cyclictest.hist \

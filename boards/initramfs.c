@@ -755,10 +755,10 @@ int initramfs_job(const char *path, const struct initramfs_job *j,
 				     j->kernel_tree ? j->kernel_tree : "");
 	len = asprintf(&params,
 		       "RTLAB_RUN_ID=%s\nRTLAB_BOARD=%s\nRTLAB_CLOCK=%s\n"
-		       "RTLAB_DURATION=%u\nRTLAB_KERNEL_NAME='%s'\n"
-		       "RTLAB_KERNEL_TREE='%s'\n",
+		       "RTLAB_DURATION=%u\nRTLAB_INTERVAL=%u\n"
+		       "RTLAB_KERNEL_NAME='%s'\nRTLAB_KERNEL_TREE='%s'\n",
 		       j->run_id, j->board, j->clock, j->duration_s,
-		       j->kernel_name ? j->kernel_name : "",
+		       j->interval_us, j->kernel_name ? j->kernel_name : "",
 		       j->kernel_tree ? j->kernel_tree : "");
 	if (len < 0)
 		return -ENOMEM;

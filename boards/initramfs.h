@@ -29,6 +29,7 @@ struct initramfs_job {
 	const char *kernel_name; /* kernel definition name, may be NULL */
 	const char *kernel_tree; /* its tree, may be NULL */
 	unsigned int duration_s;
+	unsigned int interval_us;  /* the agent's --interval, 0: none */
 	const char *testcase_path; /* copied to /job/testcase.yaml */
 	const char *fault;	   /* tests only: "panic", ...; or NULL */
 };

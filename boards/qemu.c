@@ -676,6 +676,7 @@ static int prepare(struct run *r, const struct kernel_def *k,
 	job.kernel_name = r->id.name;
 	job.kernel_tree = r->id.tree;
 	job.duration_s = r->o->duration_s;
+	job.interval_us = r->b->interval_us;
 	job.testcase_path = testcase_path;
 	job.fault = r->o->fault == BOARD_FAULT_PANIC   ? "panic" :
 		    r->o->fault == BOARD_FAULT_HANG    ? "hang" :

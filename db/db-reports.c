@@ -28,6 +28,7 @@
 	"'machine', r.manifest->'kernel'->>'machine', "                                                                \
 	"'environment', r.environment, 'commands', r.commands, "                                                       \
 	"'testcase', r.manifest->'testcase', "                                                                         \
+	"'measurement', r.manifest->'measurement', "                                                                   \
 	"'started_at', " ISO(                                                                                          \
 		"r.started_at") ", "                                                                                   \
 				"'finished_at', " ISO(                                                                 \

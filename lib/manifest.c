@@ -435,6 +435,18 @@ static int parse_rest(json_t *root, struct manifest *m, struct rtlab_err *err)
 					i);
 	}
 
+	/* A complete run measured its whole duration: a run cut short
+	 * (cyclictest -b did that) is biased toward its spike. */
+	j = json_object_get(root, "measurement");
+	if (j && !json_is_null(j) && !json_is_object(j))
+		return rtlab_err_set(err, MAN
+				     ": field 'measurement': expected an object");
+	if (m->status == RUN_STATUS_COMPLETE &&
+	    json_is_true(json_object_get(j, "stopped_early")))
+		return rtlab_err_set(
+			err, MAN
+			": field 'measurement.stopped_early': true, but status is complete; a complete run measures its whole duration");
+
 	for (i = 0; i < 2; i++) {
 		ret = get_str(root, times[i], times[i], false, out[i], err);
 		if (ret)

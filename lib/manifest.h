@@ -22,6 +22,8 @@
  *                    "rt_tests_version": ..., ... },   free-form object
  *   "commands": [ "cyclictest ...", "hackbench ..." ],
  *   "job_id": 42,                             optional, number or digits
+ *   "measurement": { "stopped_early": false, ... },  optional object;
+ *                  stopped_early true only with a status other than complete
  *   "started_at": "2026-12-03T03:14:08Z", "finished_at": "...",
  *   "files": { "cyclictest.json": { "size": N, "sha256": "hex" }, ... }
  * }

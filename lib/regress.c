@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -280,6 +281,60 @@ static int check_duplicates(const struct regress_run *base, unsigned int nbase,
 		}
 	}
 	return 0;
+}
+
+static uint64_t run_samples(const struct regress_run *r)
+{
+	uint64_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < r->ncpus; i++)
+		n += r->cpus[i].samples;
+	return n;
+}
+
+/*
+ * Runs that measured very different numbers of samples are not alike: a
+ * run cut short (at its first spike, say) has quantiles biased toward the
+ * spike.  Runs without samples are left out here as in the comparison.
+ * Return: true with @why saying which runs when they differ too much.
+ */
+static bool samples_differ(const struct regress_run *base, unsigned int nbase,
+			   const struct regress_run *cand, unsigned int ncand,
+			   char *why, size_t size)
+{
+	const struct regress_run *lo = NULL, *hi = NULL, *r;
+	uint64_t nlo = 0, nhi = 0, n;
+	unsigned int i;
+	char l1[48], l2[48];
+
+	for (i = 0; i < nbase + ncand; i++) {
+		r = i < nbase ? &base[i] : &cand[i - nbase];
+		n = run_samples(r);
+		if (!n)
+			continue;
+		if (!lo || n < nlo) {
+			lo = r;
+			nlo = n;
+		}
+		if (!hi || n > nhi) {
+			hi = r;
+			nhi = n;
+		}
+	}
+	if (!lo || nlo * REGRESS_MAX_SAMPLE_RATIO >= nhi)
+		return false;
+	snprintf(l1, sizeof(l1), "%s run %s",
+		 lo >= base && lo < base + nbase ? "baseline" : "candidate",
+		 str_or(lo->id));
+	snprintf(l2, sizeof(l2), "%s run %s",
+		 hi >= base && hi < base + nbase ? "baseline" : "candidate",
+		 str_or(hi->id));
+	snprintf(why, size,
+		 "%s: %llu samples against %llu in %s; counts differing over %ux are not compared (a short run is biased toward its spike)",
+		 l1, (unsigned long long)nlo, (unsigned long long)nhi, l2,
+		 REGRESS_MAX_SAMPLE_RATIO);
+	return true;
 }
 
 static int check_params(const struct regress_params *p, struct rtlab_err *err)
@@ -1021,6 +1076,15 @@ int regress_compare(const struct regress_run *base, unsigned int nbase,
 				 "%s: all %llu samples are overflows beyond the %u us histogram range; rerun with a larger -h",
 				 s->name, (unsigned long long)s->pool.samples,
 				 s->pool.nbuckets);
+			set_inconclusive_all(res, why, -1);
+			goto out;
+		}
+	}
+	{
+		char why[256];
+
+		if (samples_differ(base, nbase, cand, ncand, why,
+				   sizeof(why))) {
 			set_inconclusive_all(res, why, -1);
 			goto out;
 		}

@@ -40,6 +40,9 @@ struct regress_run {
 	unsigned int ncpus;
 };
 
+/* The most samples a run may have over another of the same comparison. */
+#define REGRESS_MAX_SAMPLE_RATIO 2u
+
 struct regress_params {
 	double floor_abs_us;   /* practical floor, µs (default 5) */
 	double floor_rel;      /* practical floor, fraction (default 0.10) */
@@ -141,10 +144,12 @@ int regress_plan(const struct regress_params *p, unsigned int look,
  * runs_at[look-1] of them, so recomputing after every upload makes at
  * most @p->looks distinct decisions.
  * Return: 0 with @res filled (its verdict may be INCONCLUSIVE, with a
- * reason, for empty sides, only overflows or too few runs for the first
- * look); -EINVAL with @err naming the run and field when runs mix boards,
- * testcases or clocks, a run is given twice, a parameter is out of range
- * or the plan cannot decide (regress_plan()); -ENOMEM.
+ * reason, for empty sides, only overflows, runs of which one has more than
+ * REGRESS_MAX_SAMPLE_RATIO times the samples of another (empty runs
+ * aside), or too few runs for the first look); -EINVAL with @err naming
+ * the run and field when runs mix boards, testcases or clocks, a run is
+ * given twice, a parameter is out of range or the plan cannot decide
+ * (regress_plan()); -ENOMEM.
  * @res holds no pointers to free.
  */
 int regress_compare(const struct regress_run *base, unsigned int nbase,

@@ -263,6 +263,23 @@ static int unknown_key(struct tcp *p, const yaml_node_t *val, const char *where,
 			     where, *where ? "." : "", key, known);
 }
 
+/* A cyclictest option that ends the run before -D: a break or a count. */
+static bool cuts_short(const char *arg)
+{
+	static const char *const opts[] = { "-b", "--breaktrace", "-l",
+					    "--loops", NULL };
+	size_t i, n;
+
+	for (i = 0; opts[i]; i++) {
+		n = strlen(opts[i]);
+		/* "-b", "-b100", "--breaktrace", "--breaktrace=100" */
+		if (!strncmp(arg, opts[i], n) &&
+		    (!arg[n] || opts[i][1] != '-' || arg[n] == '='))
+			return true;
+	}
+	return false;
+}
+
 static int parse_measurement(struct tcp *p, const yaml_node_t *map,
 			     struct tc_measurement *m)
 {
@@ -270,6 +287,7 @@ static int parse_measurement(struct tcp *p, const yaml_node_t *map,
 		"tool, priority, interval_us, "
 		"histogram_us, threads, affinity, mlockall, extra_args";
 	yaml_node_pair_t *pair;
+	size_t i;
 	int ret;
 
 	if (map->type != YAML_MAPPING_NODE)
@@ -291,8 +309,9 @@ static int parse_measurement(struct tcp *p, const yaml_node_t *map,
 			ret = get_uint(p, v, "measurement.priority", 1, 99,
 				       &m->priority);
 		} else if (!strcmp(k, "interval_us")) {
-			ret = get_uint(p, v, "measurement.interval_us", 50,
-				       10000000, &m->interval_us);
+			ret = get_uint(p, v, "measurement.interval_us",
+				       TC_MIN_INTERVAL_US, TC_MAX_INTERVAL_US,
+				       &m->interval_us);
 		} else if (!strcmp(k, "histogram_us")) {
 			/* the server refuses a wider range */
 			ret = get_uint(p, v, "measurement.histogram_us", 10,
@@ -318,6 +337,16 @@ static int parse_measurement(struct tcp *p, const yaml_node_t *map,
 		} else if (!strcmp(k, "extra_args")) {
 			ret = get_strv(p, v, "measurement.extra_args",
 				       &m->extra_args, &m->nextra_args);
+			for (i = 0; !ret && i < m->nextra_args; i++)
+				if (cuts_short(m->extra_args[i]))
+					return rtlab_err_set(
+						p->err,
+						"%s:%lu: measurement.extra_args: '%s' would end cyclictest before its duration (-b, --breaktrace, -l, --loops are refused): a run measures its whole duration",
+						p->path,
+						(unsigned long)v->start_mark
+								.line +
+							1,
+						m->extra_args[i]);
 		} else {
 			return unknown_key(p, v, "measurement", k, known);
 		}
@@ -541,8 +570,7 @@ static bool event_valid(const char *ev)
 static int parse_trace(struct tcp *p, const yaml_node_t *map,
 		       struct tc_trace *t)
 {
-	static const char known[] =
-		"events, optional_events, buffer_kb, break_us";
+	static const char known[] = "events, optional_events, buffer_kb";
 	yaml_node_pair_t *pair;
 	size_t i;
 	int ret;
@@ -581,8 +609,11 @@ static int parse_trace(struct tcp *p, const yaml_node_t *map,
 			ret = get_uint(p, v, "trace.buffer_kb", 64, 1048576,
 				       &t->buffer_kb);
 		} else if (!strcmp(k, "break_us")) {
-			ret = get_uint(p, v, "trace.break_us", 0, 10000000,
-				       &t->break_us);
+			/* cyclictest -b ended runs at their first spike. */
+			return rtlab_err_set(
+				p->err,
+				"%s:%lu: trace.break_us is no longer taken: a run measures its whole duration and the trace of its worst wakeup is kept by a snapshot; remove the key",
+				p->path, (unsigned long)v->start_mark.line + 1);
 		} else {
 			return unknown_key(p, v, "trace", k, known);
 		}
@@ -840,12 +871,12 @@ json_t *testcase_to_json(const struct testcase *tc)
 	if (root && tc->trace.enabled)
 		bad |= json_object_set_new(
 			root, "trace",
-			json_pack("{s:o, s:o, s:I, s:I}", "events",
+			json_pack("{s:o, s:o, s:I}", "events",
 				  strv_json(tc->trace.events),
 				  "optional_events",
 				  strv_json(tc->trace.optional_events),
-				  "buffer_kb", (json_int_t)tc->trace.buffer_kb,
-				  "break_us", (json_int_t)tc->trace.break_us));
+				  "buffer_kb",
+				  (json_int_t)tc->trace.buffer_kb));
 	if (bad) {
 		json_decref(root);
 		return NULL;

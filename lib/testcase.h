@@ -50,6 +50,10 @@ struct tc_load {
 	char *module;		 /* .ko path; NULL: the default */
 };
 
+/* cyclictest -i, µs */
+#define TC_MIN_INTERVAL_US 50
+#define TC_MAX_INTERVAL_US 10000000
+
 struct tc_measurement {
 	char *tool;		   /* "cyclictest" */
 	unsigned int priority;	   /* -p, 1..99 */
@@ -69,7 +73,6 @@ struct tc_trace {
 	char **optional_events; /* may be missing: a warning */
 	size_t noptional_events;
 	unsigned int buffer_kb; /* per-CPU ring buffer size */
-	unsigned int break_us;	/* cyclictest -b threshold, 0: none */
 };
 
 struct testcase {

@@ -388,6 +388,18 @@ static void text_loads(struct strbuf *s, const json_t *loads)
 	}
 }
 
+/* ", interval 997 us (the board's)": what cyclictest -i the run used. */
+static void text_interval(struct strbuf *s, const json_t *measurement)
+{
+	const json_t *iv = json_object_get(measurement, "interval_us");
+
+	if (!json_is_integer(iv))
+		return;
+	strbuf_addf(s, ", interval %" JSON_INTEGER_FORMAT " us (the %s's)",
+		    json_integer_value(iv),
+		    jstr(measurement, "interval_source", "testcase"));
+}
+
 static void text_runs(struct strbuf *s, const char *label, const json_t *runs)
 {
 	const json_t *r;
@@ -399,13 +411,15 @@ static void text_runs(struct strbuf *s, const char *label, const json_t *runs)
 
 		strbuf_addf(s,
 			    "  %-9s run %-6" JSON_INTEGER_FORMAT
-			    " %.8s  %-11s max %s us, %s samples\n",
+			    " %.8s  %-11s max %s us, %s samples",
 			    label, json_integer_value(json_object_get(r, "id")),
 			    jstr(r, "uuid", "?"), jstr(r, "status", "?"),
 			    num(jnum(r, "max_us"), m, sizeof(m)),
 			    isfinite(jnum(r, "samples")) ?
 				    num(jnum(r, "samples"), n, sizeof(n)) :
 				    "0");
+		text_interval(s, json_object_get(r, "measurement"));
+		strbuf_addf(s, "\n");
 		if (flags)
 			strbuf_addf(s, "            flagged: %s\n", flags);
 		free(flags);
@@ -810,6 +824,7 @@ char *report_text(const json_t *ctx, const struct report_attachment *atts,
 			    json_integer_value(json_object_get(
 				    json_object_get(cand, "testcase"),
 				    "duration_s")));
+	text_interval(&s, json_object_get(cand, "measurement"));
 	strbuf_addf(&s, "\n  loads:      ");
 	text_loads(&s, json_object_get(tc, "loads"));
 	strbuf_addf(&s, "\n");

@@ -33,6 +33,8 @@
 const char *tracecmd_get_uname(struct tracecmd_input *handle);
 
 #define SPIKE_MARK "hit latency threshold ("
+/* rtlab-agent's mark on a trace kept by an onmax snapshot (agent/ftrace.h) */
+#define SPIKE_SNAP_MARK "rtlab worst wakeup ("
 #define SPIKE_MAX_DEPTH 16
 #define NS_PER_US 1000.0
 
@@ -187,6 +189,10 @@ struct pass1 {
 	struct ct_thread mark_thread;
 	int mark_cpu;
 	uint64_t mark_ns, mark_x, mark_y;
+	/* the agent's mark of the kept worst wakeup: its thread as it was */
+	bool have_snap;
+	struct ct_thread snap_thread;
+	uint64_t snap_x;
 	/* the worst wakeup-to-run */
 	bool have_worst;
 	struct ct_thread worst;
@@ -281,6 +287,19 @@ static int pass1_cb(struct tracecmd_input *h, struct tep_record *r, int cpu,
 		t->wakeup_ns = 0;
 	} else if (id == ev->print_id) {
 		str(ev->print_buf, r, buf, sizeof(buf));
+		if (strstr(buf, SPIKE_SNAP_MARK) &&
+		    sscanf(strstr(buf, SPIKE_SNAP_MARK) +
+				   strlen(SPIKE_SNAP_MARK),
+			   "%llu us, pid %lld", &x, &pid) == 2) {
+			t = ct_find(p, (int)pid, false);
+			if (t && t->run_ns &&
+			    (p->want_cpu < 0 || p->want_cpu == t->run_cpu)) {
+				p->have_snap = true;
+				p->snap_thread = *t;
+				p->snap_x = x;
+			}
+			return 0;
+		}
 		if (!strstr(buf, SPIKE_MARK) ||
 		    sscanf(strstr(buf, SPIKE_MARK) + strlen(SPIKE_MARK),
 			   "%llu > %llu)", &x, &y) != 2)
@@ -766,6 +785,20 @@ int spike_analyze_cpu(const char *path, int want_cpu, struct spike_result *res,
 			res->expiry_ns = res->timer_ns;
 		if (!res->run_ns)
 			res->run_ns = res->expiry_ns;
+	} else if (p1.have_snap) {
+		/* The agent timed this switch-in from the timer's expiry (or
+		 * the waking) and kept the trace at it. */
+		t = &p1.snap_thread;
+		res->source = SPIKE_SOURCE_SNAPSHOT;
+		res->cpu = t->run_cpu;
+		res->lat_us = p1.snap_x;
+		res->run_ns = t->run_ns;
+		res->end_ns = t->run_ns;
+		res->wakeup_ns = t->run_wakeup_ns;
+		res->timer_ns = t->run_timer_ns;
+		res->expiry_ns = t->run_ns - p1.snap_x * 1000;
+		if (res->timer_ns && res->timer_ns < res->expiry_ns)
+			res->expiry_ns = res->timer_ns;
 	} else if (p1.have_worst) {
 		t = &p1.worst;
 		res->source = SPIKE_SOURCE_WAKEUP;
@@ -938,6 +971,8 @@ char *spike_result_text(const struct spike_result *res)
 	strbuf_addf(&t, "## CPU %d hit %s, analyzing it ##\n", res->cpu,
 		    res->source == SPIKE_SOURCE_TRACEMARK ?
 			    "stop tracing" :
+		    res->source == SPIKE_SOURCE_SNAPSHOT ?
+			    "the run's worst wakeup" :
 			    "its worst wakeup-to-run latency");
 	strbuf_addf(&t, "  trace: %s (%s), %" PRIu64 " events\n", res->file,
 		    res->uname[0] ? res->uname : "no uname recorded",
@@ -949,6 +984,11 @@ char *spike_result_text(const struct spike_result *res)
 			    ", latency %" PRIu64 " us > threshold %" PRIu64
 			    " us (tracemark)\n",
 			    res->lat_us, res->threshold_us);
+	else if (res->source == SPIKE_SOURCE_SNAPSHOT)
+		strbuf_addf(&t,
+			    ", latency %" PRIu64 " us, the run's worst "
+			    "(trace kept by snapshot)\n",
+			    res->lat_us);
 	else
 		strbuf_addf(&t,
 			    ", wakeup to switch-in %" PRIu64 " us (no "
@@ -1004,6 +1044,8 @@ char *spike_result_text(const struct spike_result *res)
 		    "%.2f + measuring thread %.2f\n",
 		    res->source == SPIKE_SOURCE_TRACEMARK ?
 			    "window (expiry to mark):" :
+		    res->source == SPIKE_SOURCE_SNAPSHOT ?
+			    "window (expiry to switch-in):" :
 			    "window (wakeup to switch-in):",
 		    whole / NS_PER_US, res->irq_ns / NS_PER_US,
 		    res->softirq_ns / NS_PER_US, res->thread_ns / NS_PER_US,
@@ -1053,6 +1095,7 @@ char *spike_result_json(const struct spike_result *res)
 			 res->release, "events", (json_int_t)res->nevents,
 			 "cpu", res->cpu, "source",
 			 res->source == SPIKE_SOURCE_TRACEMARK ? "tracemark" :
+			 res->source == SPIKE_SOURCE_SNAPSHOT  ? "snapshot" :
 								 "wakeup",
 			 "lat_us", (json_int_t)res->lat_us, "threshold_us",
 			 (json_int_t)res->threshold_us, "thread",

@@ -5,7 +5,8 @@
 /*
  * Spike analysis of a run's trace.dat, in the spirit of
  * `rtla timerlat --auto`: find the worst latency (cyclictest's tracemark,
- * else the worst wakeup-to-run of a measuring thread) and account for the
+ * else rtlab-agent's mark of the worst wakeup its snapshot kept, else the
+ * worst wakeup-to-run of a measuring thread) and account for the
  * time on its CPU between the timer's expiry and the mark: the timer
  * interrupt's delay, IRQ handlers, softirqs, the tasks that ran instead,
  * what was running when the timer fired, and silent stretches without any
@@ -25,6 +26,8 @@
 enum spike_source {
 	SPIKE_SOURCE_TRACEMARK, /* "hit latency threshold (X > Y)" */
 	SPIKE_SOURCE_WAKEUP,	/* worst sched_wakeup -> sched_switch-in */
+	SPIKE_SOURCE_SNAPSHOT,	/* "rtlab worst wakeup (X us, pid P, ...)":
+				 * P's last switch-in, X after the expiry */
 };
 
 enum spike_kind {

@@ -2,29 +2,31 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # ftrace capture end to end: boot Debian's PREEMPT_RT kernel on the icount
-# virtual board with the shipped cyclictest-hackbench testcase, shortened
-# and with a breaktrace threshold low enough that a spike is likely, and
-# check the bundle's trace.dat: `trace-cmd report` on this host parses it,
-# the requested events are in it, and the manifest's trace record agrees
-# with it (spike, tracemark, early stop).  Then store the bundle through a
-# throwaway database and server and read trace.dat back byte for byte.
+# virtual board with the shipped cyclictest-hackbench testcase, shortened,
+# and check that the run measured its whole duration (no -b, every thread
+# its samples, the board's 997 us interval) while the bundle's trace.dat
+# holds the worst wakeup, kept by the hist trigger's onmax snapshot:
+# `trace-cmd report` on this host parses it, the requested events are in
+# it, the manifest records the maximum, its thread and the lost events,
+# and the spike analysis finds that thread's wakeup in it.  Then store the
+# bundle through a throwaway database and server and read trace.dat back
+# byte for byte.
 #
 # The kernel is fetched once into the cache all tests share
 # ($RTLAB_CACHE_DIR, see tests/lib.sh).
 . "$(dirname "$0")/../lib.sh"
 
-BREAK_US=40
 DURATION_S=3
+INTERVAL_US=997
 vb_state=${RTLAB_TEST_STATE:-$RTLAB_BUILD/test-state}
 work=$(mktemp -d /tmp/rtlab-vbtrace.XXXXXX) || exit 1
 on_exit "rm -rf '$work'"
 
-# The shipped testcase, its threshold and buffer lowered for a short run.
-sed -e "s/^  break_us: .*/  break_us: $BREAK_US/" \
-	-e 's/^  buffer_kb: .*/  buffer_kb: 2048/' \
+# The shipped testcase, its buffer lowered for a short run.
+sed -e 's/^  buffer_kb: .*/  buffer_kb: 2048/' \
 	"$TOP/testcases/cyclictest-hackbench.yaml" >"$work/testcase.yaml"
-check "short variant of cyclictest-hackbench.yaml has break_us $BREAK_US" \
-	grep -qx "  break_us: $BREAK_US" "$work/testcase.yaml"
+check "short variant of cyclictest-hackbench.yaml has buffer_kb 2048" \
+	grep -qx "  buffer_kb: 2048" "$work/testcase.yaml"
 
 mkdir -p "$vb_state"
 RTLAB_STATE_DIR=$vb_state "$RTLAB" boot --board qemu-icount \
@@ -48,12 +50,35 @@ check "the manifest lists trace.dat with its size and sha256" test \
 	"$(stat -c %s "$work/b/trace.dat") $(sha256sum "$work/b/trace.dat" | cut -d' ' -f1)"
 check "manifest: trace.status captured" \
 	test "$(jq -r .trace.status "$m")" = captured
-check "manifest: trace.break_us and buffer_kb as asked" \
-	test "$(jq -r '"\(.trace.break_us) \(.trace.buffer_kb)"' "$m")" = \
-	"$BREAK_US 2048"
-check "cyclictest ran with -b $BREAK_US --tracemark" \
-	jq -e >/dev/null --arg b "-b $BREAK_US --tracemark" \
-	'any(.commands[]; startswith("cyclictest") and contains($b))' "$m"
+check "manifest: trace.buffer_kb as asked" \
+	test "$(jq -r .trace.buffer_kb "$m")" = 2048
+ct=$(jq -r '.commands[] | select(startswith("cyclictest"))' "$m")
+check "cyclictest ran without -b, at the board's -i $INTERVAL_US ($ct)" \
+	sh -c 'case " $1 " in *" -b "*|*--tracemark*) exit 1 ;; esac
+		case " $1 " in *" -i $2 "*) ;; *) exit 1 ;; esac' - "$ct" \
+	$INTERVAL_US
+check "manifest: measurement.interval_us $INTERVAL_US, from the board" \
+	test "$(jq -r '"\(.measurement.interval_us) \(.measurement.interval_source)"' "$m")" = \
+	"$INTERVAL_US board"
+planned=$((DURATION_S * 1000000 / INTERVAL_US))
+check "manifest: measurement.samples_planned $planned" \
+	test "$(jq -r .measurement.samples_planned "$m")" = $planned
+check "full length: not stopped early, every thread took at least 95 % of $planned samples ($(jq -c .measurement.samples "$m"))" \
+	jqt --argjson p $planned \
+	'.measurement.stopped_early == false and
+	 (.measurement.samples | length > 0 and all(. * 100 >= $p * 95))' "$m"
+check "manifest: the trace was kept at the worst wakeup, timed from the waking" \
+	test "$(jq -r '"\(.trace.capture) \(.trace.latency)"' "$m")" = \
+	"snapshot_at_max waking_to_switch"
+check "manifest: the maximum and its thread ($(jq -c '[.trace.spike_us, .trace.spike_pid]' "$m"))" \
+	jqt '(.trace.spike_us | type == "number" and . > 0) and
+	 (.trace.spike_pid | type == "number" and . > 0)' "$m"
+ctmax=$(jq '[.thread[] | .max] | max' "$work/b/cyclictest.json")
+check "the maximum (waking to switch-in) is within cyclictest's own maximum ($ctmax us)" \
+	jqt --argjson c "$ctmax" '.trace.spike_us <= $c' "$m"
+check "manifest: the kept buffer's entries and lost events ($(jq -c '[.trace.entries, .trace.lost_events]' "$m"))" \
+	jqt '(.trace.entries | type == "number" and . > 0) and
+	 (.trace.lost_events | type == "number" and . >= 0)' "$m"
 
 if ! trace-cmd report "$work/b/trace.dat" >"$work/report" \
 	2>"$work/report.err"; then
@@ -74,24 +99,22 @@ done
 check "every event the manifest lists as traced appears in the report" \
 	test ! -s "$work/absent"
 
-has_mark() { printf '%s\n' "$1" | grep -qF "tracing_mark_write: $2"; }
-
-# The spike: the trace ends at cyclictest's mark when it stopped there (an
-# interrupt may still slip in between the mark and tracing_on going to 0).
-spike=$(jq -r .trace.stopped_at_spike "$m")
-last=$(grep -v '^ *$' "$work/report" | tail -n 5)
-if [ "$spike" = true ]; then
-	x=$(jq -r .trace.spike_us "$m")
-	check "stopped at a spike: the mark is among the trace's last events" \
-		has_mark "$last" "hit latency threshold ($x > $BREAK_US)"
-	check "stopped at a spike: measurement.stopped_early, break_lat_us $x" \
-		test "$(jq -r '"\(.measurement.stopped_early) \(.measurement.break_lat_us)"' "$m")" = "true $x"
+# The kept trace holds the worst wakeup: the analysis finds a measuring
+# thread's wakeup in it, of the thread the hist trigger named.
+if "$RTLAB" analyze "$work/b/trace.dat" --json >"$work/spike.json" \
+	2>"$work/spike.err"; then
+	ok "rtlab analyze finds a spike in the kept trace ($(jq -c '[.source, .lat_us, .thread.pid]' "$work/spike.json"))"
+	check "the analysis reads the agent's mark (source snapshot)" \
+		test "$(jq -r .source "$work/spike.json")" = snapshot
+	check "the analysed thread and latency are the maximum's" \
+		test "$(jq -r '"\(.thread.pid) \(.lat_us)"' "$work/spike.json")" = \
+		"$(jq -r '"\(.trace.spike_pid) \(.trace.spike_us)"' "$m")"
 else
-	check "no spike past $BREAK_US us: no mark in the trace" \
-		test "$(grep -c 'hit latency threshold' "$work/report")" = 0
-	check "no spike: the measurement ran its course" \
-		test "$(jq -r .measurement.stopped_early "$m")" = false
+	not_ok "rtlab analyze finds a spike in the kept trace"
+	cat "$work/spike.err"
 fi
+check "no tracemark: cyclictest never breaks" \
+	test "$(grep -c 'hit latency threshold' "$work/report")" = 0
 
 # Into the lab: a throwaway database and server, then read it back.
 if ! start_db; then

@@ -40,11 +40,16 @@ static void test_cyclictest(void)
 		  "default cyclictest command");
 	CHECK(a.v[a.n] == NULL, "argv is NULL-terminated");
 	argv_cleanup(&a);
-	CHECK_INT(measure_build_argv(&tc, 5, 300, "ct.json", &a), 0,
-		  "build with a break threshold");
+	CHECK_INT(measure_build_argv(&tc, 5, 997, "ct.json", &a), 0,
+		  "build with the board's interval");
 	CHECK_STR(joined(&a),
-		  "cyclictest -m -p 95 -i 1000 -t -h 1000 -q -D 5 -b 300 --tracemark --json=ct.json",
-		  "break threshold adds -b and --tracemark");
+		  "cyclictest -m -p 95 -i 997 -t -h 1000 -q -D 5 --json=ct.json",
+		  "the board's interval replaces the testcase's; never -b");
+	argv_cleanup(&a);
+	CHECK(measure_samples_planned(5, 997) == 5015 &&
+		      measure_samples_planned(5, 1000) == 5000 &&
+		      measure_samples_planned(5, 0) == 0,
+	      "samples a full run takes: duration / interval");
 	argv_cleanup(&a);
 	testcase_cleanup(&tc);
 

@@ -3,8 +3,9 @@
  * The agent's ftrace capture against a fake tracefs in a temporary
  * directory: prepare sets every file a capture needs, start and stop flip
  * tracing_on, restore puts every original back, missing events and files
- * are named; plus the spike mark search, cyclictest's break lines, the
- * repair of its "nan" JSON, and the testcase's optional_events.
+ * are named; the hist triggers that keep the worst wakeup's trace in the
+ * snapshot, the buffer's lost events; plus the repair of cyclictest's
+ * "nan" JSON, and the testcase's optional_events.
  */
 #include <errno.h>
 #include <ftw.h>
@@ -75,8 +76,7 @@ static void test_prepare_restore(void)
 			      .nevents = 2,
 			      .optional_events = optional,
 			      .noptional_events = 2,
-			      .buffer_kb = 4096,
-			      .break_us = 100 };
+			      .buffer_kb = 4096 };
 	struct rtlab_err e = { "" };
 	struct knob_list l;
 	bool was_on = false;
@@ -130,12 +130,12 @@ static void test_prepare_restore(void)
 	CHECK_INT(ftrace_stop(root, &l, &was_on, &e), 0, "stop");
 	CHECK(was_on, "stop saw tracing still on");
 	CHECK(scratch_holds("t/tracing_on", "0"), "stop turns tracing off");
-	/* As cyclictest does at a spike past -b. */
+	/* As something else on the board might. */
 	scratch_put("t/tracing_on", "1\n");
 	CHECK_INT(ftrace_start(root, &l, &e), 0, "start again");
 	scratch_put("t/tracing_on", "0\n");
 	CHECK_INT(ftrace_stop(root, &l, &was_on, &e), 0, "stop again");
-	CHECK(!was_on, "stop saw tracing already off (stopped at a spike)");
+	CHECK(!was_on, "stop saw tracing already off");
 
 	CHECK_INT(knob_restore_all(&l, &e), 0, "restore");
 	CHECK(scratch_holds("t/tracing_on", "1"), "tracing_on restored");
@@ -218,47 +218,144 @@ static void test_extract_refused(void)
 	      "and writes no trace.dat");
 }
 
-static void test_spike(void)
+static void test_snapshot(void)
 {
-	static const char mark[] = "hit latency threshold (";
-	char buf[512];
-	unsigned long long lat = 0, thr = 0;
-	size_t n = 0;
+	/* The tail of sched_switch's hist file after a maximum. */
+	static const char hist[] =
+		"{ next_pid:        412 } hitcount:       2994  max:         61\n"
+		"\nTotals:\n    Hits: 5988\n    Entries: 2\n    Dropped: 0\n"
+		"\nSnapshot taken (see tracing/snapshot).  Details:\n"
+		"\ttriggering value { onmax($rtlab_lat) }:         61\t"
+		"triggered by event with key: { next_pid:        412 }\n";
+	struct ftrace_snapshot s;
+	struct rtlab_err e = { "" };
+	struct knob_list l;
+	char root[4096], *text;
 
-	memset(buf, 0xff, sizeof(buf));
-	n += 40;
-	n += sprintf(buf + n, "%s1234 > 100)", mark) + 1;
-	n += 60;
-	n += sprintf(buf + n, "%s4961 > 3000)", mark);
-	buf[n++] = '\0';
-	n += 30;
-	CHECK(ftrace_find_spike(buf, n, &lat, &thr) && lat == 4961 &&
-		      thr == 3000,
-	      "the last mark in binary data is found (%llu > %llu)", lat, thr);
-	CHECK(!ftrace_find_spike(buf, 40, &lat, &thr), "no mark, no spike");
-	memcpy(buf, mark, strlen(mark));
-	CHECK(!ftrace_find_spike(buf, strlen(mark) + 2, &lat, &thr),
-	      "a mark cut short is no spike");
+	snprintf(root, sizeof(root), "%s", scratch_path("t"));
+	fake_tracefs();
+	knob_list_init(&l);
+	CHECK(!ftrace_snapshot_supported(root),
+	      "no snapshot file: no snapshot capture");
+	CHECK(ftrace_snapshot_arm(root, 95, &s, &l, &e) == -EOPNOTSUPP &&
+		      strstr(e.msg, "CONFIG_HIST_TRIGGERS"),
+	      "arming without the files is refused, saying what is missing (%s)",
+	      e.msg);
+	mkdirs("t/events/sched/sched_waking");
+	scratch_put("t/snapshot",
+		    "# tracer: nop\n#\n# * Snapshot is freed *\n");
+	scratch_put("t/events/sched/sched_waking/trigger",
+		    "# Available triggers:\nboard's own\n");
+	scratch_put("t/events/sched/sched_switch/trigger", "");
+	scratch_put("t/events/sched/sched_switch/hist", hist);
+	CHECK(ftrace_snapshot_supported(root),
+	      "with sched_waking's trigger file, it is supported");
+	CHECK_INT(ftrace_snapshot_arm(root, 95, &s, &l, &e), 0, "arm");
+	CHECK(s.narmed == 2 && s.free_after,
+	      "armed; the snapshot buffer was free, so it is freed after");
+	CHECK(ftrace_snapshot_latency(&s) &&
+		      !strcmp(ftrace_snapshot_latency(&s), "waking_to_switch"),
+	      "without hrtimer_start and a mono clock: waking to switch-in");
+	text = knob_read(scratch_path("t/events/sched/sched_waking/trigger"));
+	CHECK(text && strstr(text, "board's own\nhist:keys=pid:rtlab_ts0=") &&
+		      strstr(text, "comm==\"cyclictest\" && prio==4"),
+	      "sched_waking's trigger appended, the board's own kept, only the measuring threads (-p 95: kernel prio 4)");
+	free(text);
+	text = knob_read(scratch_path("t/events/sched/sched_switch/trigger"));
+	CHECK(text && strstr(text, "onmax($rtlab_lat).snapshot()") &&
+		      strstr(text, "next_prio==4"),
+	      "sched_switch's trigger snapshots at each new maximum");
+	free(text);
+
+	CHECK_INT(ftrace_snapshot_disarm(root, &s, &e), 0, "disarm");
+	CHECK(s.taken && s.lat_us == 61 && s.pid == 412,
+	      "the maximum and its thread read from the hist file (%llu us, pid %ld)",
+	      s.lat_us, s.pid);
+	CHECK(!s.narmed, "both triggers marked removed");
+	text = knob_read(scratch_path("t/events/sched/sched_switch/trigger"));
+	CHECK(text && strstr(text, "==4!hist:keys=next_pid:"),
+	      "sched_switch's trigger removed with '!'");
+	free(text);
+	text = knob_read(scratch_path("t/events/sched/sched_waking/trigger"));
+	CHECK(text && strstr(text, "==4!hist:keys=pid:"),
+	      "sched_waking's trigger removed with '!'");
+	free(text);
+	CHECK_INT(ftrace_snapshot_disarm(root, &s, &e), 0,
+		  "disarm twice is harmless");
+
+	scratch_put("t/snapshot", "");
+	CHECK_INT(ftrace_snapshot_restore(root, &s, &e), 0, "swap back");
+	CHECK(s.swapped && scratch_holds("t/snapshot", "1"),
+	      "the kept trace swapped back to the top level (1 > snapshot)");
+	scratch_put("t/tracing_on", "");
+	scratch_put("t/trace_marker", "");
+	CHECK_INT(ftrace_snapshot_mark(root, &s, &e), 0, "mark");
+	CHECK(scratch_holds(
+		      "t/trace_marker",
+		      "rtlab worst wakeup (61 us, pid 412, waking_to_switch)"),
+	      "the kept trace is marked with the maximum, its thread, its latency");
+	CHECK(scratch_holds("t/tracing_on", "10"),
+	      "tracing on for the mark only");
+	CHECK_INT(ftrace_snapshot_free(root, &s, &e), 0, "free");
+	CHECK(scratch_holds("t/snapshot", "10") && !s.free_after,
+	      "the snapshot buffer freed (0 > snapshot), once");
+	CHECK_INT(ftrace_snapshot_free(root, &s, &e), 0, "free twice");
+	CHECK(scratch_holds("t/snapshot", "10"), "... writes nothing more");
+
+	memset(&s, 0, sizeof(s));
+	CHECK(!ftrace_snapshot_parse("triggering value { onmax($rtlab_lat) "
+				     "}: 18446744073709240000\t next_pid: 9",
+				     &s) &&
+		      s.taken && s.negative && !s.lat_us,
+	      "a latency below zero (wrapped around) is no latency");
+	memset(&s, 0, sizeof(s));
+	CHECK(ftrace_snapshot_parse("{ next_pid: 4 } hitcount: 3\n", &s) ==
+			      -ENOENT &&
+		      !s.taken,
+	      "a hist file without 'Snapshot taken': no snapshot");
+	scratch_put("t/snapshot", "");
+	CHECK_INT(ftrace_snapshot_restore(root, &s, &e), 0,
+		  "nothing to swap back without a snapshot");
+	CHECK(scratch_holds("t/snapshot", ""), "... and nothing written");
+
+	scratch_put("t/snapshot", "# tracer: nop\nold snapshot\n");
+	CHECK_INT(ftrace_snapshot_arm(root, 95, &s, &l, &e), 0, "arm again");
+	CHECK(!s.free_after,
+	      "a snapshot buffer the board had is not freed afterwards");
+	CHECK_INT(ftrace_snapshot_disarm(root, &s, &e), 0, "disarm");
+	CHECK_INT(knob_restore_all(&l, &e), 0, "restore");
+	knob_list_cleanup(&l);
 }
 
-static void test_break(void)
+static void test_stats(void)
 {
-	static const char hist[] = "000998\t000000\n# Thread Ids: 05572 05574\n"
-				   "# Break thread: 5572\n# Break value: 42\n";
-	static const char plain[] = "# Max Latencies: 00012\n";
-	long tid = 0;
-	unsigned long long lat = 0;
+	static const char cpu0[] =
+		"entries: 1200\noverrun: 398476\ncommit overrun: 2\n"
+		"bytes: 4096\noldest event ts:  2261.140236\n"
+		"now ts:  2263.596413\ndropped events: 0\nread events: 0\n";
+	static const char cpu1[] = "entries: 30\noverrun: 0\n"
+				   "commit overrun: 0\ndropped events: 5\n";
+	struct ftrace_stats st;
+	char root[4096];
 
-	CHECK(measure_break(hist, strlen(hist), &tid, &lat) && tid == 5572 &&
-		      lat == 42,
-	      "cyclictest's break lines are read (%ld, %llu)", tid, lat);
-	CHECK(!measure_break(plain, strlen(plain), &tid, &lat),
-	      "no break lines, no break");
+	snprintf(root, sizeof(root), "%s", scratch_path("t"));
+	fake_tracefs();
+	CHECK_INT(ftrace_stats_read(root, &st), -ENOENT,
+		  "no per_cpu stats: unknown");
+	mkdirs("t/per_cpu/cpu0");
+	mkdirs("t/per_cpu/cpu1");
+	scratch_put("t/per_cpu/cpu0/stats", cpu0);
+	scratch_put("t/per_cpu/cpu1/stats", cpu1);
+	CHECK_INT(ftrace_stats_read(root, &st), 0, "stats read");
+	CHECK(st.ncpus == 2 && st.entries == 1230 && st.overrun == 398476 &&
+		      st.commit_overrun == 2 && st.dropped == 5,
+	      "summed over CPUs: %u CPUs, %llu entries, %llu overrun, %llu commit overrun, %llu dropped",
+	      st.ncpus, st.entries, st.overrun, st.commit_overrun, st.dropped);
 }
 
 static void test_json_repair(void)
 {
-	/* What cyclictest 2.40 wrote for a -b break on two CPUs. */
+	/* What cyclictest 2.40 wrote for a thread without samples. */
 	static const char broken[] =
 		"{\n  \"file_version\": 1,\n"
 		"  \"cmdline:\": \"cyclictest -b 1 nan\",\n"
@@ -299,8 +396,12 @@ static void test_testcase(void)
 	static const char yaml[] =
 		"name: t\ntrace:\n"
 		"  events: [sched:sched_switch]\n"
-		"  optional_events: [irq_vectors:local_timer_entry]\n"
-		"  break_us: 50\n";
+		"  optional_events: [irq_vectors:local_timer_entry]\n";
+	static const char brk[] = "name: t\ntrace:\n"
+				  "  events: [sched:sched_switch]\n"
+				  "  break_us: 50\n";
+	static const char brkarg[] = "name: t\nmeasurement:\n"
+				     "  extra_args: [--smi, --breaktrace=40]\n";
 	static const char bad[] = "name: t\ntrace:\n"
 				  "  optional_events: [local_timer_entry]\n";
 	struct testcase tc;
@@ -324,6 +425,15 @@ static void test_testcase(void)
 	      "a malformed optional event names file, line and key (%s)",
 	      e.msg);
 	testcase_cleanup(&tc);
+	CHECK(testcase_parse("c.yaml", brk, strlen(brk), &tc, &e) < 0 &&
+		      strstr(e.msg, "c.yaml:4: trace.break_us") &&
+		      strstr(e.msg, "whole duration"),
+	      "break_us is refused: runs are never cut short (%s)", e.msg);
+	testcase_cleanup(&tc);
+	CHECK(testcase_parse("d.yaml", brkarg, strlen(brkarg), &tc, &e) < 0 &&
+		      strstr(e.msg, "'--breaktrace=40'"),
+	      "a breaktrace among extra_args is refused, named (%s)", e.msg);
+	testcase_cleanup(&tc);
 }
 
 int main(void)
@@ -335,8 +445,8 @@ int main(void)
 	test_prepare_restore();
 	test_missing();
 	test_extract_refused();
-	test_spike();
-	test_break();
+	test_snapshot();
+	test_stats();
 	test_json_repair();
 	test_testcase();
 	scratch_destroy();

@@ -170,6 +170,10 @@ static void test_bad_values(void)
 	       "manifest.json: field 'status': expected one of complete, agent_error, boot_failed, panic, hang");
 	expect("status", "\"Complete\"",
 	       "manifest.json: field 'status': expected one of complete, agent_error, boot_failed, panic, hang");
+	expect("measurement", "{\"stopped_early\": true}",
+	       "manifest.json: field 'measurement.stopped_early': true, but status is complete; a complete run measures its whole duration");
+	expect("measurement", "[]",
+	       "manifest.json: field 'measurement': expected an object");
 	expect("board", "\"\"",
 	       "manifest.json: field 'board': expected a non-empty string");
 	expect("testcase", "\"idle\"",

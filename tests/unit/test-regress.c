@@ -729,9 +729,57 @@ static void test_json(void)
 				hist_cleanup(&h[s][i][c]);
 }
 
+/* A run cut short (30 samples of 10000) is not compared with full ones. */
+static void test_short_run(void)
+{
+	struct hist h[10][SIM_CPUS], cut[SIM_CPUS];
+	struct regress_run b[5], c[5];
+	struct regress_params p;
+	struct regress_result r;
+	struct rtlab_err err = { "" };
+	unsigned int i, k;
+
+	rng_state = 7;
+	for (i = 0; i < 10; i++)
+		sim_run(h[i], 0.0);
+	for (k = 0; k < SIM_CPUS; k++) {
+		if (hist_init(&cut[k], 400))
+			abort();
+		hist_add(&cut[k], 9, 14);
+		hist_add(&cut[k], 80, 1);
+	}
+	for (i = 0; i < 5; i++) {
+		b[i] = (struct regress_run){ .clock = "icount:3",
+					     .cpus = h[i],
+					     .ncpus = SIM_CPUS };
+		c[i] = b[i];
+		c[i].cpus = h[5 + i];
+	}
+	regress_params_init(&p);
+	CHECK_INT(regress_compare(b, 5, c, 5, &p, &r, &err), 0,
+		  "full runs compare");
+	CHECK(!strstr(r.reason, "samples against"),
+	      "runs of equal length: no sample-count complaint (%s)", r.reason);
+	c[3].cpus = cut;
+	c[3].id = "77";
+	CHECK_INT(regress_compare(b, 5, c, 5, &p, &r, &err), 0,
+		  "a short run among full ones is no error");
+	CHECK(r.verdict == REGRESS_INCONCLUSIVE &&
+		      strstr(r.reason,
+			     "candidate run 77: 30 samples against 20000"),
+	      "... but INCONCLUSIVE, naming the short run and both counts (%s)",
+	      r.reason);
+	for (i = 0; i < 10; i++)
+		for (k = 0; k < SIM_CPUS; k++)
+			hist_cleanup(&h[i][k]);
+	for (k = 0; k < SIM_CPUS; k++)
+		hist_cleanup(&cut[k]);
+}
+
 int main(void)
 {
 	test_input();
+	test_short_run();
 	test_json();
 	test_table();
 	test_rates();

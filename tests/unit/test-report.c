@@ -57,6 +57,8 @@ static const char ctx_text[] =
 	"      {\"name\": \"hackbench\", \"args\": [\"-g\", \"4\"]},"
 	"      {\"name\": \"churn\", \"loops\": 200}]}},"
 	"    \"commands\": [\"cyclictest -m -p95\"],"
+	"    \"measurement\": {\"interval_us\": 997,"
+	"      \"interval_source\": \"board\"},"
 	"    \"artifacts\": [{\"name\": \"trace.dat\", \"size\": 4107}]}]}";
 
 static json_t *load_ctx(void)
@@ -180,6 +182,11 @@ static void test_summary_text(void)
 	      "where: the worst spike's run and CPU");
 	CHECK(t && strstr(t, "loads:      hackbench -g 4; churn (loops 200)"),
 	      "where: the loads");
+	CHECK(t && strstr(t, "cyclictest-hackbench, 3 s per run, interval 997 "
+			     "us (the board's)\n"),
+	      "where: the interval the runs measured at, and whose it is");
+	CHECK(t && strstr(t, " samples, interval 997 us (the board's)\n"),
+	      "runs: each run's interval");
 	CHECK(t && strstr(t, "not available (a config is stored only for "
 			     "the baseline)"),
 	      "config delta: says which is "

@@ -80,8 +80,7 @@ static void test_full(void)
 				   "    mode: ping\n"
 				   "trace:\n"
 				   "  events: [sched:sched_switch, 'irq:*']\n"
-				   "  buffer_kb: 1024\n"
-				   "  break_us: 500\n";
+				   "  buffer_kb: 1024\n";
 	struct testcase tc;
 	struct rtlab_err e;
 	const char **tools;
@@ -103,7 +102,6 @@ static void test_full(void)
 	CHECK(tc.trace.enabled, "trace enabled");
 	CHECK_INT(tc.trace.nevents, 2, "two events");
 	CHECK_INT(tc.trace.buffer_kb, 1024, "buffer_kb");
-	CHECK_INT(tc.trace.break_us, 500, "break_us");
 
 	tools = testcase_tools(&tc);
 	CHECK(tools && !strcmp(tools[0], "cyclictest") &&

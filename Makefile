@@ -243,7 +243,8 @@ FUZZ_SRCS_cyclictest-hist := cyclictest.c hist.c error.c
 FUZZ_SRCS_manifest := manifest.c bundle.c error.c
 FUZZ_SRCS_bundle   := bundle.c error.c
 FUZZ_SRCS_testcase := testcase.c yamlmap.c config.c fsutil.c error.c
-FUZZ_SRCS_board    := board-def.c yamlmap.c config.c fsutil.c error.c
+FUZZ_SRCS_board    := board-def.c stub-board-kinds.c yamlmap.c config.c fsutil.c \
+		      error.c
 FUZZ_SRCS_config   := config.c fsutil.c error.c
 FUZZ_SRCS_ingest   := ingest.c stub-db.c bundle.c bundle-hists.c manifest.c cyclictest.c \
 		      hist.c testcase.c yamlmap.c config.c fsutil.c log.c error.c

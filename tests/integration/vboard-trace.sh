@@ -87,16 +87,21 @@ if ! trace-cmd report "$work/b/trace.dat" >"$work/report" \
 else
 	ok "trace-cmd report on this host parses trace.dat"
 fi
-for ev in sched_switch sched_wakeup irq_handler_entry softirq_entry \
-	local_timer_entry; do
+# The kept trace is a window around the worst wakeup, not the whole run:
+# the scheduler's events and the tick (every 4 ms) are in any window, a
+# device interrupt (irq_handler_*) only when a device happened to raise
+# one in it, so those are counted, not required.
+for ev in sched_switch sched_wakeup softirq_entry local_timer_entry; do
 	n=$(grep -c " $ev: " "$work/report")
 	check "trace holds $ev events ($n)" test "$n" -gt 0
 done
+echo "# device interrupts in the kept window: $(grep -c ' irq_handler_entry: ' "$work/report")"
 jq -r '.trace.events[]' "$m" | while IFS= read -r ev; do
+	case $ev in irq:irq_handler_*) continue ;; esac
 	pat=$(printf '%s' "${ev#*:}" | sed 's/\*/[a-z_]*/g')
 	grep -q " $pat: " "$work/report" || echo "$ev" >>"$work/absent"
 done
-check "every event the manifest lists as traced appears in the report" \
+check "every event the manifest lists as traced appears in the window ($(cat "$work/absent" 2>/dev/null | tr '\n' ' '))" \
 	test ! -s "$work/absent"
 
 # The kept trace holds the worst wakeup: the analysis finds a measuring

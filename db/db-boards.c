@@ -30,19 +30,7 @@ bool db_board_kind_valid(const char *kind)
 /* Same rule as the boards.name CHECK in the schema. */
 static bool name_valid(const char *name)
 {
-	const char *p;
-
-	if (!name || !*name || strlen(name) > 64)
-		return false;
-	for (p = name; *p; p++) {
-		bool alnum = (*p >= 'a' && *p <= 'z') ||
-			     (*p >= 'A' && *p <= 'Z') ||
-			     (*p >= '0' && *p <= '9');
-
-		if (!alnum && (p == name || !strchr("._-", *p)))
-			return false;
-	}
-	return true;
+	return db_name_valid(name, "._-");
 }
 
 static void msg_trim(char *buf, size_t size, const char *msg)

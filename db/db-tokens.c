@@ -28,19 +28,7 @@ void db_token_who_cleanup(struct db_token_who *who)
 
 bool db_token_name_valid(const char *name)
 {
-	const char *p;
-
-	if (!name || !*name || strlen(name) > 64)
-		return false;
-	for (p = name; *p; p++) {
-		bool alnum = (*p >= 'a' && *p <= 'z') ||
-			     (*p >= 'A' && *p <= 'Z') ||
-			     (*p >= '0' && *p <= '9');
-
-		if (!alnum && (p == name || !strchr("._@-", *p)))
-			return false;
-	}
-	return true;
+	return db_name_valid(name, "._@-");
 }
 
 int db_token_make(char out[TOKEN_LEN + 1], struct rtlab_err *err)

@@ -690,3 +690,20 @@ int db_parse_list(const char *s, uint64_t *vals, size_t n)
 	}
 	return *s ? -EINVAL : 0;
 }
+
+bool db_name_valid(const char *name, const char *punct)
+{
+	const char *p;
+
+	if (!name || !*name || strlen(name) > 64)
+		return false;
+	for (p = name; *p; p++) {
+		bool alnum = (*p >= 'a' && *p <= 'z') ||
+			     (*p >= 'A' && *p <= 'Z') ||
+			     (*p >= '0' && *p <= '9');
+
+		if (!alnum && (p == name || !strchr(punct, *p)))
+			return false;
+	}
+	return true;
+}

@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 #include <jansson.h>
+#include <stdbool.h>
 #include <libpq-fe.h>
 #include "error.h"
 
@@ -117,5 +118,12 @@ int db_migrate(PGconn *conn, const char *schema_dir, struct rtlab_err *err);
  */
 int db_schema_ready(PGconn *conn, const char *schema_dir,
 		    struct rtlab_err *err) __must_check;
+
+/**
+ * db_name_valid() - a name of at most 64 characters: letters and digits,
+ * and after the first character also those of @punct (the rule of the
+ * schema's CHECKs on board and token names).
+ */
+bool db_name_valid(const char *name, const char *punct);
 
 #endif

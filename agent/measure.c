@@ -15,19 +15,111 @@
 
 #include "clock.h"
 #include "measure.h"
+#include "rttests.h"
 
 /* cyclictest may take a while to start (mlockall) and to write its JSON. */
 #define MEASURE_MARGIN_S 60
 #define MEASURE_STOP_GRACE_S 10
+
+/* The command line of a tool other than cyclictest (docs/agent.md,
+ * "Other tools"); the output file names are rt_tool_output()'s. */
+static void other_argv(const struct testcase *tc, enum rt_tool t,
+		       unsigned int duration_s, unsigned int interval_us,
+		       struct argv *a)
+{
+	const struct tc_measurement *m = &tc->measurement;
+
+	switch (t) {
+	case RT_TOOL_TIMERLAT:
+	case RT_TOOL_OSNOISE:
+		argv_add(a, "rtla");
+		argv_add(a, t == RT_TOOL_TIMERLAT ? "timerlat" : "osnoise");
+		argv_add(a, "hist");
+		argv_add(a, "-d");
+		argv_addf(a, "%us", duration_s);
+		argv_add(a, "-p");
+		argv_addf(a, "%u", interval_us);
+		if (t == RT_TOOL_OSNOISE) {
+			/* Half of each period measures: the other half
+			 * leaves a one-CPU board to everything else. */
+			argv_add(a, "-r");
+			argv_addf(a, "%u",
+				  interval_us / 2 ? interval_us / 2 : 1);
+		}
+		argv_add(a, "-P");
+		argv_addf(a, "f:%u", m->priority);
+		argv_add(a, "-b");
+		argv_add(a, "1");
+		argv_add(a, "-E");
+		argv_addf(a, "%u", m->histogram_us);
+		if (m->affinity) {
+			argv_add(a, "-c");
+			argv_add(a, m->affinity);
+		}
+		break;
+	case RT_TOOL_SIGNALTEST:
+		argv_add(a, "signaltest");
+		if (m->mlockall)
+			argv_add(a, "-m");
+		argv_add(a, "-p");
+		argv_addf(a, "%u", m->priority);
+		if (m->threads)
+			argv_addf(a, "--threads=%u", m->threads);
+		break;
+	case RT_TOOL_PMQTEST:
+		argv_add(a, "pmqtest");
+		/* -S: a sender/receiver pair per CPU (or -t N pairs). */
+		argv_add(a, "-S");
+		if (m->threads)
+			argv_addf(a, "--threads=%u", m->threads);
+		argv_add(a, "-p");
+		argv_addf(a, "%u", m->priority);
+		argv_add(a, "-i");
+		argv_addf(a, "%u", interval_us);
+		break;
+	case RT_TOOL_CYCLICDEADLINE:
+		argv_add(a, "cyclicdeadline");
+		argv_add(a, "-i");
+		argv_addf(a, "%u", interval_us);
+		argv_add(a, "-t");
+		argv_addf(a, "%u", m->threads ? m->threads : 1);
+		break;
+	case RT_TOOL_PI_STRESS:
+		argv_add(a, "pi_stress");
+		if (m->mlockall)
+			argv_add(a, "-m");
+		argv_add(a, "-g");
+		argv_addf(a, "%u", m->threads ? m->threads : 1);
+		break;
+	default:
+		break;
+	}
+	if (t == RT_TOOL_TIMERLAT || t == RT_TOOL_OSNOISE)
+		return;
+	if (m->affinity && t != RT_TOOL_PI_STRESS)
+		argv_addf(a, "--affinity=%s", m->affinity);
+	argv_add(a, "-q");
+	argv_add(a, "-D");
+	argv_addf(a, "%u", duration_s);
+	argv_addf(a, "--json=%s", rt_tool_output(t));
+}
 
 int measure_build_argv(const struct testcase *tc, unsigned int duration_s,
 		       unsigned int interval_us, const char *json_path,
 		       struct argv *a)
 {
 	const struct tc_measurement *m = &tc->measurement;
+	enum rt_tool t = RT_TOOL_CYCLICTEST;
 	char **x;
 
 	argv_init(a);
+	if (!rt_tool_lookup(m->tool, &t) && t != RT_TOOL_CYCLICTEST) {
+		other_argv(tc, t, duration_s,
+			   interval_us ? interval_us : m->interval_us, a);
+		for (x = m->extra_args; x && *x; x++)
+			argv_add(a, *x);
+		return argv_failed(a) ? -ENOMEM : 0;
+	}
 	argv_add(a, "cyclictest");
 	if (m->mlockall)
 		argv_add(a, "-m");

@@ -19,7 +19,10 @@
  * `cyclictest [-m] -p PRIO -i INTERVAL -t|--threads=N [--affinity=CPUS]
  * -h RANGE -q -D DURATION --json=FILE [extra...]`.  Never -b: a run
  * measures its whole duration (the trace of its worst wakeup is kept by a
- * snapshot, see ftrace.h).
+ * snapshot, see ftrace.h).  Another measurement.tool gets its own
+ * command line (rtla timerlat|osnoise hist, signaltest, pmqtest,
+ * cyclicdeadline, pi_stress; docs/agent.md), writing its --json to
+ * rt_tool_output()'s name; @json_path is cyclictest's only.
  * @interval_us: 0 for the testcase's interval_us.
  * @a is initialised here; caller cleans up with argv_cleanup().
  * Return: 0 or -ENOMEM.

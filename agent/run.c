@@ -33,6 +33,8 @@
 #include "bundle.h"
 #include "cmd.h"
 #include "cyclictest.h"
+#include "rtla.h"
+#include "rttests.h"
 #include "env.h"
 #include "injectlog.h"
 #include "ftrace.h"
@@ -76,6 +78,8 @@ struct run_ctx {
 	bool tc_ok;
 	unsigned int duration_s;
 	unsigned int interval_us; /* cyclictest -i */
+	enum rt_tool tool;	  /* measurement.tool */
+	json_t *results;	  /* a summary tool's pass/fail and counts */
 	json_t *commands, *trace; /* trace: the manifest's "trace" */
 	json_t *measurement;	  /* the manifest's "measurement" */
 	json_t *injections;	  /* the manifest's "injections" */
@@ -663,16 +667,103 @@ static void run_collect(struct run_ctx *r, const char *json_path,
 	free(htext);
 }
 
+/* What a tool other than cyclictest wrote: rtla's histogram text on
+ * stdout, or the --json of a summary tool (its stdout kept beside). */
+static void run_collect_other(struct run_ctx *r, const char *out_path,
+			      const char *json_path)
+{
+	const char *name = rt_tool_output(r->tool);
+	struct rtlab_err err = { "" };
+	struct rt_summary sum = { 0 };
+	struct ct_result hs = { 0 };
+	char *text = NULL, *otext = NULL;
+	size_t len = 0, olen = 0, i;
+	json_t *samples;
+	int ret;
+
+	if (rt_tool_has_hist(r->tool)) {
+		if (slurp(out_path, &text, &len)) {
+			run_fail(r, "%s wrote no %s", rt_tool_name(r->tool),
+				 name);
+			return;
+		}
+		add_file(r, name, text, len);
+		if (rtla_hist_parse(r->tool, text, len,
+				    r->tc.measurement.histogram_us, &hs,
+				    &err)) {
+			run_fail(r, "%s", err.msg);
+		} else {
+			samples = json_array();
+			for (i = 0; samples && i < hs.nthreads; i++)
+				json_array_append_new(
+					samples,
+					json_integer((json_int_t)hs.threads[i]
+							     .samples));
+			if (samples)
+				json_object_set_new(r->measurement, "samples",
+						    samples);
+			rlog(r, LOG_LEVEL_INFO, "%s measured %u histogram(s)",
+			     rt_tool_name(r->tool), hs.nthreads);
+		}
+		ct_result_cleanup(&hs);
+		free(text);
+		return;
+	}
+	if (!slurp(out_path, &otext, &olen)) {
+		char oname[64];
+
+		snprintf(oname, sizeof(oname), "%s.out", rt_tool_name(r->tool));
+		add_file(r, oname, otext, olen);
+	}
+	free(otext);
+	if (slurp(json_path, &text, &len)) {
+		run_fail(r, "%s wrote no %s", rt_tool_name(r->tool), name);
+		return;
+	}
+	ret = measure_json_repair(&text, &len);
+	if (ret < 0) {
+		run_fail(r, "out of memory reading %s", name);
+		free(text);
+		return;
+	}
+	add_file(r, name, text, len);
+	if (rt_summary_parse(r->tool, text, len, &sum, &err)) {
+		run_fail(r, "%s", err.msg);
+	} else {
+		if (sum.version)
+			json_object_set_new(r->env, "rt_tests_version",
+					    json_string(sum.version));
+		json_decref(r->results);
+		r->results = rt_summary_to_json(&sum);
+		rlog(r, LOG_LEVEL_INFO, "%s %s (return code %d, %u thread(s))",
+		     rt_tool_name(r->tool), sum.passed ? "passed" : "FAILED",
+		     sum.return_code, sum.nthreads);
+	}
+	rt_summary_cleanup(&sum);
+	free(text);
+}
+
 static void run_measure(struct run_ctx *r)
 {
 	struct rtlab_err err = { "" };
-	char *json_path = work_path(r, "cyclictest.json");
-	char *hist_path = work_path(r, "cyclictest.hist");
-	char *err_path = work_path(r, "cyclictest.stderr");
+	const char *tn = rt_tool_name(r->tool);
+	bool ct = r->tool == RT_TOOL_CYCLICTEST;
+	char jname[64], oname[64], ename[64];
+	char *json_path, *hist_path, *err_path;
 	struct argv a;
 	char why[64];
 	int status = 0, ret;
 	double t0, took;
+
+	snprintf(jname, sizeof(jname), "%s.json", tn);
+	snprintf(oname, sizeof(oname), "%s",
+		 ct			   ? "cyclictest.hist" :
+		 rt_tool_has_hist(r->tool) ? rt_tool_output(r->tool) :
+					     "tool.out");
+	snprintf(ename, sizeof(ename), "%s.stderr", tn);
+	json_path = work_path(r, jname);
+	hist_path = work_path(r, oname);
+	err_path = work_path(r, ename);
 
 	r->measurement =
 		json_pack("{s:I, s:I, s:s, s:I, s:b}", "planned_s",
@@ -706,21 +797,30 @@ static void run_measure(struct run_ctx *r)
 		json_object_set_new(r->measurement, "stopped_early",
 				    json_true());
 	argv_cleanup(&a);
-	append_file_to_log(r, err_path, "cyclictest stderr");
+	snprintf(why, sizeof(why), "%s stderr", tn);
+	append_file_to_log(r, err_path, why);
 	if (ret == -EINTR)
 		run_stopped(r);
 	else if (ret)
 		run_fail(r, "%s", err.msg);
+	else if (WIFEXITED(status) && WEXITSTATUS(status) && !ct &&
+		 !rt_tool_has_hist(r->tool))
+		/* A pass/fail tool's failure is its result, not the
+		 * agent's: its --json says it (return_code). */
+		rlog(r, LOG_LEVEL_WARN, "%s exited with %d", tn,
+		     WEXITSTATUS(status));
 	else if (!WIFEXITED(status) || WEXITSTATUS(status))
-		run_fail(r,
-			 "cyclictest failed (%s); its stderr is in agent.log",
+		run_fail(r, "%s failed (%s); its stderr is in agent.log", tn,
 			 proc_status_str(status, why, sizeof(why)));
 	else if (took < r->duration_s)
 		run_fail(r,
-			 "cyclictest ended after %.3f s of its %u s duration; a run measures its whole duration",
-			 took, r->duration_s);
+			 "%s ended after %.3f s of its %u s duration; a run measures its whole duration",
+			 tn, took, r->duration_s);
 	/* Even a failed measurement may have left output worth keeping. */
-	run_collect(r, json_path, hist_path);
+	if (ct)
+		run_collect(r, json_path, hist_path);
+	else
+		run_collect_other(r, hist_path, json_path);
 out:
 	free(json_path);
 	free(hist_path);
@@ -815,6 +915,11 @@ static json_t *run_manifest(struct run_ctx *r)
 		      files);
 	if (m && r->error)
 		json_object_set_new(m, "error", json_string(r->error));
+	if (m && r->tc_ok)
+		json_object_set_new(json_object_get(m, "testcase"), "tool",
+				    json_string(rt_tool_name(r->tool)));
+	if (m && r->results)
+		json_object_set(m, "results", r->results);
 	if (m && r->trace)
 		json_object_set(m, "trace", r->trace);
 	if (m && r->measurement)
@@ -1101,6 +1206,7 @@ static void run_ctx_cleanup(struct run_ctx *r)
 	json_decref(r->commands);
 	json_decref(r->trace);
 	json_decref(r->measurement);
+	json_decref(r->results);
 	json_decref(r->injections);
 	json_decref(r->kernel);
 	json_decref(r->env);
@@ -1162,6 +1268,14 @@ int cmd_run(int argc, char **argv)
 		r.tc_ok = true;
 		r.duration_s = r.o.duration_s ? r.o.duration_s :
 						r.tc.duration_s;
+		if (rt_tool_lookup(r.tc.measurement.tool, &r.tool))
+			r.tool = RT_TOOL_CYCLICTEST;
+		/* The board's interval keeps periodic wakeups off the
+		 * tick's phase; a tool without a period, or one whose
+		 * period is a deadline (cyclicdeadline), keeps its own. */
+		if (r.tool != RT_TOOL_CYCLICTEST &&
+		    r.tool != RT_TOOL_TIMERLAT && r.tool != RT_TOOL_PMQTEST)
+			r.o.interval_us = 0;
 		r.interval_us = r.o.interval_us ? r.o.interval_us :
 						  r.tc.measurement.interval_us;
 	}

@@ -24,13 +24,14 @@
 #include "initramfs.h"
 
 /* Bump when the layout changes, so cached bases are rebuilt. */
-#define BASE_FORMAT "rtlab-initramfs-base 1"
+#define BASE_FORMAT "rtlab-initramfs-base 2"
 #define KERNEL_FORMAT "rtlab-initramfs-kernel 1"
 
 /* Host tools copied into the base: the first two are required. */
 static const char *const base_tools[] = {
-	"cyclictest", "hackbench", "signaltest", "pi_stress", "stress-ng",
-	"iperf3",     "ping",	   "trace-cmd",	 "rtla",
+	"cyclictest", "hackbench", "signaltest",     "pi_stress",
+	"stress-ng",  "iperf3",	   "ping",	     "trace-cmd",
+	"rtla",	      "pmqtest",   "cyclicdeadline",
 };
 #define BASE_REQUIRED 2
 

@@ -13,9 +13,14 @@
 #include <stdint.h>
 #include "error.h"
 
+#define HIST_METRIC_LEN 32
+
 struct hist {
-	int cpu;	    /* CPU the measuring thread ran on, -1 unknown */
-	int thread;	    /* cyclictest thread number */
+	int cpu;    /* CPU the measuring thread ran on, -1 unknown */
+	int thread; /* cyclictest thread number */
+	/* What it measures: "" is cyclictest's wakeup latency, else
+	 * e.g. "timerlat-irq", "timerlat-thread", "osnoise" (rttests.h). */
+	char metric[HIST_METRIC_LEN];
 	uint32_t nbuckets;  /* tracked range: 0 .. nbuckets-1 µs */
 	uint64_t *counts;   /* nbuckets counters */
 	uint64_t overflows; /* samples >= nbuckets µs */

@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include "run-limits.h"
+#include "rttests.h"
 #include "testcase.h"
 #include "yamlmap.h"
 
@@ -301,9 +302,13 @@ static int parse_measurement(struct tcp *p, const yaml_node_t *map,
 		if (ret)
 			return ret;
 		if (!strcmp(k, "tool")) {
-			if (!scalar(v) || strcmp(scalar(v), "cyclictest"))
+			enum rt_tool t;
+
+			if (!scalar(v) || rt_tool_lookup(scalar(v), &t))
 				return tc_fail(p, v, "measurement.tool",
-					       "'cyclictest'");
+					       "one of cyclictest, timerlat, "
+					       "osnoise, signaltest, pmqtest, "
+					       "cyclicdeadline, pi_stress");
 			ret = get_str(p, v, "measurement.tool", &m->tool);
 		} else if (!strcmp(k, "priority")) {
 			ret = get_uint(p, v, "measurement.priority", 1, 99,
@@ -898,10 +903,13 @@ const char **testcase_tools(const struct testcase *tc)
 {
 	const char **v = calloc(tc->nloads + 2, sizeof(*v));
 	size_t i, n = 0;
+	enum rt_tool t = RT_TOOL_CYCLICTEST;
 
 	if (!v)
 		return NULL;
-	tools_add(v, &n, "cyclictest");
+	if (rt_tool_lookup(tc->measurement.tool, &t))
+		t = RT_TOOL_CYCLICTEST;
+	tools_add(v, &n, rt_tool_program(t));
 	for (i = 0; i < tc->nloads; i++) {
 		const struct tc_load *l = &tc->loads[i];
 

@@ -93,9 +93,35 @@ static int boot_inspect(const char *path)
 		goto out;
 	}
 	printf("files_verified=yes\n");
-	if (bundle_get(b, BUNDLE_CT_JSON) || bundle_get(b, BUNDLE_CT_HIST)) {
+	if (m.tool != RT_TOOL_CYCLICTEST && m.status == RUN_STATUS_COMPLETE) {
+		json_t *sum = NULL;
+
+		printf("tool=%s\n", rt_tool_name(m.tool));
+		if (bundle_tool_hists_read(b, m.tool, m.hist_range_us, &ct,
+					   &err) ||
+		    bundle_summary_read(b, m.tool, &sum, &err)) {
+			printf("result=invalid %s\n", err.msg);
+			goto out;
+		}
+		for (i = 0; i < ct.nthreads; i++)
+			printf("hist=%u metric=%s cpu=%d samples=%llu "
+			       "max_us=%u\n",
+			       i, ct.threads[i].metric, ct.threads[i].cpu,
+			       (unsigned long long)ct.threads[i].samples,
+			       ct.threads[i].max_us);
+		if (sum)
+			printf("passed=%s threads=%zu\n",
+			       json_is_true(json_object_get(sum, "passed")) ?
+				       "yes" :
+				       "no",
+			       json_array_size(json_object_get(sum,
+							       "threads")));
+		json_decref(sum);
+	} else if (bundle_get(b, BUNDLE_CT_JSON) ||
+		   bundle_get(b, BUNDLE_CT_HIST)) {
 		/* The histograms as ingest will read them. */
-		if (bundle_hists_read(b, m.hist_range_us, &ct, &err)) {
+		if (bundle_tool_hists_read(b, m.tool, m.hist_range_us, &ct,
+					   &err)) {
 			printf("cyclictest=invalid %s\n", err.msg);
 			goto out;
 		}

@@ -97,15 +97,15 @@ static int send_hist(PGconn *conn, const struct hist *h, struct rtlab_err *err)
 	static const char sql[] =
 		"INSERT INTO histograms (run_id, thread, cpu, range_us, "
 		"bucket_us, counts, overflows, samples, min_us, avg_us, "
-		"max_us, p50_us, p99_us, p999_us, p9999_us) VALUES (" RUN_ID_SQL
+		"max_us, p50_us, p99_us, p999_us, p9999_us, metric) VALUES (" RUN_ID_SQL
 		", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "
-		"$12, $13, $14)";
+		"$12, $13, $14, COALESCE($15, 'latency'))";
 	char thread[16], cpu[16], range[16], ovf[24], samples[24], min[16],
 		avg[40], max[16], p50[24], p99[24], p999[24], p9999[24];
 	struct hist_summary s;
 	char *buckets = array_literal(h, false);
 	char *counts = array_literal(h, true);
-	const char *p[14];
+	const char *p[15];
 	int ret = 0;
 
 	if (!buckets || !counts) {
@@ -136,7 +136,8 @@ static int send_hist(PGconn *conn, const struct hist *h, struct rtlab_err *err)
 	p[12] = q_or_null(s.p999_us, p999, sizeof(p999));
 	p[13] = q_or_null(s.p9999_us, p9999, sizeof(p9999));
 	/* libpq copies the parameters into its buffer here. */
-	if (!PQsendQueryParams(conn, sql, 14, NULL, p, NULL, NULL, 0))
+	p[14] = h->metric[0] ? h->metric : NULL;
+	if (!PQsendQueryParams(conn, sql, 15, NULL, p, NULL, NULL, 0))
 		ret = db_fail(conn, NULL, err, "sending a histogram");
 out:
 	free(buckets);
@@ -269,7 +270,7 @@ static const char store_run_sql[] =
 	"RETURNING id) "
 	"INSERT INTO runs (uuid, board_id, kernel_id, testcase_id, job_id, "
 	"status, error, clock, environment, commands, manifest, started_at, "
-	"finished_at, flags) "
+	"finished_at, flags, results) "
 	"SELECT $1::uuid, $2::integer, k.id, t.id, $16::bigint, "
 	"$3, $4, $5, "
 	"CASE WHEN jsonb_typeof(m->'environment') = 'object' "
@@ -277,7 +278,7 @@ static const char store_run_sql[] =
 	"CASE WHEN jsonb_typeof(m->'commands') = 'array' "
 	"THEN m->'commands' ELSE '[]' END, "
 	"m, $7::timestamptz, $8::timestamptz, "
-	"COALESCE($15::jsonb, '{}') FROM s, k, t "
+	"COALESCE($15::jsonb, '{}'), $17::jsonb FROM s, k, t "
 	"ON CONFLICT (uuid) DO NOTHING RETURNING id";
 
 /*
@@ -292,13 +293,14 @@ static int store_pipeline(PGconn *conn, const struct run_record *rec,
 			  struct rtlab_err *err)
 {
 	const struct manifest *m = rec->manifest;
-	const char *p[16];
+	const char *p[17];
+	char *results = NULL;
 	const char *what = "storing the run";
 	char jid[24];
 	PGresult *res;
 	size_t i, done;
 	bool sync_seen = false;
-	int ret = 0;
+	int ret = 0, sent;
 
 	*taken = false;
 	if (!PQenterPipelineMode(conn))
@@ -322,8 +324,19 @@ static int store_pipeline(PGconn *conn, const struct run_record *rec,
 	p[14] = rec->flags;
 	snprintf(jid, sizeof(jid), "%lld", m->job_id);
 	p[15] = m->job_id > 0 ? jid : NULL;
-	if (!PQsendQueryParams(conn, store_run_sql, 16, NULL, p, NULL, NULL,
-			       0)) {
+	if (rec->results) {
+		results = json_dumps(rec->results, JSON_COMPACT);
+		if (!results) {
+			PQexitPipelineMode(conn);
+			return rtlab_err_seterr(err, ENOMEM,
+						"results: out of memory");
+		}
+	}
+	p[16] = results;
+	sent = PQsendQueryParams(conn, store_run_sql, 17, NULL, p, NULL, NULL,
+				 0);
+	free(results);
+	if (!sent) {
 		ret = db_fail(conn, NULL, err, "sending the run");
 		goto sync;
 	}
@@ -575,7 +588,9 @@ int db_run_get(PGconn *conn, int64_t run_id, json_t **out,
 		"SELECT json_build_object("
 		"'id', r.id, 'uuid', r.uuid, 'board', b.name, "
 		"'status', r.status, 'error', r.error, 'clock', r.clock, "
-		"'flags', r.flags, "
+		"'flags', r.flags, 'results', r.results, "
+		"'tool', COALESCE(r.manifest->'testcase'->>'tool', "
+		"'cyclictest'), "
 		"'kernel', json_build_object('id', k.id, 'release', k.release, "
 		"'version', k.version, 'realtime', k.realtime, "
 		"'config_sha256', k.config_sha256, 'name', k.name, "
@@ -592,7 +607,7 @@ int db_run_get(PGconn *conn, int64_t run_id, json_t **out,
 											 "'max_us', (SELECT max(max_us) FROM histograms "
 											 "WHERE run_id = r.id), "
 											 "'cpus', COALESCE((SELECT json_agg(json_build_object("
-											 "'thread', thread, 'cpu', cpu, 'range_us', range_us, "
+											 "'thread', thread, 'metric', metric, 'cpu', cpu, 'range_us', range_us, "
 											 "'samples', samples, 'overflows', overflows, "
 											 "'min_us', min_us, 'avg_us', avg_us, 'p50_us', p50_us, "
 											 "'p99_us', p99_us, 'p999_us', p999_us, 'p9999_us', p9999_us, "
@@ -615,7 +630,8 @@ int db_run_histograms(PGconn *conn, int64_t run_id, json_t **out,
 {
 	static const char sql[] =
 		"SELECT COALESCE((SELECT json_agg(json_build_object("
-		"'thread', thread, 'cpu', cpu, 'range_us', range_us, "
+		"'thread', thread, 'metric', metric, 'cpu', cpu, "
+		"'range_us', range_us, "
 		"'samples', samples, 'overflows', overflows, "
 		"'min_us', min_us, 'avg_us', avg_us, 'max_us', max_us, "
 		"'bucket_us', bucket_us, 'counts', counts) ORDER BY thread) "
@@ -722,7 +738,7 @@ int db_run_hists_load(PGconn *conn, int64_t run_id, struct run_hists *rh,
 		"SELECT thread, cpu, range_us, "
 		"array_to_string(bucket_us, ','), "
 		"array_to_string(counts, ','), cardinality(bucket_us), "
-		"overflows, samples, min_us, avg_us, max_us "
+		"overflows, samples, min_us, avg_us, max_us, metric "
 		"FROM histograms WHERE run_id = $1::bigint ORDER BY thread",
 		1, p, &res, err, "reading histograms");
 	if (ret)
@@ -737,6 +753,10 @@ int db_run_hists_load(PGconn *conn, int64_t run_id, struct run_hists *rh,
 	for (i = 0; i < n; i++) {
 		ret = load_hist(res, i, &rh->hists[i]);
 		rh->nhists = i + 1;
+		if (!ret && strcmp(PQgetvalue(res, i, 11), "latency"))
+			snprintf(rh->hists[i].metric,
+				 sizeof(rh->hists[i].metric), "%s",
+				 PQgetvalue(res, i, 11));
 		if (ret) {
 			rtlab_err_seterr(err, -ret,
 					 "run %s: histogram of "

@@ -37,6 +37,9 @@ struct run_record {
 	 * testcases row takes; NULL: the lab has none, the row is kept. */
 	const char *lab_definition;
 	const char *flags; /* runs.flags (JSON text), NULL: {} */
+	/* runs.results: a pass/fail tool's result (rt_summary_to_json()),
+	 * NULL for a tool with histograms */
+	const json_t *results;
 };
 
 /**

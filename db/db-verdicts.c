@@ -411,6 +411,10 @@ int db_series_runs_load_ids(PGconn *conn, int board_id, int testcase_id,
 		"array_to_string(h.counts, ','), cardinality(h.bucket_us), "
 		"h.overflows, h.samples, h.min_us, h.avg_us, h.max_us "
 		"FROM sel LEFT JOIN histograms h ON h.run_id = sel.id "
+		/* One metric per run: its thread 0's (cyclictest's
+		 * latency, timerlat's thread latency). */
+		"AND h.metric = (SELECT h0.metric FROM histograms h0 "
+		"WHERE h0.run_id = sel.id AND h0.thread = 0) "
 		"ORDER BY sel.id, h.thread";
 	char b[16], t[16], k[16], lim[16];
 	const char *p[6] = { b, t, k, clock, lim, run_ids };

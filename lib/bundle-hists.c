@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bundle-hists.h"
+#include "rtla.h"
 
 #define CT_JSON BUNDLE_CT_JSON
 #define CT_HIST BUNDLE_CT_HIST
@@ -140,5 +141,55 @@ int bundle_hists_read(const struct bundle *b, uint32_t hist_range_us,
 	}
 	ct_result_cleanup(&js);
 	ct_result_cleanup(&hs);
+	return ret;
+}
+
+int bundle_tool_hists_read(const struct bundle *b, enum rt_tool tool,
+			   uint32_t hist_range_us, struct ct_result *res,
+			   struct rtlab_err *err)
+{
+	const struct bundle_file *f;
+	const char *name = rt_tool_output(tool);
+
+	if (tool == RT_TOOL_CYCLICTEST)
+		return bundle_hists_read(b, hist_range_us, res, err);
+	memset(res, 0, sizeof(*res));
+	res->realtime = -1;
+	if (!rt_tool_has_hist(tool))
+		return 0;
+	f = bundle_get(b, name);
+	if (!f)
+		return rtlab_err_set(err,
+				     "bundle: a complete %s run needs %s, "
+				     "not found",
+				     rt_tool_name(tool), name);
+	return rtla_hist_parse(tool, (const char *)f->data, f->size,
+			       hist_range_us, res, err);
+}
+
+int bundle_summary_read(const struct bundle *b, enum rt_tool tool, json_t **out,
+			struct rtlab_err *err)
+{
+	struct rt_summary s = { 0 };
+	const struct bundle_file *f;
+	const char *name = rt_tool_output(tool);
+	int ret;
+
+	*out = NULL;
+	if (rt_tool_has_hist(tool))
+		return 0;
+	f = bundle_get(b, name);
+	if (!f)
+		return rtlab_err_set(err,
+				     "bundle: a complete %s run needs %s, "
+				     "not found",
+				     rt_tool_name(tool), name);
+	ret = rt_summary_parse(tool, (const char *)f->data, f->size, &s, err);
+	if (!ret) {
+		*out = rt_summary_to_json(&s);
+		if (!*out)
+			ret = -ENOMEM;
+	}
+	rt_summary_cleanup(&s);
 	return ret;
 }

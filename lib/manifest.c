@@ -335,6 +335,14 @@ static int parse_testcase_kernel(json_t *root, struct manifest *m,
 	if (ret)
 		return ret;
 	m->hist_range_us = (unsigned int)v;
+	m->tool = RT_TOOL_CYCLICTEST;
+	j = json_object_get(obj, "tool");
+	if (j && (!json_is_string(j) ||
+		  rt_tool_lookup(json_string_value(j), &m->tool)))
+		return rtlab_err_set(err,
+				     MAN ": field 'testcase.tool': expected "
+					 "one of %s",
+				     rt_tool_names());
 
 	ret = get_object(root, "kernel", true, &obj, err);
 	if (ret)

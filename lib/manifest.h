@@ -34,6 +34,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "error.h"
+#include "rttests.h"
 
 #define MANIFEST_FORMAT "rtlab-bundle"
 #define MANIFEST_FORMAT_VERSION 1
@@ -66,6 +67,7 @@ struct manifest {
 	char *testcase;
 	unsigned int duration_s;
 	unsigned int hist_range_us;
+	enum rt_tool tool; /* testcase.tool, cyclictest when not given */
 	char *kernel_release;
 	char *kernel_version; /* NULL when not given */
 	int kernel_realtime;  /* 1, 0, -1 unknown */

@@ -96,6 +96,7 @@ int ingest_bundle(PGconn *conn, const void *data, size_t size, int board_id,
 	struct manifest m = { 0 };
 	struct run_record rec = { 0 };
 	char *lab_text = NULL, *flags_text = NULL;
+	json_t *results = NULL;
 	struct bundle *b;
 	int ret;
 
@@ -129,7 +130,10 @@ int ingest_bundle(PGconn *conn, const void *data, size_t size, int board_id,
 		goto out;
 	}
 	if (m.status == RUN_STATUS_COMPLETE) {
-		ret = bundle_hists_read(b, m.hist_range_us, &ct, err);
+		ret = bundle_tool_hists_read(b, m.tool, m.hist_range_us, &ct,
+					     err);
+		if (!ret)
+			ret = bundle_summary_read(b, m.tool, &results, err);
 		if (ret) {
 			ret = ret == -ENOMEM ? ret : -EINVAL;
 			goto out;
@@ -149,6 +153,7 @@ int ingest_bundle(PGconn *conn, const void *data, size_t size, int board_id,
 	rec.nhists = use ? use->nthreads : 0;
 	rec.hists = use ? use->threads : NULL;
 	rec.bundle = b;
+	rec.results = results;
 	ret = db_run_store(conn, &rec, &res->run_id, &res->duplicate, err);
 	if (!ret && !res->duplicate) {
 		res->nhists = rec.nhists;
@@ -159,6 +164,7 @@ int ingest_bundle(PGconn *conn, const void *data, size_t size, int board_id,
 out:
 	free(lab_text);
 	free(flags_text);
+	json_decref(results);
 	ct_result_cleanup(&ct);
 	manifest_cleanup(&m);
 	bundle_free(b);

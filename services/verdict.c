@@ -633,7 +633,8 @@ static int offline_load(const char *path, struct offline_run *r,
 		goto out;
 	}
 	/* As ingest reads it. */
-	ret = bundle_hists_read(b, r->m.hist_range_us, &r->ct, err);
+	ret = bundle_tool_hists_read(b, r->m.tool, r->m.hist_range_us, &r->ct,
+				     err);
 	if (ret)
 		rtlab_err_prefix(err, "%s", path);
 out:

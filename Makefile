@@ -225,7 +225,7 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD   := $(BUILD)/fuzz
 FUZZ_NAMES   := cyclictest-json cyclictest-hist manifest bundle testcase \
-		board config ingest
+		board config ingest rtla-hist rttests-json
 FUZZERS      ?= $(FUZZ_NAMES)
 FUZZ_DIRS    := $(wildcard lib agent server boards kernels db services)
 FUZZ_CFLAGS   = -std=gnu11 -g -O1 -fno-omit-frame-pointer \
@@ -240,13 +240,16 @@ fuzz_objs = $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(call fuzz_srcs,$(1)))
 
 FUZZ_SRCS_cyclictest-json := cyclictest.c hist.c error.c
 FUZZ_SRCS_cyclictest-hist := cyclictest.c hist.c error.c
-FUZZ_SRCS_manifest := manifest.c bundle.c error.c
+FUZZ_SRCS_manifest := manifest.c bundle.c rttests.c error.c
+FUZZ_SRCS_rtla-hist := rtla.c rttests.c cyclictest.c hist.c error.c
+FUZZ_SRCS_rttests-json := rttests.c error.c
 FUZZ_SRCS_bundle   := bundle.c error.c
-FUZZ_SRCS_testcase := testcase.c yamlmap.c config.c fsutil.c error.c
+FUZZ_SRCS_testcase := testcase.c rttests.c yamlmap.c config.c fsutil.c error.c
 FUZZ_SRCS_board    := board-def.c stub-board-kinds.c yamlmap.c config.c fsutil.c \
 		      error.c
 FUZZ_SRCS_config   := config.c fsutil.c error.c
 FUZZ_SRCS_ingest   := ingest.c stub-db.c bundle.c bundle-hists.c manifest.c cyclictest.c \
+		      rtla.c rttests.c \
 		      hist.c testcase.c yamlmap.c config.c fsutil.c log.c error.c
 
 .PHONY: fuzz fuzz-build fuzz-known

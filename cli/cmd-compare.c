@@ -172,6 +172,120 @@ static int compare_offline(struct compare_opts *o, char **base, int nbase,
 	return 0;
 }
 
+/* Runs, passes, failures and the worst thread maximum of a side's
+ * pass/fail results. */
+static json_t *results_side(const json_t *runs)
+{
+	size_t i, j, passed = 0;
+	long long worst = -1, cycles = 0, inv = 0;
+	json_t *r, *t;
+
+	json_array_foreach(runs, i, r) {
+		const json_t *res = json_object_get(r, "results");
+
+		if (json_is_true(json_object_get(res, "passed")))
+			passed++;
+		inv += json_integer_value(json_object_get(res, "inversions"));
+		json_array_foreach(json_object_get(res, "threads"), j, t) {
+			long long m =
+				json_integer_value(json_object_get(t,
+								   "max_us"));
+
+			if (m > worst)
+				worst = m;
+			cycles += json_integer_value(json_object_get(t,
+								     "cycles"));
+		}
+	}
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "runs",
+			 (json_int_t)json_array_size(runs), "passed",
+			 (json_int_t)passed, "failed",
+			 (json_int_t)(json_array_size(runs) - passed), "max_us",
+			 (json_int_t)worst, "cycles", (json_int_t)cycles,
+			 "inversions", (json_int_t)inv);
+}
+
+static void results_print(const char *side, const char *kernel, const json_t *s)
+{
+	printf("%-9s %s: %lld run(s), %lld passed, %lld failed", side, kernel,
+	       json_integer_value(json_object_get(s, "runs")),
+	       json_integer_value(json_object_get(s, "passed")),
+	       json_integer_value(json_object_get(s, "failed")));
+	if (json_integer_value(json_object_get(s, "max_us")) >= 0)
+		printf(", worst max %lld us over %lld cycles",
+		       json_integer_value(json_object_get(s, "max_us")),
+		       json_integer_value(json_object_get(s, "cycles")));
+	if (json_integer_value(json_object_get(s, "inversions")))
+		printf(", %lld inversions",
+		       json_integer_value(json_object_get(s, "inversions")));
+	printf("\n");
+}
+
+/*
+ * A testcase whose tool keeps no histogram (signaltest, pmqtest,
+ * cyclicdeadline, pi_stress): the sides' pass/fail counts, and a verdict
+ * by rule: failures only on the candidate's side are a REGRESSION, only
+ * on the baseline's an IMPROVEMENT, else NO_CHANGE (docs/verdicts.md).
+ * Return: 1 when the candidate has no such results (not this kind of
+ * testcase), 0 when printed, -1 on error (reported).
+ */
+static int compare_results(PGconn *conn, const struct verdict_pair *vp,
+			   const struct compare_opts *o)
+{
+	struct rtlab_err err = { "" };
+	json_t *base = NULL, *cand = NULL, *bs = NULL, *cs = NULL, *out;
+	const char *verdict;
+	long long bf, cf;
+	int ret = -1;
+
+	if (db_series_results_load(conn, vp->board_id, vp->testcase_id,
+				   vp->cand_kernel_id, vp->cand_runs, &cand,
+				   &err) ||
+	    db_series_results_load(conn, vp->board_id, vp->testcase_id,
+				   vp->base_kernel_id, vp->base_runs, &base,
+				   &err)) {
+		fprintf(stderr, "rtlab compare: %s\n", err.msg);
+		goto out;
+	}
+	if (!json_array_size(cand)) {
+		ret = 1;
+		goto out;
+	}
+	bs = results_side(base);
+	cs = results_side(cand);
+	if (!bs || !cs) {
+		fprintf(stderr, "rtlab compare: out of memory\n");
+		goto out;
+	}
+	bf = json_integer_value(json_object_get(bs, "failed"));
+	cf = json_integer_value(json_object_get(cs, "failed"));
+	verdict = !json_array_size(base) ? "INCONCLUSIVE" :
+		  cf && !bf		 ? "REGRESSION" :
+		  bf && !cf		 ? "IMPROVEMENT" :
+					   "NO_CHANGE";
+	if (o->as_json) {
+		out = json_pack("{s:s, s:s, s:O, s:O}", "kind", "pass_fail",
+				"verdict", verdict, "baseline", bs, "candidate",
+				cs);
+		cli_print_json(out);
+		json_decref(out);
+	} else {
+		printf("testcase %s on board %s: pass/fail (the tool keeps no "
+		       "histogram)\n",
+		       o->testcase, o->board);
+		results_print("baseline", o->base, bs);
+		results_print("candidate", o->cand, cs);
+		printf("verdict: %s\n", verdict);
+	}
+	ret = 0;
+out:
+	json_decref(base);
+	json_decref(cand);
+	json_decref(bs);
+	json_decref(cs);
+	return ret;
+}
+
 static int compare_db(struct compare_opts *o)
 {
 	struct verdict_pair vp = { 0 };
@@ -200,6 +314,15 @@ static int compare_db(struct compare_opts *o)
 	vp.base_runs = o->base_runs;
 	vp.cand_runs = o->cand_runs;
 	vp.baseline_source = "requested";
+	switch (compare_results(conn, &vp, o)) {
+	case 0:
+		ret = 0;
+		goto out;
+	case 1:
+		break;
+	default:
+		goto out;
+	}
 	if (verdict_compute(conn, &vp, &v, &err)) {
 		fprintf(stderr, "rtlab compare: %s\n", err.msg);
 		goto out;

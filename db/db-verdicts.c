@@ -701,3 +701,25 @@ int db_verdict_get(PGconn *conn, int64_t id, json_t **out,
 		rtlab_err_seterr(err, ENOENT, "verdict %s not found", ids);
 	return ret;
 }
+
+int db_series_results_load(PGconn *conn, int board_id, int testcase_id,
+			   int kernel_id, const char *run_ids, json_t **out,
+			   struct rtlab_err *err)
+{
+	static const char sql[] =
+		"SELECT COALESCE(json_agg(json_build_object('id', id, "
+		"'clock', clock, 'results', results) ORDER BY id DESC), "
+		"'[]')::text FROM runs "
+		"WHERE board_id = $1::integer AND testcase_id = $2::integer "
+		"AND kernel_id = $3::integer AND status = 'complete' "
+		"AND results IS NOT NULL "
+		"AND ($4::bigint[] IS NULL OR id = ANY($4::bigint[]))";
+	char b[16], t[16], k[16];
+	const char *p[4] = { b, t, k, run_ids };
+
+	snprintf(b, sizeof(b), "%d", board_id);
+	snprintf(t, sizeof(t), "%d", testcase_id);
+	snprintf(k, sizeof(k), "%d", kernel_id);
+	return db_query_json(conn, sql, 4, p, out, err,
+			     "loading the series' results");
+}

@@ -221,4 +221,15 @@ int db_verdicts_list(PGconn *conn, const struct verdict_filter *f, json_t **out,
 int db_verdict_get(PGconn *conn, int64_t id, json_t **out,
 		   struct rtlab_err *err) __must_check;
 
+/**
+ * db_series_results_load() - the pass/fail results (runs.results) of the
+ * complete runs of a kernel on (board, testcase), newest first, or only
+ * of the runs @run_ids ("{1,2}", NULL: all): a JSON array of {"id",
+ * "clock", "results"}; runs without results (tools with histograms) are
+ * left out.  Return: 0 with *@out (caller json_decref()s), -EIO, -ENOMEM.
+ */
+int db_series_results_load(PGconn *conn, int board_id, int testcase_id,
+			   int kernel_id, const char *run_ids, json_t **out,
+			   struct rtlab_err *err) __must_check;
+
 #endif

@@ -74,6 +74,17 @@ bundles() {
 case $name in
 cyclictest-json) copy "$fix"/*.json ;;
 cyclictest-hist) copy "$fix"/*.hist ;;
+rtla-hist)	# the first byte picks the tool: '0' timerlat, '1' osnoise
+	rt=$top/tests/fixtures/rttests
+	{ printf 0; cat "$rt/timerlat-qemu-icount.hist"; } >"$dir/timerlat"
+	{ printf 1; cat "$rt/osnoise-qemu-icount.hist"; } >"$dir/osnoise" ;;
+rttests-json)	# the first byte picks the tool: 0 signaltest .. 3 pi_stress
+	rt=$top/tests/fixtures/rttests
+	i=0
+	for t in signaltest pmqtest cyclicdeadline pi_stress; do
+		{ printf $i; cat "$rt/$t.json"; } >"$dir/$t"
+		i=$((i + 1))
+	done ;;
 testcase) copy "$top"/testcases/*.yaml ;;
 board) copy "$top"/boards/*.yaml "$top"/kernels/*.yaml ;;
 bundle | ingest) bundles ;;

@@ -597,16 +597,61 @@ static enum MHD_Result run_page(struct http_request *req, const char *ref)
 		html(&p, "</pre>\n");
 	}
 
+	if (json_is_object(json_object_get(run, "results"))) {
+		const json_t *res = json_object_get(run, "results");
+
+		html(&p, "<h2>Result</h2>\n<p id=\"result\">");
+		html_text(&p, jstr(run, "tool"));
+		html(&p, json_is_true(json_object_get(res, "passed")) ?
+				 " passed" :
+				 " FAILED");
+		html(&p, " (return code ");
+		html_num(&p, json_object_get(res, "return_code"), NULL);
+		if (json_object_get(res, "inversions")) {
+			html(&p, ", inversions ");
+			html_num(&p, json_object_get(res, "inversions"), NULL);
+		}
+		html(&p, ")</p>\n");
+		if (json_array_size(json_object_get(res, "threads"))) {
+			html(&p, "<table id=\"results\">\n<tr><th>thread</th>"
+				 "<th>CPU</th><th>cycles</th><th>timeouts</th>"
+				 "<th>min µs</th><th>avg µs</th>"
+				 "<th>max µs</th></tr>\n");
+			json_array_foreach(json_object_get(res, "threads"), i,
+					   v) {
+				static const char *const rf[] = {
+					"thread",   "cpu",    "cycles",
+					"timeouts", "min_us", "avg_us",
+					"max_us"
+				};
+
+				html(&p, "<tr>");
+				for (j = 0; j < sizeof(rf) / sizeof(rf[0]);
+				     j++) {
+					html(&p, "<td class=\"num\">");
+					html_num(&p, json_object_get(v, rf[j]),
+						 NULL);
+					html(&p, "</td>");
+				}
+				html(&p, "</tr>\n");
+			}
+			html(&p, "</table>\n");
+		}
+	}
+
 	html(&p, "<h2>Figures per CPU</h2>\n");
 	if (json_array_size(json_object_get(run, "cpus"))) {
-		html(&p, "<table id=\"figures\">\n<tr><th>thread</th>"
-			 "<th>CPU</th><th>samples</th><th>overflows</th>"
-			 "<th>min µs</th><th>avg µs</th><th>p50 µs</th>"
-			 "<th>p99 µs</th><th>p99.9 µs</th><th>p99.99 µs</th>"
-			 "<th>max µs</th></tr>\n");
+		html(&p,
+		     "<table id=\"figures\">\n<tr><th>thread</th>"
+		     "<th>metric</th><th>CPU</th><th>samples</th><th>overflows</th>"
+		     "<th>min µs</th><th>avg µs</th><th>p50 µs</th>"
+		     "<th>p99 µs</th><th>p99.9 µs</th><th>p99.99 µs</th>"
+		     "<th>max µs</th></tr>\n");
 		json_array_foreach(json_object_get(run, "cpus"), i, v) {
 			html(&p, "<tr><td class=\"num\">");
 			html_num(&p, json_object_get(v, "thread"), NULL);
+			html(&p, "</td><td>");
+			html_text(&p, jstr(v, "metric"));
 			html(&p, "</td><td class=\"num\">");
 			html_num(&p, json_object_get(v, "cpu"), NULL);
 			html(&p, "</td>");
@@ -626,6 +671,8 @@ static enum MHD_Result run_page(struct http_request *req, const char *ref)
 		     "PNG</a> &middot; <a href=\"/api/v1/runs/%" PRId64
 		     "/histogram\">histogram data (JSON)</a></p>\n",
 		     id, id, id, id);
+	} else if (json_is_object(json_object_get(run, "results"))) {
+		html(&p, "<p>No histograms: the tool keeps none.</p>\n");
 	} else {
 		html(&p, "<p>No histograms: the run did not complete.</p>\n");
 	}

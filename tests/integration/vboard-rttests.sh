@@ -71,11 +71,12 @@ check "... a timerlat-thread and a timerlat-irq histogram per CPU" \
 	    length) == ([.cpus[] | select(.metric == "timerlat-thread")] |
 	    length)' "$work/tl.json"
 check "... every histogram has samples and a maximum" \
-	jqt '[.cpus[] | select(.samples > 0 and .max_us != null)] | length
-	    == (.cpus | length)' "$work/tl.json"
+	jqt '(.cpus | length) as $n |
+	    [.cpus[] | select(.samples > 0 and .max_us != null)] | length == $n' \
+	"$work/tl.json"
 get "/api/v1/runs/$id_rtla_timerlat/histogram" >/dev/null
 check "... its buckets in the histograms endpoint, by metric" \
-	jqt '[.[] | select(.metric == "timerlat-irq" and
+	jqt '[.threads[] | select(.metric == "timerlat-irq" and
 	    (.bucket_us | length) > 0)] | length >= 1' "$work/resp"
 get "/api/v1/runs/$id_rtla_osnoise" >/dev/null
 check "osnoise run: one osnoise histogram per CPU" \

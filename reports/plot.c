@@ -463,7 +463,7 @@ int plot_stored_run(const struct run_hists *rh, enum plot_format fmt,
 		    void **img, size_t *size, struct rtlab_err *err)
 {
 	struct plot_series *series = NULL;
-	char(*labels)[32] = NULL;
+	char(*labels)[48] = NULL;
 	char title[512], subtitle[512];
 	struct plot_run pr = { 0 };
 	size_t i;
@@ -482,7 +482,11 @@ int plot_stored_run(const struct run_hists *rh, enum plot_format fmt,
 		goto out;
 	}
 	for (i = 0; i < rh->nhists; i++) {
-		if (rh->hists[i].cpu >= 0)
+		if (rh->hists[i].cpu >= 0 && rh->hists[i].metric[0])
+			/* timerlat: the IRQ and the thread of one CPU */
+			snprintf(labels[i], sizeof(labels[i]), "CPU %d %.20s",
+				 rh->hists[i].cpu, rh->hists[i].metric);
+		else if (rh->hists[i].cpu >= 0)
 			snprintf(labels[i], sizeof(labels[i]), "CPU %d",
 				 rh->hists[i].cpu);
 		else

@@ -51,7 +51,7 @@ int cmd_show(int argc, char **argv)
 {
 	struct rtlab_err err = { "" };
 	char *flags;
-	json_t *run = NULL, *k, *cpus, *cpu, *arts, *a, *cmds, *cmd;
+	json_t *run = NULL, *k, *cpus, *cpu, *arts, *a, *cmds, *cmd, *res;
 	bool as_json;
 	PGconn *conn;
 	int64_t id;
@@ -137,11 +137,40 @@ int cmd_show(int argc, char **argv)
 				 json_number_value(av));
 		else
 			snprintf(avg, sizeof(avg), "-");
-		printf("%-4s %-4s %12s %6s %8s %6s %6s %7s %7s %10s\n", cpun,
-		       thr, samples, min, avg, p50, p99, p999, max, ovf);
+		printf("%-4s %-4s %12s %6s %8s %6s %6s %7s %7s %10s", cpun, thr,
+		       samples, min, avg, p50, p99, p999, max, ovf);
+		/* timerlat's two per CPU, osnoise's: say which */
+		if (strcmp(cli_jstr(cpu, "metric"), "latency"))
+			printf("  %s", cli_jstr(cpu, "metric"));
+		printf("\n");
 	}
-	if (!json_array_size(cpus))
+	res = json_object_get(run, "results");
+	if (json_is_object(res)) {
+		printf("(no histograms: %s keeps none)\n\nresult     %s "
+		       "(return code %lld",
+		       cli_jstr(run, "tool"),
+		       json_is_true(json_object_get(res, "passed")) ? "passed" :
+								      "FAILED",
+		       json_integer_value(json_object_get(res, "return_code")));
+		if (json_object_get(res, "inversions"))
+			printf(", %lld inversions",
+			       json_integer_value(json_object_get(res,
+								  "inversions")));
+		printf(")\n");
+		json_array_foreach(json_object_get(res, "threads"), i, cpu) {
+			char cn[16], cyc[24], mn[16], mx[16];
+
+			cli_jint(cn, sizeof(cn), cpu, "cpu", 0);
+			cli_jint(cyc, sizeof(cyc), cpu, "cycles", 0);
+			cli_jint(mn, sizeof(mn), cpu, "min_us", 0);
+			cli_jint(mx, sizeof(mx), cpu, "max_us", 0);
+			printf("  thread %zu cpu %s: %s cycles, min %s us, "
+			       "max %s us\n",
+			       i, cn, cyc, mn, mx);
+		}
+	} else if (!json_array_size(cpus)) {
 		printf("(no histograms: the run did not complete)\n");
+	}
 
 	arts = json_object_get(run, "artifacts");
 	if (json_array_size(arts)) {

@@ -123,3 +123,11 @@ check "... and a verdict by rule (NO_CHANGE)" \
 	--candidate "$rt" >"$work/cmp-sig.json" 2>&1
 check "compare --json on signaltest: kind pass_fail" \
 	jqt '.kind == "pass_fail" and .candidate.max_us > 0' "$work/cmp-sig.json"
+
+# --- rtlab show --------------------------------------------------------------
+"$RTLAB" show "$id_rtla_timerlat" >"$work/show-tl.txt" 2>&1
+check "rtlab show names timerlat's metrics" \
+	has "$work/show-tl.txt" ' timerlat-irq$'
+"$RTLAB" show "$id_pi_stress" >"$work/show-pi.txt" 2>&1
+check "rtlab show gives pi_stress's result" \
+	has "$work/show-pi.txt" '^result +passed \(return code 0, [0-9]+ inversions\)'

@@ -635,8 +635,19 @@ static int offline_load(const char *path, struct offline_run *r,
 	/* As ingest reads it. */
 	ret = bundle_tool_hists_read(b, r->m.tool, r->m.hist_range_us, &r->ct,
 				     err);
-	if (ret)
+	if (ret) {
 		rtlab_err_prefix(err, "%s", path);
+	} else {
+		/* One metric per run, as from the database: thread 0's
+		 * (timerlat: the thread latency, listed first). */
+		unsigned int n = 1;
+
+		while (n < r->ct.nthreads && !strcmp(r->ct.threads[n].metric,
+						     r->ct.threads[0].metric))
+			n++;
+		while (r->ct.nthreads > n)
+			hist_cleanup(&r->ct.threads[--r->ct.nthreads]);
+	}
 out:
 	bundle_free(b);
 	return ret;

@@ -9,6 +9,7 @@
  */
 
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <sys/types.h>
 #include <stdio.h>
@@ -190,9 +191,13 @@ static enum MHD_Result list_runs(struct http_request *req)
 	f.kernel = http_query(req, "kernel");
 	f.testcase = http_query(req, "testcase");
 	f.status = http_query(req, "status");
-	if (http_query_uint(req, "limit", 1, 1000, &f.limit, &err))
+	unsigned int before = 0;
+
+	if (http_query_uint(req, "limit", 1, 1000, &f.limit, &err) ||
+	    http_query_uint(req, "before", 1, UINT_MAX, &before, &err))
 		return http_respond_error(req, MHD_HTTP_BAD_REQUEST, "%s",
 					  err.msg);
+	f.before = before;
 	if (f.status && run_status_parse(f.status, &st))
 		return http_respond_error(req, MHD_HTTP_BAD_REQUEST,
 					  "query 'status': expected complete, "

@@ -101,7 +101,8 @@ static double bench_copy(PGconn *db, int nruns)
 	double t0, t;
 	int i, cpu, b, n;
 
-	if (!exec_ok(db, "DROP TABLE IF EXISTS bench_buckets") ||
+	if (!exec_ok(db, "SET client_min_messages = warning") ||
+	    !exec_ok(db, "DROP TABLE IF EXISTS bench_buckets") ||
 	    !exec_ok(db, "CREATE TABLE bench_buckets (run_id bigint, "
 			 "cpu int, bucket_us int, count bigint)"))
 		return 0;

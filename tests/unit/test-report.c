@@ -152,7 +152,7 @@ static void test_summary_text(void)
 	      "metric line: baseline -> candidate and verdict");
 	CHECK(t && strstr(t, "interval [+4200, +4900] us"),
 	      "the effect's interval");
-	CHECK(t && strstr(t, "decided by: Mann-Whitney U, p = 0.00397"),
+	CHECK(t && strstr(t, "      Mann-Whitney U: p = 0.00397"),
 	      "the deciding test and its p-value");
 	CHECK(t && strstr(t, "  baseline  run 1 ") &&
 		      strstr(t, "\n            flagged: testcase differs from "
@@ -165,20 +165,24 @@ static void test_summary_text(void)
 	      "runs: runs without flags carry no such line");
 	CHECK(t && strstr(t, "  look:     look 1 of 3 planned\n"),
 	      "how sure: which look of the plan decided");
-	CHECK(t && strstr(t, "== Statistics ==") &&
+	CHECK(t && strstr(t, "== Statistics of the metrics that regressed ==") &&
 		      strstr(t, "5 baseline (15000 samples), 5 candidate"),
 	      "section: statistics, runs per side");
-	CHECK(t && strstr(t, "== Which kernels ==") < strstr(t, "== Where ==") &&
+	CHECK(t &&
+		      strstr(t, "== What regressed ==") <
+			      strstr(t, "== Which kernels ==") &&
+		      strstr(t, "== Which kernels ==") <
+			      strstr(t, "== Where ==") &&
 		      strstr(t, "== Where ==") <
 			      strstr(t, "== Spike analysis ==") &&
 		      strstr(t, "== Spike analysis ==") <
 			      strstr(t, "== How to reproduce ==") &&
 		      strstr(t, "== How to reproduce ==") <
-			      strstr(t, "== Statistics ==") &&
-		      strstr(t, "== Statistics ==") < strstr(t, "== Runs =="),
-	      "sections: kernels, where, spike, reproduce, statistics, runs");
-	CHECK(t && strstr(t, "worst spike: 4971 us on CPU 1 in candidate "
-			     "run 3"),
+			      strstr(t, "== Runs ==") &&
+		      strstr(t, "== Runs ==") < strstr(t, "== Statistics "),
+	      "sections: regressed, kernels, where, spike, reproduce, runs, "
+	      "statistics");
+	CHECK(t && strstr(t, "worst spike: 4971 us, CPU 1, run 3, "),
 	      "where: the worst spike's run and CPU");
 	CHECK(t && strstr(t, "loads:      hackbench -g 4; churn (loops 200)"),
 	      "where: the loads");

@@ -28,12 +28,14 @@ static void farm_usage(FILE *out)
 		"kernels still\n"
 		"        need (the first look of the verdict plan; more only "
 		"when a verdict\n"
-		"        is INCONCLUSIVE and asks for them) and tell people "
-		"about the trees'\n"
-		"        regressions.  Nothing done or queued is queued "
+		"        is INCONCLUSIVE and asks for them), settle the "
+		"submissions whose\n"
+		"        runs ended, and tell people about regressions and "
+		"finished\n"
+		"        submissions.  Nothing done or queued is queued "
 		"again.\n"
 		"status  jobs queued, running, done and failed per tree "
-		"(by hand) and\n"
+		"(or submission) and\n"
 		"        board, in the last N hours (default 24) and all that "
 		"still waits;\n"
 		"        the latest verdict of each farm kernel\n\n"
@@ -121,10 +123,10 @@ static int farm_tick_cmd(int argc, char **argv)
 		fprintf(stderr, "rtlab farm tick: %s\n", err.msg);
 		goto out;
 	}
-	printf("tick: %u new kernels, %u cells, %u jobs %s, %u messages, %u "
-	       "errors\n",
+	printf("tick: %u new kernels, %u cells, %u jobs %s, %u submissions "
+	       "settled, %u messages, %u errors\n",
 	       r.new_kernels, r.cells, r.queued,
-	       o.dry_run ? "to queue" : "queued", r.told, r.errors);
+	       o.dry_run ? "to queue" : "queued", r.settled, r.told, r.errors);
 	ret = r.errors ? 1 : 0;
 out:
 	db_disconnect(conn);

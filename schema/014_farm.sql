@@ -25,12 +25,15 @@ CREATE TABLE submissions (
 	token_id	integer,
 	kind		text NOT NULL CHECK (kind IN ('image', 'deb', 'tree')),
 	state		text NOT NULL DEFAULT 'queued'
-			CHECK (state IN ('rejected', 'queued', 'done', 'failed')),
+			CHECK (state IN ('queued', 'done', 'failed')),
 	tree		text,
 	boards		text[] NOT NULL DEFAULT '{}',
 	testcases	text[] NOT NULL DEFAULT '{}',
 	baseline	text,				-- kernel definition or PACKAGE=VERSION
 	kernel		text,				-- the definition the jobs boot
+	runs		integer NOT NULL DEFAULT 5 CHECK (runs > 0),	-- per side
+	duration_s	integer CHECK (duration_s > 0),	-- NULL: the testcases'
+	verdict_ids	bigint[] NOT NULL DEFAULT '{}',	-- one per board, testcase
 	result		text,				-- one line: why it ended so
 	created_at	timestamptz NOT NULL DEFAULT now(),
 	finished_at	timestamptz
@@ -51,3 +54,4 @@ CREATE TABLE notifications (
 	created_at	timestamptz NOT NULL DEFAULT now(),
 	updated_at	timestamptz NOT NULL DEFAULT now()
 );
+

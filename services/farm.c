@@ -23,6 +23,7 @@
 #include "notify.h"
 #include "regress.h"
 #include "strbuf.h"
+#include "submission.h"
 #include "verdict.h"
 #include "yamlmap.h"
 
@@ -586,6 +587,9 @@ int farm_tick(PGconn *conn, const struct rtlab_config *cfg,
 	memset(r, 0, sizeof(*r));
 	for (i = 0; !ret && i < s->n; i++)
 		ret = tick_entry(conn, &s->e[i], o, out, r, err);
+	if (!ret && !o->dry_run)
+		ret = submission_settle_all(conn, cfg, s, o->no_notify, out,
+					    &r->settled, &r->told, err);
 	for (i = 0; !ret && !o->dry_run && !o->no_notify && i < s->n; i++)
 		ret = tell_regressions(conn, cfg, &s->e[i], out, r, err);
 	return ret;

@@ -9,8 +9,9 @@
  * and a priority, and who to tell about a regression.  farm_tick()
  * discovers the trees' new kernels, queues exactly the runs each kernel
  * still needs (the first look; a further look only when a verdict is
- * INCONCLUSIVE and asks for it), and tells people about the trees'
- * regressions.
+ * INCONCLUSIVE and asks for it), settles the submissions whose runs have
+ * ended (services/submission.h), and tells people about the trees'
+ * regressions and the finished submissions.
  */
 
 #include <stdbool.h>
@@ -55,7 +56,7 @@ struct farm_tick_opts {
 };
 
 struct farm_tick_result {
-	unsigned int new_kernels, queued, cells, errors, told;
+	unsigned int new_kernels, queued, cells, errors, told, settled;
 };
 
 /**

@@ -187,3 +187,8 @@ printf 'matrix:\n  - tree: %s\n    boards: [nosuch]\n    testcases: [cyclictest-
 "$RTLAB" farm tick --no-discover --schedule "$work/bad3.yaml" >"$work/bad.out" 2>&1
 check "an unknown board: exit 1, the cell named, nothing queued for it" \
 	sh -c "test $? = 1 && grep -q 'nosuch cyclictest-idle: .*nosuch' '$work/bad.out'"
+
+# -- the web page ----------------------------------------------------------------
+start_server "$work" --threads 2 || { not_ok "server starts"; exit 1; }
+check "GET /farm shows the night per tree and board" \
+	sh -c "test \$(curl -s -o '$work/farm.html' -w '%{http_code}' '$URL/farm') = 200 && grep -q '<td>ft</td><td>vb</td>' '$work/farm.html'"

@@ -59,9 +59,6 @@ CONF
 export RTLAB_CONFIG="$work/rtlab.conf"
 
 need_db
-# two runs a side keep the virtual board's part short; the testcase's
-# plan then says why it cannot decide, which is still a stored verdict
-"$RTLAB" testcase set cyclictest-idle --min-runs 2 >/dev/null 2>&1
 sql() { "$RTLAB" db psql -X -q -t -A -c "$1"; }
 echo '{"board": "qemu-icount"}' >"$work/vb.json"
 "$RTLAB" board add vb --kind qemu --definition "$work/vb.json" --quiet \
@@ -130,6 +127,12 @@ check "another developer may not read it: 403" has "$work/o.out" "HTTP 403.*anot
 "$RTLAB" submit --server "$URL" --token "$TMNT" --status "$S" >"$work/m.json" 2>&1
 check "a maintainer may" jqt '.owner == "dev1" and .state == "queued"' "$work/m.json"
 
+# Two runs a side and one planned look keep the virtual board's part
+# short: the verdict comes at the first look (an undecided one says why).
+check "the testcase's plan: one look at 2 runs a side" test "$(curl -s \
+	-o "$work/resp" -w '%{http_code}' -X PUT -H "Authorization: Bearer $TMNT" \
+	-H 'Content-Type: application/json' -d '{"min_runs": 2, "looks": 1}' \
+	"$URL/api/v1/testcases/cyclictest-idle/verdict")" = 200
 nice -n 10 "$RTLAB" worker --board vb --drain --name w1 >"$work/w1.log" 2>&1 &
 w1=$!
 nice -n 10 "$RTLAB" worker --board vb --drain --name w2 >"$work/w2.log" 2>&1 &

@@ -116,9 +116,9 @@ check "... none of them queued anything or left a submission" \
 # -- a built kernel, end to end ------------------------------------------------
 submit --token "$TDEV" --image "$work/bzImage" --config "$work/config" \
 	--modules "$work/modules.tar" --baseline debian --tree debian-6.1-rt \
-	--runs 2 --duration 1 >"$work/s.out" 2>&1
-check "the RT kernel submitted: 4 jobs (2 per side) queued" \
-	has "$work/s.out" "^submission [0-9]+: queued, 4 jobs queued"
+	--runs 3 --duration 1 >"$work/s.out" 2>&1
+check "the RT kernel submitted: 6 jobs (3 per side) queued" \
+	has "$work/s.out" "^submission [0-9]+: queued, 6 jobs queued"
 S=$(sed -n 's/^submission \([0-9]*\):.*/\1/p' "$work/s.out")
 check "... at submission priority" \
 	test "$(sql "SELECT string_agg(DISTINCT priority::text, ',') FROM jobs")" = 70
@@ -127,11 +127,12 @@ check "another developer may not read it: 403" has "$work/o.out" "HTTP 403.*anot
 "$RTLAB" submit --server "$URL" --token "$TMNT" --status "$S" >"$work/m.json" 2>&1
 check "a maintainer may" jqt '.owner == "dev1" and .state == "queued"' "$work/m.json"
 
-# Two runs a side and one planned look keep the virtual board's part
-# short: the verdict comes at the first look (an undecided one says why).
-check "the testcase's plan: one look at 2 runs a side" test "$(curl -s \
+# Three runs a side and one planned look keep the virtual board's part
+# short: the verdict comes at the first look.
+check "the testcase's plan: one look at 3 runs a side" test "$(curl -s \
 	-o "$work/resp" -w '%{http_code}' -X PUT -H "Authorization: Bearer $TMNT" \
-	-H 'Content-Type: application/json' -d '{"min_runs": 2, "looks": 1}' \
+	-H 'Content-Type: application/json' \
+	-d '{"min_runs": 3, "looks": 1, "alpha": 0.5}' \
 	"$URL/api/v1/testcases/cyclictest-idle/verdict")" = 200
 nice -n 10 "$RTLAB" worker --board vb --drain --name w1 >"$work/w1.log" 2>&1 &
 w1=$!
@@ -140,14 +141,14 @@ w2=$!
 on_exit "kill $w1 $w2 2>/dev/null"
 wait $w1
 wait $w2
-check "the workers ran the four jobs" \
-	test "$(sql "SELECT count(*) FROM jobs WHERE state IN ('done', 'failed')")" = 4
+check "the workers ran the six jobs" \
+	test "$(sql "SELECT count(*) FROM jobs WHERE state IN ('done', 'failed')")" = 6
 "$RTLAB" farm tick --no-discover >"$work/tick.out" 2>&1
 check "the tick settles the submission with a verdict" \
 	has "$work/tick.out" "^submission $S: done: vb/cyclictest-idle: [A-Z_]+ \(verdict [0-9]+\)"
 "$RTLAB" submit --server "$URL" --token "$TDEV" --status "$S" >"$work/s.json" 2>&1
 check "its status: done, its runs, its verdict" \
-	jqt '.state == "done" and (.jobs | length) == 4 and (.verdicts | length) == 1 and .verdicts[0].board == "vb"' "$work/s.json"
+	jqt '.state == "done" and (.jobs | length) == 6 and (.verdicts | length) == 1 and .verdicts[0].board == "vb"' "$work/s.json"
 check "a mail to the tree's people says so" \
 	sh -c "grep -q '^Subject: \[rtlab\] submission $S of dev1: done' '$work/sink/mail-1.eml' && grep -q '/verdicts/' '$work/sink/mail-1.eml'"
 "$RTLAB" farm tick --no-discover >"$work/tick2.out" 2>&1

@@ -25,7 +25,10 @@ on_exit "rm -rf '$work'"
 FIX=$TOP/tests/fixtures/report
 STANDIN=$TOP/tests/bugzilla-standin.py
 RUNS=500		# per side
-MIN_TRACE=$((8 * 1024 * 1024))
+# The agent keeps the buffer as it was at the run's worst wakeup, so the
+# trace's size depends on when that wakeup came (8 to 12.4 MB seen).  What
+# the test needs is a trace several times over Bugzilla's default 1000 KB.
+MIN_TRACE=$((4 * 1024 * 1024))
 unset RTLAB_BUGZILLA_API_KEY
 t0=$(date +%s)
 phase() { echo "# $(($(date +%s) - t0)) s: $*"; }

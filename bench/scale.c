@@ -30,6 +30,7 @@
 
 #include "../db/db-jobs.h"
 #include "../db/db.h"
+#include "common/bench-util.h"
 #include "../services/verdict.h"
 
 #define BOARDS 100
@@ -42,27 +43,6 @@
 #define SAMPLES 600000 /* per CPU: 10 min at 1 kHz */
 #define QUEUED_JOBS 10000
 #define CHUNK 20000 /* runs per INSERT, for progress */
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int exec(PGconn *c, const char *sql)
-{
-	PGresult *r = PQexec(c, sql);
-	int ok = PQresultStatus(r) == PGRES_COMMAND_OK ||
-		 PQresultStatus(r) == PGRES_TUPLES_OK;
-
-	if (!ok)
-		fprintf(stderr, "scale: %s\n  in: %.300s\n", PQerrorMessage(c),
-			sql);
-	PQclear(r);
-	return ok ? 0 : -EIO;
-}
 
 static int execf(PGconn *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -77,7 +57,7 @@ static int execf(PGconn *c, const char *fmt, ...)
 	va_end(ap);
 	if (ret < 0)
 		return -ENOMEM;
-	ret = exec(c, sql);
+	ret = bench_exec(c, "scale", sql);
 	free(sql);
 	return ret;
 }
@@ -200,10 +180,11 @@ static int fill_templates(PGconn *c)
 	int t, n = 0, total = 0;
 	char *row;
 
-	if (exec(c, "CREATE UNLOGGED TABLE scale_tpl (id int, bucket_us int[], "
-		    "counts bigint[], samples bigint, min_us int, max_us int, "
-		    "avg_us float8, p50_us int, p99_us int, p999_us int, "
-		    "p9999_us int)"))
+	if (bench_exec(c, "scale",
+		       "CREATE UNLOGGED TABLE scale_tpl (id int, bucket_us int[], "
+		       "counts bigint[], samples bigint, min_us int, max_us int, "
+		       "avg_us float8, p50_us int, p99_us int, p999_us int, "
+		       "p9999_us int)"))
 		return -EIO;
 	for (t = 0; t < TEMPLATES; t++) {
 		row = template_row(t, &n);
@@ -227,7 +208,7 @@ static int fill(PGconn *c, long runs)
 	long lts = runs / 100 > LTS_KERNELS ? runs / 100 : LTS_KERNELS;
 	long main_kernels = (runs - lts) / (SERIES * RUNS_PER_KERNEL);
 	long nmain = main_kernels * SERIES * RUNS_PER_KERNEL, g;
-	double t0 = now_ms(), year_s = 365.0 * 86400;
+	double t0 = bench_now_ms(), year_s = 365.0 * 86400;
 
 	if (main_kernels < 2) {
 		fprintf(stderr,
@@ -240,7 +221,8 @@ static int fill(PGconn *c, long runs)
 	printf("filling %ld runs: %d series x %ld kernels x %d runs, and a "
 	       "long-term series of %d kernels (%ld runs)\n",
 	       runs, SERIES, main_kernels, RUNS_PER_KERNEL, LTS_KERNELS, lts);
-	if (exec(c, "SET synchronous_commit = off") || fill_templates(c))
+	if (bench_exec(c, "scale", "SET synchronous_commit = off") ||
+	    fill_templates(c))
 		return -EIO;
 	if (execf(c,
 		  "INSERT INTO boards (name, kind) SELECT "
@@ -338,7 +320,7 @@ static int fill(PGconn *c, long runs)
 			return -EIO;
 		if (isatty(STDOUT_FILENO) || hi == runs ||
 		    (hi / CHUNK) % 10 == 0) {
-			double el = (now_ms() - t0) / 1e3;
+			double el = (bench_now_ms() - t0) / 1e3;
 
 			printf("  %ld / %ld runs, %.0f s, ~%.0f s left\n", hi,
 			       runs, el, el * (runs - hi) / hi);
@@ -373,9 +355,10 @@ static int fill(PGconn *c, long runs)
 		  "DROP TABLE scale_map; DROP TABLE scale_tpl",
 		  runs, runs, QUEUED_JOBS - 1, BOARDS, BOARDS, TESTCASES))
 		return -EIO;
-	if (exec(c, "VACUUM ANALYZE"))
+	if (bench_exec(c, "scale", "VACUUM ANALYZE"))
 		return -EIO;
-	printf("filled %ld runs in %.1f s\n", runs, (now_ms() - t0) / 1e3);
+	printf("filled %ld runs in %.1f s\n", runs,
+	       (bench_now_ms() - t0) / 1e3);
 	return 0;
 }
 
@@ -402,19 +385,6 @@ static void add(const char *name, double value, const char *unit,
 			(struct figure){ name, value, unit, cmp, target, why };
 }
 
-static int dcmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof(*v), dcmp);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static size_t discard(char *p, size_t s, size_t n, void *u)
 {
 	(void)p;
@@ -437,7 +407,7 @@ static double get_ms(CURL *c, const char *base, const char *path, int reps)
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
 	for (i = -1; i < reps; i++) {
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		if (curl_easy_perform(c) != CURLE_OK)
 			goto out;
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
@@ -447,9 +417,9 @@ static double get_ms(CURL *c, const char *base, const char *path, int reps)
 			goto out;
 		}
 		if (i >= 0)
-			ms[i] = now_ms() - t0;
+			ms[i] = bench_now_ms() - t0;
 	}
-	m = median(ms, reps);
+	m = bench_median(ms, reps);
 out:
 	free(ms);
 	return m;
@@ -464,14 +434,14 @@ static double cmd_ms(const char *cmd, int reps)
 	if (!ms)
 		return NAN;
 	for (i = 0; i < reps; i++) {
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		if (system(cmd)) {
 			fprintf(stderr, "scale: '%s' failed\n", cmd);
 			goto out;
 		}
-		ms[i] = now_ms() - t0;
+		ms[i] = bench_now_ms() - t0;
 	}
-	m = median(ms, reps);
+	m = bench_median(ms, reps);
 out:
 	free(ms);
 	return m;
@@ -518,19 +488,19 @@ static double verdict_ms(PGconn *conn, int reps, double *compute_ms)
 	vp.clock = "icount:3";
 	vp.baseline_source = "default";
 	for (i = 0; i < reps; i++) {
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		if (verdict_compute(conn, &vp, &v, &err))
 			goto out;
-		t1 = now_ms();
+		t1 = bench_now_ms();
 		if (verdict_store(conn, &vp, v, &id, NULL, &err))
 			goto out;
-		ms[i] = now_ms() - t0;
+		ms[i] = bench_now_ms() - t0;
 		cms[i] = t1 - t0;
 		json_decref(v);
 		v = NULL;
 	}
-	m = median(ms, reps);
-	*compute_ms = median(cms, reps);
+	m = bench_median(ms, reps);
+	*compute_ms = bench_median(cms, reps);
 out:
 	if (isnan(m))
 		fprintf(stderr, "scale: verdict: %s\n", err.msg);
@@ -556,13 +526,13 @@ static double claim_ms(PGconn *conn, int reps)
 		return NAN;
 	for (i = 0; i < reps; i++) {
 		memset(&job, 0, sizeof(job));
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		if (db_job_claim(conn, "scale-worker", NULL, kinds, 600, &job,
 				 &err)) {
 			fprintf(stderr, "scale: claiming a job: %s\n", err.msg);
 			goto out;
 		}
-		ms[i] = now_ms() - t0;
+		ms[i] = bench_now_ms() - t0;
 		snprintf(id, sizeof(id), "%" PRId64, job.id);
 		db_job_cleanup(&job);
 		if (db_exec(conn, &err,
@@ -574,7 +544,7 @@ static double claim_ms(PGconn *conn, int reps)
 			goto out;
 		}
 	}
-	m = median(ms, reps);
+	m = bench_median(ms, reps);
 out:
 	free(ms);
 	return m;
@@ -593,15 +563,15 @@ static double jobs_list_ms(PGconn *conn, const char *state, int reps)
 	if (!ms)
 		return NAN;
 	for (i = 0; i < reps; i++) {
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		if (db_job_list(conn, state, 100, &jobs, &n, &err)) {
 			fprintf(stderr, "scale: listing jobs: %s\n", err.msg);
 			goto out;
 		}
-		ms[i] = now_ms() - t0;
+		ms[i] = bench_now_ms() - t0;
 		db_job_list_free(jobs, n);
 	}
-	m = median(ms, reps);
+	m = bench_median(ms, reps);
 out:
 	free(ms);
 	return m;

@@ -13,55 +13,18 @@
 
 work=$(mktemp -d /tmp/rtlab-farm.XXXXXX) || exit 1
 on_exit "rm -rf '$work'"
-mkdir -p "$work/repo" "$work/lists/partial" "$work/cache/archives/partial" \
-	"$work/parts" "$work/sink"
-
-deb() {
-	_d=$work/pkg-$1
-	mkdir -p "$_d/DEBIAN"
-	cat >"$_d/DEBIAN/control" <<CTRL
-Package: linux-image-6.1.0-$1-rtlabfarm-amd64
-Version: $2
-Architecture: amd64
-Maintainer: rtlab tests <rtlab@localhost>
-Description: a kernel package name for rtlab's farm tests
-CTRL
-	dpkg-deb -b "$_d" "$work/repo/k$1.deb" >/dev/null
-}
-publish() {
-	(cd "$work/repo" && dpkg-scanpackages . /dev/null >Packages 2>/dev/null) &&
-		apt-get update -q >"$work/update.log" 2>&1
-}
-echo "deb [trusted=yes] file:$work/repo ./" >"$work/sources.list"
-cat >"$work/apt.conf" <<CONF
-Dir::Etc::SourceList "$work/sources.list";
-Dir::Etc::SourceParts "$work/parts";
-Dir::State::Lists "$work/lists";
-Dir::Cache "$work/cache";
-Acquire::Languages "none";
-APT::Sandbox::User "root";
-CONF
-export APT_CONFIG="$work/apt.conf"
-deb 10 6.1.10-1
-deb 11 6.1.11-1
-deb 9 6.1.9-1
-check "a local apt repository with three kernels" publish
+apt_repo_init rtlabfarm
+apt_repo_deb 10 6.1.10-1
+apt_repo_deb 11 6.1.11-1
+apt_repo_deb 9 6.1.9-1
+check "a local apt repository with three kernels" apt_repo_publish
 cat >"$work/ft.yaml" <<'YAML'
 description: farm test tree
 kind: debian-series
 packages: linux-image-6.1.0-*-rtlabfarm-amd64
 YAML
 
-python3 "$RTLAB_TOP/tests/notify-sink.py" "$work/sink" >"$work/sink.out" 2>&1 &
-SINK=$!
-on_exit "kill $SINK 2>/dev/null"
-i=0
-while ! grep -q '^smtp' "$work/sink.out" && [ $i -lt 600 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-SMTP_PORT=$(awk '/^smtp/ {print $2}' "$work/sink.out")
-HOOK_PORT=$(awk '/^smtp/ {print $4}' "$work/sink.out")
+start_notify_sink
 check "mail and webhook sink on loopback" test -n "$SMTP_PORT"
 cat >"$work/rtlab.conf" <<CONF
 smtp_url = smtp://127.0.0.1:$SMTP_PORT
@@ -103,8 +66,8 @@ check "a second tick queues nothing" \
 	has "$work/t2.out" "^tick: 0 new kernels, 4 cells, 0 jobs queued"
 check "... the queue still holds 12" test "$(sql 'SELECT count(*) FROM jobs')" = 12
 
-deb 12 6.1.12-1
-check "a fourth kernel published" publish
+apt_repo_deb 12 6.1.12-1
+check "a fourth kernel published" apt_repo_publish
 "$RTLAB" farm tick >"$work/t3.out" 2>&1
 check "the next tick queues the new kernel's runs alone (6)" \
 	sh -c "grep -q '^tick: 1 new kernels, 4 cells, 6 jobs queued' '$work/t3.out' && test \$(\"$RTLAB\" db psql -X -q -t -A -c \"SELECT count(*) FROM jobs WHERE kernel LIKE '%-12-%'\") = 6"

@@ -35,15 +35,7 @@ check "a modules tarball of what the virtual board loads" test -s "$work/modules
 cp "$root/boot/vmlinuz-$rt" "$work/bzImage"
 cp "$root/boot/config-$rt" "$work/config"
 
-python3 "$RTLAB_TOP/tests/notify-sink.py" "$work/sink" >"$work/sink.out" 2>&1 &
-SINK=$!
-on_exit "kill $SINK 2>/dev/null"
-i=0
-while ! grep -q '^smtp' "$work/sink.out" && [ $i -lt 600 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-SMTP_PORT=$(awk '/^smtp/ {print $2}' "$work/sink.out")
+start_notify_sink
 cat >"$work/farm.yaml" <<YAML
 matrix:
   - tree: debian-6.1-rt

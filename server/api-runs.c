@@ -98,18 +98,13 @@ bool api_runs_match(const char *path)
 enum MHD_Result api_runs_begin(struct http_request *req)
 {
 	struct match mt;
-	const char *cl;
+	enum MHD_Result ret;
 
 	route_path(req->path, &mt);
 	if (mt.route == ROUTE_RUNS && !strcmp(req->method, "POST")) {
-		req->want_body = true;
-		cl = http_header(req, MHD_HTTP_HEADER_CONTENT_LENGTH);
-		if (cl && strtoull(cl, NULL, 10) > req->max_body)
-			return http_respond_error(
-				req, MHD_HTTP_CONTENT_TOO_LARGE,
-				"upload of %s bytes is larger than the "
-				"server's limit of %zu MB (max_upload_mb)",
-				cl, req->max_body >> 20);
+		ret = http_take_body(req, "upload");
+		if (req->responded)
+			return ret;
 		/* Only a board uploads, and only its own runs. */
 		http_auth_require(req, ROLES_UPLOAD);
 		return MHD_YES;

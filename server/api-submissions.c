@@ -47,17 +47,12 @@ bool api_submissions_match(const char *path)
 enum MHD_Result api_submissions_begin(struct http_request *req)
 {
 	int64_t r = sub_route(req->path);
-	const char *cl;
+	enum MHD_Result ret;
 
 	if (!r && !strcmp(req->method, "POST")) {
-		req->want_body = true;
-		cl = http_header(req, MHD_HTTP_HEADER_CONTENT_LENGTH);
-		if (cl && strtoull(cl, NULL, 10) > req->max_body)
-			return http_respond_error(
-				req, MHD_HTTP_CONTENT_TOO_LARGE,
-				"submission of %s bytes is larger than the "
-				"server's limit of %zu MB (max_upload_mb)",
-				cl, req->max_body >> 20);
+		ret = http_take_body(req, "submission");
+		if (req->responded)
+			return ret;
 		http_auth_require(req, ROLES_SUBMIT);
 		return MHD_YES;
 	}

@@ -23,6 +23,7 @@
 
 #include "../db/db-verdicts.h"
 #include "../db/db.h"
+#include "common/bench-util.h"
 #include "../services/verdict.h"
 
 #define BOARDS 10
@@ -33,27 +34,6 @@
 #define RANGE_US 1000
 #define SAMPLES 60000 /* per CPU: 60 s at 1 kHz */
 #define TARGET_MS 20.0
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int exec(PGconn *c, const char *sql)
-{
-	PGresult *r = PQexec(c, sql);
-	int ok = PQresultStatus(r) == PGRES_COMMAND_OK ||
-		 PQresultStatus(r) == PGRES_TUPLES_OK;
-
-	if (!ok)
-		fprintf(stderr, "compare: %s\n  in: %.200s\n",
-			PQerrorMessage(c), sql);
-	PQclear(r);
-	return ok ? 0 : -EIO;
-}
 
 /* Deterministic uniform in [0, 1). */
 static double rnd(uint64_t *s)
@@ -104,13 +84,14 @@ static int template_sql(int t, char *buf, size_t size)
 static int fill(PGconn *c, long runs)
 {
 	char sql[4096], tpl[16384];
-	double t0 = now_ms();
+	double t0 = bench_now_ms();
 	int t;
 
-	if (exec(c, "BEGIN") ||
-	    exec(c, "CREATE TEMP TABLE tpl (id int, bucket_us int[], "
-		    "counts bigint[], samples bigint, max_us int) "
-		    "ON COMMIT DROP"))
+	if (bench_exec(c, "compare", "BEGIN") ||
+	    bench_exec(c, "compare",
+		       "CREATE TEMP TABLE tpl (id int, bucket_us int[], "
+		       "counts bigint[], samples bigint, max_us int) "
+		       "ON COMMIT DROP"))
 		return -EIO;
 	for (t = 0; t < TEMPLATES; t++) {
 		template_sql(t, tpl, sizeof(tpl));
@@ -122,13 +103,13 @@ static int fill(PGconn *c, long runs)
 			if (!big)
 				return -ENOMEM;
 			sprintf(big, "INSERT INTO tpl VALUES %s", tpl);
-			ret = exec(c, big);
+			ret = bench_exec(c, "compare", big);
 			free(big);
 			if (ret)
 				return ret;
 		} else {
 			strcat(sql, tpl);
-			if (exec(c, sql))
+			if (bench_exec(c, "compare", sql))
 				return -EIO;
 		}
 	}
@@ -141,7 +122,7 @@ static int fill(PGconn *c, long runs)
 		 "'6.1.' || g || '-bench-rt', 'bench-tree-' || ((g - 1) / %d) "
 		 "FROM generate_series(1, %d) g;",
 		 BOARDS, TESTCASES, KERNELS / TREES, KERNELS);
-	if (exec(c, sql))
+	if (bench_exec(c, "compare", sql))
 		return -EIO;
 	/* g -> run r of kernel k on testcase tc of board b; a kernel's runs
 	 * come after its predecessor's (first-run time = kernel order). */
@@ -161,7 +142,7 @@ static int fill(PGconn *c, long runs)
 		 "FROM generate_series(0, %ld) g",
 		 (int)(runs / BOARDS > 0 ? runs / BOARDS : 1), KERNELS,
 		 KERNELS * 20, TESTCASES, KERNELS, KERNELS, runs - 1);
-	if (exec(c, sql))
+	if (bench_exec(c, "compare", sql))
 		return -EIO;
 	snprintf(sql, sizeof(sql),
 		 "INSERT INTO histograms (run_id, thread, cpu, range_us, "
@@ -171,20 +152,15 @@ static int fill(PGconn *c, long runs)
 		 "FROM runs r CROSS JOIN generate_series(0, 1) t "
 		 "JOIN tpl ON tpl.id = (r.id * 2 + t) %% %d",
 		 RANGE_US, TEMPLATES);
-	if (exec(c, sql) || exec(c, "COMMIT") || exec(c, "ANALYZE"))
+	if (bench_exec(c, "compare", sql) ||
+	    bench_exec(c, "compare", "COMMIT") ||
+	    bench_exec(c, "compare", "ANALYZE"))
 		return -EIO;
 	printf("filled %ld runs (%d series, %d kernels in %d trees, 2 CPUs "
 	       "each) in %.1f s\n",
 	       runs, BOARDS * TESTCASES * TREES, KERNELS, TREES,
-	       (now_ms() - t0) / 1e3);
+	       (bench_now_ms() - t0) / 1e3);
 	return 0;
-}
-
-static int dcmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 static void explain(PGconn *c, int b, int t, int k)
@@ -272,13 +248,13 @@ int main(int argc, char **argv)
 	vp.baseline_source = "default";
 	explain(conn, vp.board_id, vp.testcase_id, vp.cand_kernel_id);
 	for (i = 0; i < reps; i++) {
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		if (verdict_compute(conn, &vp, &v, &err) ||
 		    verdict_store(conn, &vp, v, &id, NULL, &err)) {
 			fprintf(stderr, "compare: %s\n", err.msg);
 			goto out;
 		}
-		ms[i] = now_ms() - t0;
+		ms[i] = bench_now_ms() - t0;
 		if (!i)
 			printf("verdict %" PRId64 ": %s, %zu + %zu runs\n", id,
 			       json_string_value(json_object_get(v, "verdict")),
@@ -290,12 +266,12 @@ int main(int argc, char **argv)
 		json_decref(v);
 		v = NULL;
 	}
-	qsort(ms, reps, sizeof(*ms), dcmp);
+	bench_sort(ms, reps);
 	/* Where the time goes: loading both sides alone. */
 	for (i = 0; i < reps; i++) {
 		struct series_runs sb, sc;
 
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		if (db_series_runs_load(conn, vp.board_id, vp.testcase_id,
 					vp.base_kernel_id, vp.clock, &sb,
 					&err) ||
@@ -306,23 +282,23 @@ int main(int argc, char **argv)
 			series_runs_cleanup(&sb);
 			goto out;
 		}
-		load_ms[i] = now_ms() - t0;
+		load_ms[i] = bench_now_ms() - t0;
 		series_runs_cleanup(&sb);
 		series_runs_cleanup(&sc);
 	}
-	qsort(load_ms, reps, sizeof(*load_ms), dcmp);
+	bench_sort(load_ms, reps);
 	/* ... and everything but the store. */
 	for (i = 0; i < reps; i++) {
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		if (verdict_compute(conn, &vp, &v, &err)) {
 			fprintf(stderr, "compare: %s\n", err.msg);
 			goto out;
 		}
-		comp_ms[i] = now_ms() - t0;
+		comp_ms[i] = bench_now_ms() - t0;
 		json_decref(v);
 		v = NULL;
 	}
-	qsort(comp_ms, reps, sizeof(*comp_ms), dcmp);
+	bench_sort(comp_ms, reps);
 	printf("load and compare, without the store: median %.2f ms, p99 "
 	       "%.2f ms\n",
 	       comp_ms[reps / 2], comp_ms[(int)ceil(reps * 0.99) - 1]);

@@ -8,22 +8,9 @@
 # median and p99; asserts nothing.
 set -eu
 
-top=$(cd "$(dirname "$0")/.." && pwd)
-build=${BUILD:-$top/build}
-case $build in /*) ;; *) build=$top/$build ;; esac
-RTLAB=$build/rtlab
+. "$(dirname "$0")/common.sh"
 runs=${1:-100000}
 reps=${2:-200}
 
-RTLAB_STATE_DIR=$(mktemp -d /tmp/rtlab-bench.XXXXXX)
-chmod 755 "$RTLAB_STATE_DIR"
-export RTLAB_STATE_DIR
-unset RTLAB_DB RTLAB_CONFIG
-cleanup() {
-	"$RTLAB" db stop >/dev/null 2>&1 || true
-	rm -rf "$RTLAB_STATE_DIR"
-}
-trap cleanup EXIT INT TERM
-
-"$RTLAB" db start >/dev/null
+bench_state_start
 "$build/bench/compare" --runs "$runs" --reps "$reps"

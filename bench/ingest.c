@@ -91,14 +91,19 @@ static int exec_ok(PGconn *db, const char *sql)
 	return ok;
 }
 
-/* Runs per second when each run's buckets go in as COPY rows. */
+/* Runs per second when each run's buckets go in as COPY rows, a run per
+ * transaction.  Into an ordinary table: an upload is durable when it is
+ * answered, so the yardstick is too (a temporary table's commit does not
+ * wait for the disk, and that was measuring fsync, not storing). */
 static double bench_copy(PGconn *db, int nruns)
 {
 	char line[96];
 	double t0, t;
 	int i, cpu, b, n;
 
-	if (!exec_ok(db, "CREATE TEMP TABLE bench_buckets (run_id bigint, "
+	if (!exec_ok(db, "SET client_min_messages = warning") ||
+	    !exec_ok(db, "DROP TABLE IF EXISTS bench_buckets") ||
+	    !exec_ok(db, "CREATE TABLE bench_buckets (run_id bigint, "
 			 "cpu int, bucket_us int, count bigint)"))
 		return 0;
 	t0 = clock_mono_s();
@@ -139,7 +144,8 @@ static double bench_insert_each(PGconn *db, int nruns)
 	double t0, t;
 	int i, cpu, b;
 
-	if (!exec_ok(db, "CREATE TEMP TABLE bench_rows (run_id bigint, "
+	if (!exec_ok(db, "DROP TABLE IF EXISTS bench_rows") ||
+	    !exec_ok(db, "CREATE TABLE bench_rows (run_id bigint, "
 			 "cpu int, bucket_us int, count bigint)"))
 		return 0;
 	t0 = clock_mono_s();
@@ -243,7 +249,7 @@ int main(int argc, char **argv)
 	printf("  upload over HTTP, stored     %8.1f runs/s\n", upload);
 	printf("  plain COPY of the same rows  %8.1f runs/s\n", copy);
 	printf("  one INSERT per bucket        %8.1f runs/s\n", each);
-	printf("  upload / COPY                %8.1f %%  (target >= 50 %%)\n",
+	printf("  upload / COPY                %8.1f %%  (target >= 75 %%)\n",
 	       copy > 0 ? 100 * upload / copy : 0);
 	printf("  upload / INSERT per bucket   %8.1f x\n",
 	       each > 0 ? upload / each : 0);

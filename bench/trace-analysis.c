@@ -24,6 +24,7 @@
 
 #include "clock.h"
 #include "../reports/spike.h"
+#include "common/bench-util.h"
 
 extern char **environ;
 
@@ -36,19 +37,6 @@ static double cpu_s(int who)
 	getrusage(who, &ru);
 	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
 	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
-}
-
-static int dcmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof(*v), dcmp);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* trace-cmd report FILE > /dev/null; its stderr too (warnings). */
@@ -123,10 +111,10 @@ static int bench_file(const char *path, int reps)
 			      report_once(path, &tr[i], &cr[i]);
 	if (ret)
 		goto out;
-	ma = median(ta, reps);
-	mr = median(tr, reps);
-	mca = median(ca, reps);
-	mcr = median(cr, reps);
+	ma = bench_median(ta, reps);
+	mr = bench_median(tr, reps);
+	mca = bench_median(ca, reps);
+	mcr = bench_median(cr, reps);
 	printf("%s: %.1f MB, %llu events, spike %llu us on CPU %d (%s)\n", path,
 	       st.st_size / 1e6, (unsigned long long)res.nevents,
 	       (unsigned long long)res.lat_us, res.cpu,

@@ -23,7 +23,7 @@ static void job_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: rtlab job add --kernel K --board B --testcase T [--repeat N]\n"
-		"                     [--duration S] [--quiet]\n\n"
+		"                     [--duration S] [--priority P] [--quiet]\n\n"
 		"Queue N jobs (default 1), each one run of testcase T with kernel K on\n"
 		"board B, after checking all three.  Prints the new job ids.\n\n"
 		"  -k, --kernel K     'host' on a local board (the kernel it runs); a\n"
@@ -33,6 +33,8 @@ static void job_usage(FILE *out)
 		"  -t, --testcase T   a testcase name (testcases/T.yaml) or path\n"
 		"  -n, --repeat N     queue N jobs (1 to %u); each is one boot and run\n"
 		"  -d, --duration S   measure S seconds instead of the testcase's\n"
+		"  -p, --priority P   1 to 100, higher claimed first (default 50;\n"
+		"                     submissions 70, bisection 90, nightly 10)\n"
 		"  -q, --quiet        print the ids alone, one a line\n\n"
 		"Exit status: 0 queued, 1 invalid job or database error, 2 usage.\n",
 		JOBS_MAX_REPEAT);
@@ -46,6 +48,7 @@ static int job_add(int argc, char **argv)
 		{ "testcase", required_argument, NULL, 't' },
 		{ "repeat", required_argument, NULL, 'n' },
 		{ "duration", required_argument, NULL, 'd' },
+		{ "priority", required_argument, NULL, 'p' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -59,7 +62,7 @@ static int job_add(int argc, char **argv)
 	int opt, ret = 1;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "k:b:t:n:d:qh", opts, NULL)) !=
+	while ((opt = getopt_long(argc, argv, "k:b:t:n:d:p:qh", opts, NULL)) !=
 	       -1) {
 		switch (opt) {
 		case 'k':
@@ -79,6 +82,11 @@ static int job_add(int argc, char **argv)
 		case 'd':
 			if (opt_uint("job add", "--duration", optarg, 1,
 				     JOBS_MAX_DURATION_S, &spec.duration_s))
+				return EXIT_USAGE;
+			break;
+		case 'p':
+			if (opt_uint("job add", "--priority", optarg, 1, 100,
+				     &spec.priority))
 				return EXIT_USAGE;
 			break;
 		case 'q':

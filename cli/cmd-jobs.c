@@ -23,7 +23,7 @@ static void jobs_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: rtlab jobs [--state queued|running|done|failed] [--limit N]\n\n"
-		"List jobs, newest first: state, attempts, worker and its lease, the\n"
+		"List jobs, newest first, 100 unless --limit says otherwise: state, attempts, worker and its lease, the\n"
 		"runs the job made (ids, and the uuid of the one that finished it), the\n"
 		"attempts that ended without a run (infrastructure errors: QEMU crashed\n"
 		"or killed, the host never ran it, the upload failed, the worker died)\n"
@@ -72,7 +72,8 @@ int cmd_jobs(int argc, char **argv)
 	struct rtlab_err err = { "" };
 	struct db_job *jobs = NULL;
 	const char *state = NULL;
-	unsigned int limit = 0;
+	/* a year of a farm holds a million jobs: a page, not all */
+	unsigned int limit = 100;
 	size_t n = 0, i;
 	PGconn *conn;
 	int opt, ret;

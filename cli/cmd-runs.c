@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -23,8 +24,9 @@ static void runs_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: rtlab runs [--board B] [--kernel RELEASE] [--testcase T]\n"
-		"                  [--status S] [--limit N] [--json]\n\n"
-		"List stored runs, newest first (default limit 50).\n");
+		"                  [--status S] [--limit N] [--before ID] [--json]\n\n"
+		"List stored runs, newest first (default limit 50); --before ID\n"
+		"starts the page after run ID (the last id of the previous page).\n");
 }
 
 int cmd_runs(int argc, char **argv)
@@ -35,6 +37,7 @@ int cmd_runs(int argc, char **argv)
 		{ "testcase", required_argument, NULL, 't' },
 		{ "status", required_argument, NULL, 's' },
 		{ "limit", required_argument, NULL, 'n' },
+		{ "before", required_argument, NULL, 'B' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -42,6 +45,7 @@ int cmd_runs(int argc, char **argv)
 	struct run_filter f = { 0 };
 	struct rtlab_err err = { "" };
 	enum run_status st;
+	unsigned int before = 0;
 	bool as_json = false;
 	json_t *runs = NULL, *r;
 	PGconn *conn;
@@ -75,6 +79,12 @@ int cmd_runs(int argc, char **argv)
 			if (opt_uint("runs", "--limit", optarg, 1, 100000,
 				     &f.limit))
 				return EXIT_USAGE;
+			break;
+		case 'B':
+			if (opt_uint("runs", "--before", optarg, 1, UINT_MAX,
+				     &before))
+				return EXIT_USAGE;
+			f.before = before;
 			break;
 		case 'j':
 			as_json = true;

@@ -32,5 +32,7 @@ int cmd_analyze(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_token(int argc, char **argv);
 int cmd_testcase(int argc, char **argv);
+int cmd_farm(int argc, char **argv);
+int cmd_submit(int argc, char **argv);
 
 #endif

@@ -38,6 +38,8 @@ static const struct command commands[] = {
 	  "the lab's testcases; set their verdict parameters" },
 	{ "token", cmd_token, "make, list, revoke tokens of every role" },
 	{ "job", cmd_job, "queue jobs (kernel, board, testcase)" },
+	{ "farm", cmd_farm, "the nightly matrix: tick, status" },
+	{ "submit", cmd_submit, "submit a built kernel to a lab server" },
 	{ "jobs", cmd_jobs, "list queued, running and finished jobs" },
 	{ "worker", cmd_worker, "claim and run queued jobs" },
 	{ "calibrate", cmd_calibrate,

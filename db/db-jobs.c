@@ -157,11 +157,18 @@ static int job_from_row(PGresult *res, int row, struct db_job *j)
 int db_job_create(PGconn *conn, const struct db_job_new *job, int64_t *id,
 		  struct rtlab_err *err)
 {
-	char bid[16], dur[16], att[16];
-	const char *p[7];
+	char bid[16], dur[16], att[16], prio[16], sub[24];
+	const char *p[10];
 	PGresult *res;
 	int ret = 0;
 
+	snprintf(prio, sizeof(prio), "%u",
+		 job->priority ? job->priority : JOB_PRIORITY_DEFAULT);
+	snprintf(sub, sizeof(sub), "%" PRId64, job->submission_id);
+	p[6] = prio;
+	p[7] = job->origin;
+	p[8] = job->tree;
+	p[9] = job->submission_id > 0 ? sub : NULL;
 	snprintf(bid, sizeof(bid), "%d", job->board_id);
 	snprintf(dur, sizeof(dur), "%u", job->duration_s);
 	snprintf(att, sizeof(att), "%u",
@@ -178,10 +185,12 @@ int db_job_create(PGconn *conn, const struct db_job_new *job, int64_t *id,
 		"ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name "
 		"RETURNING id) "
 		"INSERT INTO jobs (board_id, testcase_id, kernel, "
-		"testcase_file, duration_s, max_attempts) "
-		"SELECT $2::integer, t.id, $3, $4, $5::integer, $6::integer "
+		"testcase_file, duration_s, max_attempts, priority, origin, "
+		"tree, submission_id) "
+		"SELECT $2::integer, t.id, $3, $4, $5::integer, $6::integer, "
+		"$7::integer, $8, $9, $10::bigint "
 		"FROM t RETURNING id",
-		6, p);
+		10, p);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
 		ret = pg_fail(conn, res, err, "queueing a job", 0);
 	else
@@ -255,7 +264,8 @@ int db_job_claim(PGconn *conn, const char *worker, const char *board,
 		"  AND c.attempts < c.max_attempts "
 		"  AND ($3::text IS NULL OR cb.name = $3) "
 		"  AND cb.kind = ANY($4::text[]) "
-		"  ORDER BY c.id FOR UPDATE OF c SKIP LOCKED LIMIT 1) "
+		"  ORDER BY c.priority DESC, c.id "
+		"  FOR UPDATE OF c SKIP LOCKED LIMIT 1) "
 		"RETURNING " JOB_COLS,
 		4, p);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK) {

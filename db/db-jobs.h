@@ -32,6 +32,17 @@
 
 #define JOB_MAX_ATTEMPTS 3
 
+/*
+ * Priorities (0..100, higher claimed first): bisection steps, then
+ * developer submissions, then jobs queued by hand, then nightly breadth.
+ * A worker takes the most urgent job its board can run, so a board is
+ * never idle while any job for it waits.
+ */
+#define JOB_PRIORITY_BISECT 90
+#define JOB_PRIORITY_SUBMISSION 70
+#define JOB_PRIORITY_DEFAULT 50
+#define JOB_PRIORITY_NIGHTLY 10
+
 /* What `rtlab job add` queues; nothing here is owned. */
 struct db_job_new {
 	int board_id;
@@ -40,6 +51,10 @@ struct db_job_new {
 	const char *testcase_file; /* its YAML, absolute path */
 	unsigned int duration_s;   /* measurement seconds, > 0 */
 	unsigned int max_attempts; /* 0: JOB_MAX_ATTEMPTS */
+	unsigned int priority;	   /* 0: JOB_PRIORITY_DEFAULT */
+	const char *origin;	   /* "farm", "submission" or NULL */
+	const char *tree;	   /* the farm's tree, or NULL */
+	int64_t submission_id;	   /* 0: none */
 };
 
 /* A job as read back; every string is malloc'd, NULL when the column is. */
@@ -96,7 +111,8 @@ int db_job_expire(PGconn *conn, unsigned int *count,
 		  struct rtlab_err *err) __must_check;
 
 /**
- * db_job_claim() - take the oldest job that is queued, or running with an
+ * db_job_claim() - take the most urgent (priority, then oldest) job that
+ * is queued, or running with an
  * expired lease, and has attempts left; on a board named @board (NULL:
  * any board) of one of the @kinds (NULL-terminated: the kinds this build
  * has a driver for, board_kind_names()).  The job becomes running, owned by @worker,

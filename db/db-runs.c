@@ -270,7 +270,7 @@ static const char store_run_sql[] =
 	"RETURNING id) "
 	"INSERT INTO runs (uuid, board_id, kernel_id, testcase_id, job_id, "
 	"status, error, clock, environment, commands, manifest, started_at, "
-	"finished_at, flags, results) "
+	"finished_at, flags, max_us, p999_us, results) "
 	"SELECT $1::uuid, $2::integer, k.id, t.id, $16::bigint, "
 	"$3, $4, $5, "
 	"CASE WHEN jsonb_typeof(m->'environment') = 'object' "
@@ -278,7 +278,8 @@ static const char store_run_sql[] =
 	"CASE WHEN jsonb_typeof(m->'commands') = 'array' "
 	"THEN m->'commands' ELSE '[]' END, "
 	"m, $7::timestamptz, $8::timestamptz, "
-	"COALESCE($15::jsonb, '{}'), $17::jsonb FROM s, k, t "
+	"COALESCE($15::jsonb, '{}'), $17::integer, $18::integer, "
+	"$19::jsonb FROM s, k, t "
 	"ON CONFLICT (uuid) DO NOTHING RETURNING id";
 
 /*
@@ -293,10 +294,12 @@ static int store_pipeline(PGconn *conn, const struct run_record *rec,
 			  struct rtlab_err *err)
 {
 	const struct manifest *m = rec->manifest;
-	const char *p[17];
+	const char *p[19];
 	char *results = NULL;
 	const char *what = "storing the run";
-	char jid[24];
+	char jid[24], max[16], p999[24];
+	int64_t max_us = -1, p999_us = -1;
+	struct hist_summary hs;
 	PGresult *res;
 	size_t i, done;
 	bool sync_seen = false;
@@ -324,6 +327,17 @@ static int store_pipeline(PGconn *conn, const struct run_record *rec,
 	p[14] = rec->flags;
 	snprintf(jid, sizeof(jid), "%lld", m->job_id);
 	p[15] = m->job_id > 0 ? jid : NULL;
+	/* The run's worst figures over its CPUs, as max() over its
+	 * histograms' columns would give them. */
+	for (i = 0; i < rec->nhists; i++) {
+		hist_summarize(&rec->hists[i], &hs);
+		if (hs.samples && (int64_t)hs.max_us > max_us)
+			max_us = hs.max_us;
+		if (hs.p999_us > p999_us)
+			p999_us = hs.p999_us;
+	}
+	p[16] = q_or_null(max_us, max, sizeof(max));
+	p[17] = q_or_null(p999_us, p999, sizeof(p999));
 	if (rec->results) {
 		results = json_dumps(rec->results, JSON_COMPACT);
 		if (!results) {
@@ -332,8 +346,8 @@ static int store_pipeline(PGconn *conn, const struct run_record *rec,
 						"results: out of memory");
 		}
 	}
-	p[16] = results;
-	sent = PQsendQueryParams(conn, store_run_sql, 17, NULL, p, NULL, NULL,
+	p[18] = results;
+	sent = PQsendQueryParams(conn, store_run_sql, 19, NULL, p, NULL, NULL,
 				 0);
 	free(results);
 	if (!sent) {
@@ -547,13 +561,17 @@ int db_runs_list(PGconn *conn, const struct run_filter *f, json_t **out,
 					"LEFT JOIN LATERAL (SELECT max(max_us) AS max_us, "
 					"sum(samples) AS samples FROM histograms "
 					"WHERE run_id = r.id) h ON true "
-					"WHERE ($1::text IS NULL OR b.name = $1) "
+					/* the board's id, so that runs_board_id
+					 * walks its runs newest first */
+					"WHERE ($1::text IS NULL OR r.board_id = "
+					"(SELECT id FROM boards WHERE name = $1)) "
 					"AND ($2::text IS NULL OR k.release = $2) "
 					"AND ($3::text IS NULL OR t.name = $3) "
 					"AND ($4::text IS NULL OR r.status = $4) "
+					"AND ($6::bigint IS NULL OR r.id < $6) "
 					"ORDER BY r.id DESC LIMIT $5::integer) x";
-	char limit[16];
-	const char *p[5];
+	char limit[16], before[24];
+	const char *p[6];
 
 	snprintf(limit, sizeof(limit), "%u", f->limit ? f->limit : 50);
 	p[0] = f->board;
@@ -561,7 +579,9 @@ int db_runs_list(PGconn *conn, const struct run_filter *f, json_t **out,
 	p[2] = f->testcase;
 	p[3] = f->status;
 	p[4] = limit;
-	return db_query_json(conn, sql, 5, p, out, err, "listing runs");
+	snprintf(before, sizeof(before), "%" PRId64, f->before);
+	p[5] = f->before > 0 ? before : NULL;
+	return db_query_json(conn, sql, 6, p, out, err, "listing runs");
 }
 
 /* @sql's JSON about run @run_id (its only parameter), naming the run

@@ -74,6 +74,8 @@ struct run_filter {
 	const char *testcase; /* testcase name, NULL: any */
 	const char *status;   /* run status, NULL: any */
 	unsigned int limit;   /* 0: 50 */
+	int64_t before;	      /* runs with a smaller id only (the next
+			       * page after that id); 0: from the newest */
 };
 
 /**

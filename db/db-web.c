@@ -20,20 +20,22 @@
 #define ISO(col) \
 	"to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
 
-/* A run's worst figures over its CPUs, for a runs row aliased "r". */
-#define RUN_MAX                                    \
-	"(SELECT max(h.max_us) FROM histograms h " \
-	"WHERE h.run_id = r.id)"
-#define RUN_P999                                    \
-	"(SELECT max(h.p999_us) FROM histograms h " \
-	"WHERE h.run_id = r.id)"
+/* A run's worst figures over its CPUs, for a runs row aliased "r": kept
+ * on the run when it is stored (schema 012), so that a page over
+ * thousands of runs never opens their histograms. */
+#define RUN_MAX "r.max_us"
+#define RUN_P999 "r.p999_us"
 
 int db_web_overview(PGconn *conn, unsigned int nkernels, json_t **out,
 		    struct rtlab_err *err)
 {
 	static const char sql[] =
-		"WITH k AS (SELECT kernel_id, min(created_at) AS first_at "
-		"FROM runs GROUP BY kernel_id "
+		/* one probe of runs_kernel_created per kernel, not a
+		 * pass over every run of the year */
+		"WITH k AS (SELECT kernel_id, first_at FROM "
+		"(SELECT kk.id AS kernel_id, (SELECT min(created_at) "
+		"FROM runs WHERE kernel_id = kk.id) AS first_at "
+		"FROM kernels kk) f WHERE first_at IS NOT NULL "
 		"ORDER BY first_at DESC, kernel_id DESC LIMIT $1::integer), "
 		"r AS (SELECT r.id, r.board_id, r.testcase_id, r.kernel_id, "
 		"r.status, " RUN_MAX " AS max_us, " RUN_P999 " AS p999_us "
@@ -148,9 +150,10 @@ int db_web_run_verdict(PGconn *conn, int64_t run_id, int64_t *verdict_id,
 		       struct rtlab_err *err)
 {
 	static const char sql[] =
+		/* @> rather than = ANY: the GIN indexes answer it */
 		"SELECT id::text FROM verdicts "
-		"WHERE $1::bigint = ANY (candidate_runs) "
-		"OR $1::bigint = ANY (baseline_runs) "
+		"WHERE candidate_runs @> ARRAY[$1::bigint] "
+		"OR baseline_runs @> ARRAY[$1::bigint] "
 		"ORDER BY ($1::bigint = ANY (candidate_runs)) DESC, "
 		"created_at DESC, id DESC LIMIT 1";
 	char id[24];

@@ -213,6 +213,9 @@ void rtlab_config_cleanup(struct rtlab_config *cfg)
 	free(cfg->bugzilla_version);
 	free(cfg->bugzilla_api_key);
 	free(cfg->public_url);
+	free(cfg->farm_schedule);
+	free(cfg->smtp_url);
+	free(cfg->mail_from);
 	memset(cfg, 0, sizeof(*cfg));
 }
 
@@ -307,10 +310,27 @@ static int parse_line(struct rtlab_config *cfg, char *line, const char *name,
 				err,
 				"%s line %u: public_url: expected an http:// or https:// URL, got '%s'",
 				name, lineno, val);
+	} else if (!strcmp(key, "farm_schedule")) {
+		slot = &cfg->farm_schedule;
+	} else if (!strcmp(key, "smtp_url")) {
+		slot = &cfg->smtp_url;
+		if (*val && strncmp(val, "smtp://", 7) &&
+		    strncmp(val, "smtps://", 8))
+			return rtlab_err_set(
+				err,
+				"%s line %u: smtp_url: expected an smtp:// or smtps:// URL, got '%s'",
+				name, lineno, val);
+	} else if (!strcmp(key, "mail_from")) {
+		slot = &cfg->mail_from;
+		if (*val && (!strchr(val, '@') || strpbrk(val, " <>\r\n")))
+			return rtlab_err_set(
+				err,
+				"%s line %u: mail_from: expected an address such as rtlab@lab.example.org, got '%s'",
+				name, lineno, val);
 	} else {
 		return rtlab_err_set(
 			err,
-			"%s line %u: unknown key '%s' (expected db, listen, max_upload_mb, reads, public_url or bugzilla_url, bugzilla_product, bugzilla_component, bugzilla_version, bugzilla_api_key, bugzilla_max_attachment_kb)",
+			"%s line %u: unknown key '%s' (expected db, listen, max_upload_mb, reads, public_url, farm_schedule, smtp_url, mail_from or bugzilla_url, bugzilla_product, bugzilla_component, bugzilla_version, bugzilla_api_key, bugzilla_max_attachment_kb)",
 			name, lineno, key);
 	}
 	free(*slot);

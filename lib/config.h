@@ -21,6 +21,9 @@
  *   bugzilla_api_key = ...                  # or RTLAB_BUGZILLA_API_KEY
  *   bugzilla_max_attachment_kb = 1000       # when the server does not say
  *   public_url = https://rtlab.example.org  # the server as people reach it
+ *   farm_schedule = /etc/rtlab/farm.yaml    # rtlab farm tick's matrix
+ *   smtp_url = smtp://127.0.0.1:25          # relay for notifications
+ *   mail_from = rtlab@lab.example.org       # their From:
  *
  * The environment wins over the file (RTLAB_DB over `db`, RTLAB_READS
  * over `reads`, RTLAB_BUGZILLA_API_KEY over `bugzilla_api_key`).
@@ -87,6 +90,9 @@ struct rtlab_config {
 	unsigned int bugzilla_max_attachment_kb; /* when the server does
 						  * not publish it */
 	char *public_url; /* the server's URL for people, NULL: from listen */
+	char *farm_schedule; /* the nightly matrix (YAML), NULL: none */
+	char *smtp_url;	     /* smtp:// relay for notifications, NULL: none */
+	char *mail_from;     /* From: of notifications, NULL: rtlab@HOST */
 };
 
 /**

@@ -42,7 +42,8 @@ static const struct envvar envvars[] = {
 	  "`/usr/sbin:/usr/bin:/sbin:/bin:/usr/local/bin`", ENVVAR_RTLAB },
 	{ "RTLAB_TOKEN",
 	  "a board's upload token, for `rtlab-agent run`/`flush` and "
-	  "`rtlab worker --server` (`--token` wins)",
+	  "`rtlab worker --server`; a developer's token for `rtlab submit` "
+	  "(`--token` wins)",
 	  NULL, ENVVAR_RTLAB | ENVVAR_AGENT },
 	{ "RTLAB_SPOOL",
 	  "where the agent keeps bundles it could not upload (`--spool` wins)",

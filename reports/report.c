@@ -324,14 +324,13 @@ static void text_metric(struct strbuf *s, const char *name, const json_t *m,
 			 alpha_metric);
 	else
 		snprintf(p, sizeof(p), "no p-value");
-	strbuf_addf(s, "      decided by: %s, %s\n", jstr(m, "test", "no test"),
-		    p);
+	/* The engine's reason restates these figures in a sentence: it is
+	 * in `rtlab verdict`, not in the page a maintainer skims. */
+	strbuf_addf(s, "      %s: %s\n", jstr(m, "test", "no test"), p);
 	if (json_is_true(json_object_get(m, "censored")))
 		strbuf_addf(s,
 			    "      (a figure lies beyond the histogram range: "
 			    "a lower bound)\n");
-	if (*jstr(m, "reason", ""))
-		strbuf_addf(s, "      %s\n", jstr(m, "reason", ""));
 }
 
 static void text_kernel(struct strbuf *s, const char *label, const json_t *k)
@@ -340,16 +339,14 @@ static void text_kernel(struct strbuf *s, const char *label, const json_t *k)
 
 	strbuf_addf(s, "  %s: %s\n", label, jstr(k, "release", "?"));
 	strbuf_addf(s, "    version:  %s\n", jstr(k, "version", "-"));
-	strbuf_addf(s, "    tree:     %s%s%s\n", jstr(k, "tree", "-"),
+	strbuf_addf(s, "    tree:     %s%s, name %s\n", jstr(k, "tree", "-"),
 		    json_is_boolean(rt) ?
 			    (json_is_true(rt) ? " (PREEMPT_RT)" :
 						" (not realtime)") :
 			    "",
-		    "");
-	strbuf_addf(s, "    name:     %s\n", jstr(k, "name", "-"));
-	strbuf_addf(s, "    commit:   %s\n", jstr(k, "commit", "-"));
-	strbuf_addf(s, "    config:   sha256 %.16s%s\n",
-		    jstr(k, "config_sha256", "-"),
+		    jstr(k, "name", "-"));
+	strbuf_addf(s, "    commit:   %s, config sha256 %.16s%s\n",
+		    jstr(k, "commit", "-"), jstr(k, "config_sha256", "-"),
 		    strlen(jstr(k, "config_sha256", "-")) > 16 ? "..." : "");
 }
 
@@ -811,8 +808,8 @@ char *report_text(const json_t *ctx, const struct report_attachment *atts,
 	strbuf_addf(&s, "\n  cmdline:    %s\n", jstr(env, "cmdline", "?"));
 	if (cand && isfinite(jnum(cand, "max_us")))
 		strbuf_addf(&s,
-			    "  worst spike: %s us on CPU %s in candidate run %" JSON_INTEGER_FORMAT
-			    " (%s)\n",
+			    "  worst spike: %s us, CPU %s, run %" JSON_INTEGER_FORMAT
+			    ", %s\n",
 			    num(jnum(cand, "max_us"), b1, 40),
 			    num(jnum(cand, "max_cpu"), b2, 40),
 			    json_integer_value(json_object_get(cand, "id")),
@@ -880,10 +877,24 @@ char *report_text(const json_t *ctx, const struct report_attachment *atts,
 	strbuf_addf(&s,
 		    "  rtlab report VERDICT_ID   # the verdict of the new runs\n");
 
-	strbuf_addf(&s, "\n== Statistics ==\n");
-	strbuf_addf(&s,
-		    "Baseline -> candidate, the metrics that regressed (the "
-		    "others: above):\n");
+	strbuf_addf(&s, "\n== Runs ==\n");
+	if (nruns <= REPORT_RUNS_LISTED) {
+		text_runs(&s, "baseline",
+			  json_object_get(ctx, "baseline_runs"));
+		text_runs(&s, "candidate",
+			  json_object_get(ctx, "candidate_runs"));
+	} else {
+		runs_summary(&s, "baseline",
+			     json_object_get(ctx, "baseline_runs"));
+		runs_summary(&s, "candidate",
+			     json_object_get(ctx, "candidate_runs"));
+		strbuf_addf(&s, "  every run: %s\n",
+			    att_named(atts, natt, "runs.txt") ?
+				    "runs.txt (attached)" :
+				    "`rtlab verdict ID` on the lab");
+	}
+
+	strbuf_addf(&s, "\n== Statistics of the metrics that regressed ==\n");
 	for (i = 0; i < NMETRIC; i++) {
 		const json_t *m = json_object_get(metrics, metric_order[i]);
 
@@ -900,7 +911,6 @@ char *report_text(const json_t *ctx, const struct report_attachment *atts,
 	if (*jstr(json_object_get(d, "sequential"), "text", ""))
 		strbuf_addf(&s, "  look:     %s\n",
 			    jstr(json_object_get(d, "sequential"), "text", ""));
-	strbuf_addf(&s, "  runs:     the unit of comparison\n");
 	if (json_integer_value(json_object_get(bs, "empty_runs")) ||
 	    json_integer_value(json_object_get(cs, "empty_runs")))
 		strbuf_addf(&s,
@@ -938,23 +948,6 @@ char *report_text(const json_t *ctx, const struct report_attachment *atts,
 			    json_integer_value(json_object_get(tail, "n1")),
 			    json_integer_value(json_object_get(tail, "k2")),
 			    json_integer_value(json_object_get(tail, "n2")));
-
-	strbuf_addf(&s, "\n== Runs ==\n");
-	if (nruns <= REPORT_RUNS_LISTED) {
-		text_runs(&s, "baseline",
-			  json_object_get(ctx, "baseline_runs"));
-		text_runs(&s, "candidate",
-			  json_object_get(ctx, "candidate_runs"));
-	} else {
-		runs_summary(&s, "baseline",
-			     json_object_get(ctx, "baseline_runs"));
-		runs_summary(&s, "candidate",
-			     json_object_get(ctx, "candidate_runs"));
-		strbuf_addf(&s, "  every run: %s\n",
-			    att_named(atts, natt, "runs.txt") ?
-				    "runs.txt (attached)" :
-				    "`rtlab verdict ID` on the lab");
-	}
 
 	if (natt) {
 		strbuf_addf(&s, "\n== Attachments ==\n");

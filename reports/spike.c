@@ -24,6 +24,7 @@
 
 #include "spike.h"
 #include "strbuf.h"
+#include "trace-lean.h"
 
 /*
  * Exported by libtracecmd (1.1 and later) but declared only in its private
@@ -686,7 +687,7 @@ static struct tracecmd_input *open_trace(const char *path,
 					strerror(errno));
 		return NULL;
 	}
-	h = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	h = trace_lean_open(path);
 	if (!h)
 		*ret = rtlab_err_seterr(err, EINVAL,
 					"%s: not a readable trace.dat "

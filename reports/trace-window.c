@@ -93,7 +93,8 @@ static long long file_size(const char *dir, const char *name)
 
 /*
  * One window [@start_ns, @end_ns] of full.dat into win7.dat (version 7,
- * zstd) and, when @xz, win6.dat.xz.  Return: 0 or a negative errno.
+ * zstd) and, when @xz, win6.dat.xz; @end_ns UINT64_MAX keeps the rest of
+ * the trace.  Return: 0 or a negative errno.
  */
 static int cut(const char *dir, uint64_t start_ns, uint64_t end_ns, bool xz,
 	       struct rtlab_err *err)
@@ -118,6 +119,8 @@ static int cut(const char *dir, uint64_t start_ns, uint64_t end_ns, bool xz,
 		 start_ns / 1000000000, start_ns % 1000000000);
 	snprintf(end, sizeof(end), "%" PRIu64 ".%09" PRIu64,
 		 end_ns / 1000000000, end_ns % 1000000000);
+	if (end_ns == UINT64_MAX)
+		split[7] = NULL;
 	ret = run(dir, clean, err);
 	if (!ret)
 		ret = run(dir, split, err);
@@ -169,16 +172,22 @@ int trace_window_reduce(const void *trace, size_t size, size_t max_bytes,
 		uint64_t m = margins_ns[i],
 			 tail = m / 10 > 100000 ? m / 10 : 100000;
 		uint64_t start = res.expiry_ns > m ? res.expiry_ns - m : 0;
-		uint64_t end = res.end_ns + tail;
+		uint64_t end = res.end_ns + tail, cut_end = end;
 		long long s7, sxz = -1;
 		const char *name;
 
-		ret = cut(dir, start, end, false, err);
+		/* A trace kept by the agent's snapshot stops at the spike;
+		 * all that follows is the agent's mark naming the worst
+		 * wakeup, written when the run ended: the window keeps it,
+		 * or its analysis would look for the spike some other way. */
+		if (res.source == SPIKE_SOURCE_SNAPSHOT)
+			cut_end = UINT64_MAX;
+		ret = cut(dir, start, cut_end, false, err);
 		if (ret)
 			goto out;
 		s7 = file_size(dir, "win7.dat");
 		if (s7 < 0 || (size_t)s7 > max_bytes) {
-			ret = cut(dir, start, end, true, err);
+			ret = cut(dir, start, cut_end, true, err);
 			if (ret)
 				goto out;
 			sxz = file_size(dir, "win6.dat.xz");

@@ -75,7 +75,7 @@ $created"
 		put 644 "$f" "$docdir/$(basename "$f")"
 	done
 	say INSTALL "$DESTDIR$unitdir (systemd units)"
-	for u in systemd/*.service; do
+	for u in systemd/*.service systemd/*.timer; do
 		subst "$u" "$unitdir/$(basename "$u")"
 	done
 	put 644 systemd/rtlab.sysusers "$sysusersdir/rtlab.conf"

@@ -9,6 +9,7 @@
  */
 
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <sys/types.h>
 #include <stdio.h>
@@ -97,18 +98,13 @@ bool api_runs_match(const char *path)
 enum MHD_Result api_runs_begin(struct http_request *req)
 {
 	struct match mt;
-	const char *cl;
+	enum MHD_Result ret;
 
 	route_path(req->path, &mt);
 	if (mt.route == ROUTE_RUNS && !strcmp(req->method, "POST")) {
-		req->want_body = true;
-		cl = http_header(req, MHD_HTTP_HEADER_CONTENT_LENGTH);
-		if (cl && strtoull(cl, NULL, 10) > req->max_body)
-			return http_respond_error(
-				req, MHD_HTTP_CONTENT_TOO_LARGE,
-				"upload of %s bytes is larger than the "
-				"server's limit of %zu MB (max_upload_mb)",
-				cl, req->max_body >> 20);
+		ret = http_take_body(req, "upload");
+		if (req->responded)
+			return ret;
 		/* Only a board uploads, and only its own runs. */
 		http_auth_require(req, ROLES_UPLOAD);
 		return MHD_YES;
@@ -190,9 +186,13 @@ static enum MHD_Result list_runs(struct http_request *req)
 	f.kernel = http_query(req, "kernel");
 	f.testcase = http_query(req, "testcase");
 	f.status = http_query(req, "status");
-	if (http_query_uint(req, "limit", 1, 1000, &f.limit, &err))
+	unsigned int before = 0;
+
+	if (http_query_uint(req, "limit", 1, 1000, &f.limit, &err) ||
+	    http_query_uint(req, "before", 1, UINT_MAX, &before, &err))
 		return http_respond_error(req, MHD_HTTP_BAD_REQUEST, "%s",
 					  err.msg);
+	f.before = before;
 	if (f.status && run_status_parse(f.status, &st))
 		return http_respond_error(req, MHD_HTTP_BAD_REQUEST,
 					  "query 'status': expected complete, "

@@ -103,4 +103,18 @@ enum MHD_Result api_lab_begin(struct http_request *req);
  *  Return: what libmicrohttpd expects. */
 enum MHD_Result api_lab_handle(struct http_request *req);
 
+/** api_submissions_match() - /api/v1/submissions[/{id}]. */
+bool api_submissions_match(const char *path);
+
+/** api_submissions_begin() - the method, the body of a POST, a token of
+ *  a role that submits (developer, maintainer, admin). */
+enum MHD_Result api_submissions_begin(struct http_request *req);
+
+/** api_submissions_handle() - POST a submission, GET the list or one
+ *  (a developer's own only).  Return: what libmicrohttpd expects. */
+enum MHD_Result api_submissions_handle(struct http_request *req);
+
+/** api_submissions_pool() - a POST goes to the upload threads. */
+enum http_pool api_submissions_pool(const char *method, const char *path);
+
 #endif

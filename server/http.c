@@ -210,6 +210,20 @@ static enum MHD_Result respond_with(struct http_request *req,
 	return ret;
 }
 
+enum MHD_Result http_take_body(struct http_request *req, const char *what)
+{
+	const char *cl = http_header(req, MHD_HTTP_HEADER_CONTENT_LENGTH);
+
+	req->want_body = true;
+	if (cl && strtoull(cl, NULL, 10) > req->max_body)
+		return http_respond_error(
+			req, MHD_HTTP_CONTENT_TOO_LARGE,
+			"%s of %s bytes is larger than the server's limit of "
+			"%zu MB (max_upload_mb)",
+			what, cl, req->max_body >> 20);
+	return MHD_YES;
+}
+
 enum MHD_Result http_respond(struct http_request *req, unsigned int status,
 			     const char *content_type, const void *data,
 			     size_t size, const char *extra_header,

@@ -222,6 +222,14 @@ PGconn *http_thread_db(struct rtlab_err *err);
 enum MHD_Result http_respond_json(struct http_request *req, unsigned int status,
 				  json_t *j);
 
+/**
+ * http_take_body() - read @req's body, unless its Content-Length is over
+ * the server's limit (max_upload_mb): then answer 413, naming @what ("upload",
+ * "submission") and the limit.
+ * Return: MHD_YES, or the 413's result; req->responded tells which.
+ */
+enum MHD_Result http_take_body(struct http_request *req, const char *what);
+
 /** http_respond_error() - queue {"error": "MESSAGE"} with @status. */
 enum MHD_Result http_respond_error(struct http_request *req,
 				   unsigned int status, const char *fmt, ...)

@@ -17,6 +17,8 @@ const struct http_handler server_routes[] = {
 	  NULL, false },
 	{ "lab", api_lab_match, api_lab_begin, api_lab_handle, true, NULL,
 	  false },
+	{ "submissions", api_submissions_match, api_submissions_begin,
+	  api_submissions_handle, true, api_submissions_pool, false },
 	{ "verdicts", verdict_api_match, NULL, verdict_api_handle, true,
 	  verdict_api_pool, false },
 	{ "runs", api_runs_match, api_runs_begin, api_runs_handle, true,

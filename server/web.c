@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "../db/db-boards.h"
+#include "../db/db-farm.h"
 #include "../db/db-runs.h"
 #include "../db/db-verdicts.h"
 #include "../db/db-web.h"
@@ -228,6 +229,7 @@ static void page_begin(struct strbuf *p, const char *title_fmt, ...)
 		"</head>\n<body>\n<header><nav>"
 		"<a href=\"/\">rtlab overview</a>"
 		"<a href=\"/regressions\">Regressions</a>"
+		"<a href=\"/farm\">Farm</a>"
 		"<a href=\"/api/v1/runs\">API: runs</a>"
 		"</nav></header>\n<main>\n");
 }
@@ -289,6 +291,7 @@ enum web_route {
 	WEB_OVERVIEW,
 	WEB_STYLE,
 	WEB_REGRESSIONS,
+	WEB_FARM,
 	WEB_RUN,
 	WEB_VERDICT,
 	WEB_REPORT_FILE,
@@ -332,6 +335,8 @@ static void web_route(const char *path, struct web_match *m)
 		m->route = WEB_STYLE;
 	else if (!strcmp(path, "/regressions"))
 		m->route = WEB_REGRESSIONS;
+	else if (!strcmp(path, "/farm"))
+		m->route = WEB_FARM;
 	else if (!strncmp(path, PLOTS, strlen(PLOTS))) {
 		rest = path + strlen(PLOTS);
 		if (!strcmp(rest, "compare.png") ||
@@ -1271,6 +1276,65 @@ static enum MHD_Result plot_answer(struct http_request *req,
 	return r;
 }
 
+/* The night of the farm: jobs per tree and board, the farm's verdicts. */
+static enum MHD_Result farm_page(struct http_request *req)
+{
+	struct rtlab_err err = { "" };
+	struct strbuf p = { 0 };
+	json_t *st = NULL, *x;
+	size_t i;
+	int ret;
+
+	ret = db_farm_status(req->db, 24, &st, &err);
+	if (ret)
+		return db_error_page(req, ret, err.msg);
+	page_begin(&p, "Farm");
+	html(&p, "<h1>The farm: the last 24 hours</h1>\n");
+	html(&p, "<table id=\"farm\">\n<tr><th>tree</th><th>board</th>"
+		 "<th>queued</th><th>running</th><th>done</th>"
+		 "<th>failed</th></tr>\n");
+	json_array_foreach(json_object_get(st, "cells"), i, x) {
+		html(&p, "<tr><td>");
+		html_text(&p, jstr(x, "tree"));
+		html(&p, "</td><td>");
+		html_text(&p, jstr(x, "board"));
+		html(&p, "</td><td class=\"num\">");
+		html_num(&p, json_object_get(x, "queued"), NULL);
+		html(&p, "</td><td class=\"num\">");
+		html_num(&p, json_object_get(x, "running"), NULL);
+		html(&p, "</td><td class=\"num\">");
+		html_num(&p, json_object_get(x, "done"), NULL);
+		html(&p, "</td><td class=\"num\">");
+		html_num(&p, json_object_get(x, "failed"), NULL);
+		html(&p, "</td></tr>\n");
+	}
+	html(&p, "</table>\n<h2>Verdicts of the trees' kernels</h2>\n"
+		 "<table id=\"farm-verdicts\">\n<tr><th>verdict</th>"
+		 "<th>tree</th><th>kernel</th><th>board</th>"
+		 "<th>testcase</th></tr>\n");
+	json_array_foreach(json_object_get(st, "verdicts"), i, x) {
+		html(&p, "<tr class=\"");
+		verdict_class(&p, jstr(x, "verdict"));
+		html(&p,
+		     "\"><td><a href=\"/verdicts/%" JSON_INTEGER_FORMAT "\">",
+		     json_integer_value(json_object_get(x, "id")));
+		html_text(&p, jstr(x, "verdict"));
+		html(&p, "</a></td><td>");
+		html_text(&p, jstr(x, "tree"));
+		html(&p, "</td><td>");
+		html_text(&p, jstr(x, "kernel"));
+		html(&p, "</td><td>");
+		html_text(&p, jstr(x, "board"));
+		html(&p, "</td><td>");
+		html_text(&p, jstr(x, "testcase"));
+		html(&p, "</td></tr>\n");
+	}
+	html(&p, "</table>\n");
+	page_end(&p);
+	json_decref(st);
+	return page_send(req, &p, MHD_HTTP_OK);
+}
+
 enum MHD_Result web_handle(struct http_request *req)
 {
 	struct web_match m;
@@ -1294,6 +1358,8 @@ enum MHD_Result web_handle(struct http_request *req)
 		return overview(req);
 	case WEB_REGRESSIONS:
 		return regressions(req);
+	case WEB_FARM:
+		return farm_page(req);
 	case WEB_RUN:
 		return run_page(req, m.ref);
 	case WEB_VERDICT:

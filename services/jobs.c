@@ -170,17 +170,22 @@ int jobs_add(PGconn *conn, const struct job_spec *spec, int64_t **ids,
 	nj.testcase_file = file;
 	nj.duration_s = spec->duration_s ? spec->duration_s : dur;
 	nj.max_attempts = JOB_MAX_ATTEMPTS;
-	ret = db_begin(conn, err);
+	nj.priority = spec->priority;
+	nj.origin = spec->origin;
+	nj.tree = spec->tree;
+	nj.submission_id = spec->submission_id;
+	ret = spec->no_transaction ? 0 : db_begin(conn, err);
 	if (ret)
 		goto out;
 	for (i = 0; i < spec->repeat; i++) {
 		ret = db_job_create(conn, &nj, &out[i], err);
 		if (ret) {
-			db_rollback(conn);
+			if (!spec->no_transaction)
+				db_rollback(conn);
 			goto out;
 		}
 	}
-	ret = db_commit(conn, err);
+	ret = spec->no_transaction ? 0 : db_commit(conn, err);
 	if (ret)
 		goto out;
 	*ids = out;

@@ -20,6 +20,7 @@
  * spread over workers and each can be retried on its own.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <libpq-fe.h>
@@ -35,6 +36,11 @@ struct job_spec {
 	const char *testcase;	 /* name or path */
 	unsigned int repeat;	 /* jobs to queue, 1..JOBS_MAX_REPEAT */
 	unsigned int duration_s; /* 0: the testcase's duration_s */
+	unsigned int priority;	 /* 0: JOB_PRIORITY_DEFAULT (db/db-jobs.h) */
+	const char *origin;	 /* "farm", "submission", NULL: by hand */
+	const char *tree;	 /* the farm's tree of the kernel, or NULL */
+	int64_t submission_id;	 /* 0: none */
+	bool no_transaction;	 /* the caller holds a transaction */
 };
 
 /**

@@ -18,7 +18,8 @@ Bugs are searchable by whiteboard (substring, GET /rest/bug?whiteboard=)
 and take comments (POST /rest/bug/ID/comment).
 
 Every request is logged as one JSON line to --log; decoded attachments are
-written to --store/BUGID-FILE_NAME.  Prints "listening on PORT" once ready.
+written to --store/BUGID-FILE_NAME, a bug's description (comment 0) to
+--store/BUGID-comment-0.txt and each later comment to BUGID-comment-N.txt.  Prints "listening on PORT" once ready.
 """
 
 import argparse
@@ -252,7 +253,9 @@ class Handler(BaseHTTPRequestHandler):
         bug = state["bug"]
         state["bug"] += 1
         bugs[bug] = {"whiteboard": body.get("whiteboard", ""),
-                     "is_open": True}
+                     "is_open": True, "comments": 1}
+        with open("%s/%d-comment-0.txt" % (a.store, bug), "w") as f:
+            f.write(body.get("description", ""))
         return self.reply(200, {"id": bug})
 
     def too_long(self):
@@ -271,6 +274,10 @@ class Handler(BaseHTTPRequestHandler):
             return self.error(400, 54, "You must enter a comment.")
         if len(body["comment"]) > MAX_COMMENT:
             return self.too_long()
+        n = bugs[bug_id].setdefault("comments", 1)
+        bugs[bug_id]["comments"] = n + 1
+        with open("%s/%d-comment-%d.txt" % (a.store, bug_id, n), "w") as f:
+            f.write(body["comment"])
         att = state["att"]
         state["att"] += 1
         return self.reply(201, {"id": att})

@@ -152,3 +152,55 @@ upload() {
 get() {
 	curl -s -o "$work/resp" -w '%{http_code}' "$URL$1"
 }
+
+# A local flat apt repository of fake-named kernel packages, read through
+# APT_CONFIG, so kernel trees can be discovered without a network.
+# apt_repo_init FLAVOUR: makes it under $work and exports APT_CONFIG;
+# apt_repo_deb ABI VERSION: adds linux-image-6.1.0-ABI-FLAVOUR-amd64;
+# apt_repo_publish: indexes the repository and runs apt-get update.
+apt_repo_init() {
+	apt_flavour=$1
+	mkdir -p "$work/repo" "$work/lists/partial" \
+		"$work/cache/archives/partial" "$work/parts"
+	echo "deb [trusted=yes] file:$work/repo ./" >"$work/sources.list"
+	cat >"$work/apt.conf" <<CONF
+Dir::Etc::SourceList "$work/sources.list";
+Dir::Etc::SourceParts "$work/parts";
+Dir::State::Lists "$work/lists";
+Dir::Cache "$work/cache";
+Acquire::Languages "none";
+APT::Sandbox::User "root";
+CONF
+	export APT_CONFIG="$work/apt.conf"
+}
+apt_repo_deb() {
+	_d=$work/pkg-$1
+	mkdir -p "$_d/DEBIAN"
+	cat >"$_d/DEBIAN/control" <<CTRL
+Package: linux-image-6.1.0-$1-$apt_flavour-amd64
+Version: $2
+Architecture: amd64
+Maintainer: rtlab tests <rtlab@localhost>
+Description: a kernel package name for rtlab's tests
+CTRL
+	dpkg-deb -b "$_d" "$work/repo/k$1.deb" >/dev/null
+}
+apt_repo_publish() {
+	(cd "$work/repo" && dpkg-scanpackages . /dev/null >Packages 2>/dev/null) &&
+		apt-get update -q >"$work/update.log" 2>&1
+}
+
+# start_notify_sink: a mail (SMTP) and webhook sink on loopback that keeps
+# what it receives under $work/sink; sets SMTP_PORT and HOOK_PORT.
+start_notify_sink() {
+	mkdir -p "$work/sink"
+	python3 "$TOP/tests/notify-sink.py" "$work/sink" >"$work/sink.out" 2>&1 &
+	_sink=$!
+	on_exit "kill $_sink 2>/dev/null"
+	# it prints its ports once listening; waiting ends if it dies instead
+	while ! grep -q '^smtp' "$work/sink.out" && kill -0 $_sink 2>/dev/null; do
+		sleep 0.1
+	done
+	SMTP_PORT=$(awk '/^smtp/ {print $2}' "$work/sink.out")
+	HOOK_PORT=$(awk '/^smtp/ {print $4}' "$work/sink.out")
+}

@@ -12,42 +12,13 @@
 
 work=$(mktemp -d /tmp/rtlab-trees.XXXXXX) || exit 1
 on_exit "rm -rf '$work'"
-mkdir -p "$work/repo" "$work/lists/partial" "$work/cache/archives/partial" \
-	"$work/parts"
-
-# deb ABI VERSION: a package linux-image-6.1.0-ABI-rtlabtest-amd64
-deb() {
-	_d=$work/pkg-$1
-	mkdir -p "$_d/DEBIAN"
-	cat >"$_d/DEBIAN/control" <<CTRL
-Package: linux-image-6.1.0-$1-rtlabtest-amd64
-Version: $2
-Architecture: amd64
-Maintainer: rtlab tests <rtlab@localhost>
-Description: a kernel package name for rtlab's tree tests
-CTRL
-	dpkg-deb -b "$_d" "$work/repo/k$1.deb" >/dev/null
-}
-publish() {
-	(cd "$work/repo" && dpkg-scanpackages . /dev/null >Packages 2>/dev/null) &&
-		apt-get update -q >"$work/update.log" 2>&1
-}
-echo "deb [trusted=yes] file:$work/repo ./" >"$work/sources.list"
-cat >"$work/apt.conf" <<CONF
-Dir::Etc::SourceList "$work/sources.list";
-Dir::Etc::SourceParts "$work/parts";
-Dir::State::Lists "$work/lists";
-Dir::Cache "$work/cache";
-Acquire::Languages "none";
-APT::Sandbox::User "root";
-CONF
-export APT_CONFIG="$work/apt.conf"
+apt_repo_init rtlabtest
 
 # Name order (100 < 99 < 98-dbg) is not version order (98 < 99 < 100).
-deb 99 6.1.99-1
-deb 100 6.1.100-1
-deb 98 6.1.98-2
-check "a local apt repository with three kernels" publish
+apt_repo_deb 99 6.1.99-1
+apt_repo_deb 100 6.1.100-1
+apt_repo_deb 98 6.1.98-2
+check "a local apt repository with three kernels" apt_repo_publish
 cat >"$work/t.yaml" <<'YAML'
 description: test tree
 kind: debian-series
@@ -72,8 +43,8 @@ check "... in version order" \
 check "a second discovery: nothing new" has "$work/d2.out" "^tree t: 0 new, recorded"
 check "... and marks none new" test "$(grep -c ' new$' "$work/d2.out")" = 0
 
-deb 101 6.1.101-1
-check "a fourth kernel published" publish
+apt_repo_deb 101 6.1.101-1
+check "a fourth kernel published" apt_repo_publish
 "$RTLAB" tree discover "$work/t.yaml" >"$work/d3.out" 2>&1
 check "the next discovery finds exactly the new one" \
 	sh -c "grep -q '^tree t: 1 new, recorded' '$work/d3.out' && test \$(grep -c ' new\$' '$work/d3.out') = 1 && grep ' new\$' '$work/d3.out' | grep -q 6.1.101-1"

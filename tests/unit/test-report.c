@@ -152,7 +152,7 @@ static void test_summary_text(void)
 	      "metric line: baseline -> candidate and verdict");
 	CHECK(t && strstr(t, "interval [+4200, +4900] us"),
 	      "the effect's interval");
-	CHECK(t && strstr(t, "decided by: Mann-Whitney U, p = 0.00397"),
+	CHECK(t && strstr(t, "      Mann-Whitney U: p = 0.00397"),
 	      "the deciding test and its p-value");
 	CHECK(t && strstr(t, "  baseline  run 1 ") &&
 		      strstr(t, "\n            flagged: testcase differs from "
@@ -165,20 +165,24 @@ static void test_summary_text(void)
 	      "runs: runs without flags carry no such line");
 	CHECK(t && strstr(t, "  look:     look 1 of 3 planned\n"),
 	      "how sure: which look of the plan decided");
-	CHECK(t && strstr(t, "== Statistics ==") &&
+	CHECK(t && strstr(t, "== Statistics of the metrics that regressed ==") &&
 		      strstr(t, "5 baseline (15000 samples), 5 candidate"),
 	      "section: statistics, runs per side");
-	CHECK(t && strstr(t, "== Which kernels ==") < strstr(t, "== Where ==") &&
+	CHECK(t &&
+		      strstr(t, "== What regressed ==") <
+			      strstr(t, "== Which kernels ==") &&
+		      strstr(t, "== Which kernels ==") <
+			      strstr(t, "== Where ==") &&
 		      strstr(t, "== Where ==") <
 			      strstr(t, "== Spike analysis ==") &&
 		      strstr(t, "== Spike analysis ==") <
 			      strstr(t, "== How to reproduce ==") &&
 		      strstr(t, "== How to reproduce ==") <
-			      strstr(t, "== Statistics ==") &&
-		      strstr(t, "== Statistics ==") < strstr(t, "== Runs =="),
-	      "sections: kernels, where, spike, reproduce, statistics, runs");
-	CHECK(t && strstr(t, "worst spike: 4971 us on CPU 1 in candidate "
-			     "run 3"),
+			      strstr(t, "== Runs ==") &&
+		      strstr(t, "== Runs ==") < strstr(t, "== Statistics "),
+	      "sections: regressed, kernels, where, spike, reproduce, runs, "
+	      "statistics");
+	CHECK(t && strstr(t, "worst spike: 4971 us, CPU 1, run 3, "),
 	      "where: the worst spike's run and CPU");
 	CHECK(t && strstr(t, "loads:      hackbench -g 4; churn (loops 200)"),
 	      "where: the loads");
@@ -283,13 +287,60 @@ static size_t lines_of(const char *t, size_t cols, size_t *wide)
 	return n;
 }
 
+static const char large_run_text[] =
+	"{\"clock\": \"icount:3\", \"max_cpu\": 0,"
+	" \"environment\": {\"cpu_model\": \"QEMU TCG CPU version 2.5+\","
+	"   \"cpus\": 1, \"clocksource\": \"tsc\","
+	"   \"cmdline\": \"console=ttyS0 noirqdebug panic=-1 nowatchdog\"},"
+	" \"testcase\": {\"duration_s\": 4, \"definition\": {\"loads\": ["
+	"   {\"name\": \"hackbench\", \"args\": [\"-g\", \"4\", \"-l\","
+	"    \"100000\"]}, {\"name\": \"hackbench-churn\", \"loops\": 200}]}},"
+	" \"commands\": [\"hackbench -g 4 -l 100000\", \"hackbench -l 200\","
+	"   \"trace-cmd extract -o trace.dat\","
+	"   \"cyclictest -m -p 95 -i 997 -t -h 1000 -D 4 --json=cyclictest.json"
+	" --priospread --laptop --mainaffinity=0\"],"
+	" \"measurement\": {\"interval_us\": 997,"
+	"   \"interval_source\": \"board\"},"
+	" \"artifacts\": [{\"name\": \"trace.dat\", \"size\": 14213772},"
+	"   {\"name\": \"config\", \"size\": 259360}]}";
+
+static const char large_ctx_text[] =
+	"{\"trace_window\": {\"file_name\": \"trace-window.dat\","
+	"   \"size\": 973857, \"window_ms\": 55.1, \"margin_ms\": 50,"
+	"   \"cpu\": 0, \"same_analysis\": true, \"xz\": false},"
+	" \"linked\": [{\"file_name\": \"trace.dat\", \"size\": 14213772,"
+	"   \"reason\": \"over the server's attachment limit of 1000 KB\","
+	"   \"url\": \"https://lab.example/api/v1/runs/684/trace.dat\"}],"
+	" \"spike_analysis\":"
+	" \"## CPU 0 hit the run's worst wakeup, analyzing it ##\\n"
+	"  trace: run 684 trace.dat (Linux (none) 6.1.0-57-rt-amd64 x86_64),"
+	" 118915 events\\n"
+	"  measuring thread: cyclictest:423 (prio 4), latency 4971 us, the run's"
+	" worst (trace kept by snapshot)\\n"
+	"  running when the timer fired: hackbench:257 (prio 120)\\n"
+	"  IRQ handler delay:                            0.00 us ( 0.00 %)\\n"
+	"  timer IRQ duration:                          38.57 us ( 0.78 %)\\n"
+	"  wakeup to switch-in:                       4932.43 us (99.22 %)\\n"
+	"  blocking thread: hackbench:257 (prio 120) 4892.39 us in the window,"
+	" ran 4963.57 us (switch-in to switch-out)\\n"
+	"  IRQ interference:\\n"
+	"    local_timer:236                            38.57 us ( 0.78 %) in"
+	" hackbench:257\\n"
+	"  thread interference:\\n"
+	"    hackbench:257 (prio 120)                 4892.39 us (98.42 %), ran"
+	" 4963.57 us\\n"
+	"  ------------------------------------------------------------------"
+	"------\\n"
+	"  window (expiry to switch-in):              4971.00 us = IRQ 78.61 +"
+	" softirq 0.00 + threads 4892.39 + measuring thread 0.00\\n\"}";
+
 /* A verdict of 1000 runs: comment 0 summarises them (golden file
  * tests/fixtures/report/report-1000runs.txt; RTLAB_UPDATE_GOLDEN=1
  * rewrites it), fits Bugzilla's comment limit and 80 columns, and
  * attaches the whole list as runs.txt. */
 static void test_large(void)
 {
-	json_t *ctx = load_ctx(), *runs[2], *run;
+	json_t *ctx = load_ctx(), *runs[2], *run, *extra;
 	struct report r = { 0 };
 	struct rtlab_err err = { "" };
 	const char *top = getenv("RTLAB_TOP");
@@ -311,8 +362,11 @@ static void test_large(void)
 				"id", (json_int_t)(i + 1), "uuid",
 				cand ? "cccccccc-c" : "bbbbbbbb-b", "status",
 				"complete", "max_us",
-				(json_int_t)(cand ? 200 + (i * 37) % 301 :
-						    90 + (i * 13) % 31),
+				(json_int_t)(cand ? (i == 683 ?
+							     4971 :
+							     4271 + (i *
+								     37) % 701) :
+						    51 + (i * 13) % 6),
 				"samples", (json_int_t)3000, "max_cpu",
 				(int)(i % 4), "machine", "x86_64", "artifacts");
 		json_array_append_new(runs[cand], run);
@@ -323,9 +377,31 @@ static void test_large(void)
 	json_object_set_new(json_object_get(json_object_get(ctx, "details"),
 					    "candidate"),
 			    "runs", json_integer(500));
+	/* The worst candidate run as a board reports it: environment, the
+	 * exact command lines, a 14 MB trace cut to its window. */
+	json_array_foreach(runs[1], i, run)
+		if (json_integer_value(json_object_get(run, "max_us")) == 4971)
+			break;
+	extra = json_loads(large_run_text, 0, NULL);
+	CHECK(extra && !json_object_update(run, extra),
+	      "1000 runs: the worst run's details");
+	json_decref(extra);
+	extra = json_loads(large_ctx_text, 0, NULL);
+	CHECK(extra && !json_object_update(ctx, extra),
+	      "1000 runs: the trace's window and link");
+	json_decref(extra);
+	for (i = 0; i < 2; i++)
+		json_object_set_new(json_object_get(json_object_get(ctx,
+								    "details"),
+						    i ? "candidate" :
+							"baseline"),
+				    "samples", json_integer(1500000));
 	r.ctx = ctx;
 	r.verdict_id = 7;
-	ret = report_render(&r, NULL, NULL, &err);
+	ret = report_render(&r, NULL,
+			    "+CONFIG_DEBUG_PREEMPT=y\n~CONFIG_HZ: 1000 -> 250\n"
+			    "-CONFIG_PREEMPT_RT=y\n+CONFIG_PREEMPT_VOLUNTARY=y\n",
+			    &err);
 	CHECK(ret == 0, "1000 runs: rendered (%s)", err.msg);
 	if (ret) {
 		report_cleanup(&r);
@@ -341,8 +417,8 @@ static void test_large(void)
 	CHECK(wide == 0, "1000 runs: no line wider than 80 columns (%zu are)",
 	      wide);
 	CHECK(strstr(r.text, "  candidate: 500 runs, 1500000 samples\n"
-			     "    per-run maxima: lowest 200, median 350.50, "
-			     "highest 500 us\n"),
+			     "    per-run maxima: lowest 4271, median 4625.50, "
+			     "highest 4971 us\n"),
 	      "1000 runs: each side summarised");
 	CHECK(strstr(r.text, "  every run: runs.txt (attached)\n"),
 	      "1000 runs: the whole list named as an attachment");

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The farm in PostgreSQL: what each kernel of a tree has and still needs,
+ * the night's counts, regressions to tell and what was told.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db-farm.h"
+#include "db.h"
+
+int db_farm_lock(PGconn *conn, struct rtlab_err *err)
+{
+	return db_exec(conn, err,
+		       "SELECT pg_advisory_xact_lock(hashtext('rtlab farm'))",
+		       0, NULL);
+}
+
+int db_farm_have(PGconn *conn, const char *kernel, const char *board,
+		 const char *testcase, int64_t *n, struct rtlab_err *err)
+{
+	const char *p[3] = { kernel, board, testcase };
+
+	return db_query_id(conn,
+			   "SELECT count(*) FROM jobs j "
+			   "JOIN boards b ON b.id = j.board_id "
+			   "JOIN testcases t ON t.id = j.testcase_id "
+			   "WHERE j.kernel = $1 AND b.name = $2 AND t.name = $3 "
+			   "AND NOT (j.state = 'failed' AND "
+			   "         j.failure IS DISTINCT FROM 'run')",
+			   3, p, n, err, "counting a kernel's jobs");
+}
+
+int db_farm_look_runs(PGconn *conn, const char *kernel, const char *board,
+		      const char *testcase, int64_t *n, struct rtlab_err *err)
+{
+	const char *p[3] = { kernel, board, testcase };
+
+	return db_query_id(
+		conn,
+		"WITH k AS (SELECT DISTINCT kernel_id FROM jobs "
+		"           WHERE kernel = $1 AND kernel_id IS NOT NULL), "
+		"v AS (SELECT DISTINCT ON (v.baseline_kernel_id, "
+		"      v.candidate_kernel_id) v.verdict, v.details "
+		"      FROM verdicts v JOIN boards b ON b.id = v.board_id "
+		"      JOIN testcases t ON t.id = v.testcase_id "
+		"      WHERE b.name = $2 AND t.name = $3 "
+		"      AND (v.candidate_kernel_id IN (SELECT kernel_id FROM k) "
+		"           OR v.baseline_kernel_id IN (SELECT kernel_id FROM k)) "
+		"      ORDER BY v.baseline_kernel_id, v.candidate_kernel_id, "
+		"               v.created_at DESC, v.id DESC) "
+		"SELECT COALESCE(max((details->'sequential'->>"
+		"'next_look_runs')::integer), 0) FROM v "
+		"WHERE verdict = 'INCONCLUSIVE'",
+		3, p, n, err, "reading a kernel's verdicts");
+}
+
+int db_farm_kernel_id(PGconn *conn, const char *kernel, int64_t *id,
+		      struct rtlab_err *err)
+{
+	const char *p[1] = { kernel };
+
+	return db_query_id(conn,
+			   "SELECT kernel_id FROM jobs WHERE kernel = $1 "
+			   "AND kernel_id IS NOT NULL ORDER BY id DESC LIMIT 1",
+			   1, p, id, err, "finding a kernel's runs");
+}
+
+int db_farm_status(PGconn *conn, unsigned int hours, json_t **out,
+		   struct rtlab_err *err)
+{
+	char h[16];
+	const char *p[1] = { h };
+
+	snprintf(h, sizeof(h), "%u", hours);
+	return db_query_json(
+		conn,
+		"WITH j AS (SELECT COALESCE(j.tree, CASE WHEN j.submission_id "
+		"  IS NOT NULL THEN 'submission ' || j.submission_id "
+		"  ELSE '(by hand)' END) AS tree, b.name AS board, j.state, "
+		"  j.failure FROM jobs j JOIN boards b ON b.id = j.board_id "
+		"  WHERE j.state IN ('queued', 'running') OR j.created_at > "
+		"  now() - make_interval(hours => $1::integer)), "
+		"c AS (SELECT tree, board, "
+		"  count(*) FILTER (WHERE state = 'queued') AS queued, "
+		"  count(*) FILTER (WHERE state = 'running') AS running, "
+		"  count(*) FILTER (WHERE state = 'done') AS done, "
+		"  count(*) FILTER (WHERE state = 'failed') AS failed "
+		"  FROM j GROUP BY tree, board), "
+		"v AS (SELECT DISTINCT ON (v.board_id, v.testcase_id, "
+		"  v.candidate_kernel_id) fj.tree, fj.kernel, b.name AS board, "
+		"  t.name AS testcase, v.id, v.verdict, v.created_at "
+		"  FROM verdicts v JOIN boards b ON b.id = v.board_id "
+		"  JOIN testcases t ON t.id = v.testcase_id "
+		"  JOIN LATERAL (SELECT tree, kernel FROM jobs "
+		"    WHERE kernel_id = v.candidate_kernel_id AND tree IS NOT NULL "
+		"    AND origin = 'farm' LIMIT 1) fj ON true "
+		"  WHERE v.created_at > now() - make_interval(hours => "
+		"  $1::integer) ORDER BY v.board_id, v.testcase_id, "
+		"  v.candidate_kernel_id, v.created_at DESC) "
+		"SELECT json_build_object('cells', COALESCE((SELECT json_agg("
+		"  json_build_object('tree', tree, 'board', board, 'queued', "
+		"  queued, 'running', running, 'done', done, 'failed', failed) "
+		"  ORDER BY tree, board) FROM c), '[]'), 'verdicts', "
+		"  COALESCE((SELECT json_agg(json_build_object('tree', tree, "
+		"  'kernel', kernel, 'board', board, 'testcase', testcase, "
+		"  'id', id, 'verdict', verdict, 'created_at', created_at) "
+		"  ORDER BY tree, kernel, board, testcase) FROM v), '[]'))",
+		1, p, out, err, "reading the farm's status");
+}
+
+int db_farm_regressions(PGconn *conn, const char *tree, json_t **out,
+			struct rtlab_err *err)
+{
+	const char *p[1] = { tree };
+
+	return db_query_json(
+		conn,
+		"WITH v AS (SELECT DISTINCT ON (v.board_id, v.testcase_id, "
+		"  v.baseline_kernel_id, v.candidate_kernel_id) v.* "
+		"  FROM verdicts v JOIN kernels ck ON ck.id = "
+		"  v.candidate_kernel_id WHERE ck.tree = $1 OR EXISTS (SELECT 1 "
+		"  FROM jobs j WHERE j.kernel_id = v.candidate_kernel_id AND "
+		"  j.tree = $1) ORDER BY v.board_id, v.testcase_id, "
+		"  v.baseline_kernel_id, v.candidate_kernel_id, "
+		"  v.created_at DESC, v.id DESC) "
+		"SELECT COALESCE(json_agg(json_build_object('id', v.id, "
+		"  'board_id', v.board_id, 'testcase_id', v.testcase_id, "
+		"  'baseline_kernel_id', v.baseline_kernel_id, "
+		"  'candidate_kernel_id', v.candidate_kernel_id, "
+		"  'board', b.name, 'testcase', t.name, 'baseline', bk.release, "
+		"  'candidate', ck.release, 'verdict', v.verdict, 'reason', "
+		"  v.details->>'reason', 'runs', cardinality(v.candidate_runs), "
+		"  'created_at', v.created_at) ORDER BY v.id), '[]') "
+		"FROM v JOIN boards b ON b.id = v.board_id "
+		"JOIN testcases t ON t.id = v.testcase_id "
+		"JOIN kernels bk ON bk.id = v.baseline_kernel_id "
+		"JOIN kernels ck ON ck.id = v.candidate_kernel_id "
+		"WHERE v.verdict = 'REGRESSION' OR EXISTS (SELECT 1 FROM "
+		"  notifications n WHERE n.subject = 'regression:' || "
+		"  v.board_id || ':' || v.testcase_id || ':' || "
+		"  v.baseline_kernel_id || ':' || v.candidate_kernel_id)",
+		1, p, out, err, "reading a tree's regressions");
+}
+
+int db_notification_get(PGconn *conn, const char *subject, char **message_id,
+			char **last_id, char **last_state,
+			struct rtlab_err *err)
+{
+	const char *p[1] = { subject };
+	PGresult *res;
+	int ret;
+
+	*message_id = *last_id = *last_state = NULL;
+	ret = db_query_rows(conn,
+			    "SELECT message_id, last_message_id, last_state "
+			    "FROM notifications WHERE subject = $1",
+			    1, p, &res, err, "reading a notification");
+	if (ret)
+		return ret;
+	if (PQntuples(res) != 1) {
+		ret = -ENOENT;
+	} else {
+		*message_id = strdup(PQgetvalue(res, 0, 0));
+		*last_id = strdup(PQgetvalue(res, 0, 1));
+		*last_state = strdup(PQgetvalue(res, 0, 2));
+		if (!*message_id || !*last_id || !*last_state)
+			ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+	}
+	PQclear(res);
+	return ret;
+}
+
+int db_notification_put(PGconn *conn, const char *subject,
+			const char *message_id, const char *state,
+			struct rtlab_err *err)
+{
+	const char *p[3] = { subject, message_id, state };
+
+	return db_exec(conn, err,
+		       "INSERT INTO notifications (subject, message_id, "
+		       "last_message_id, last_state) VALUES ($1, $2, $2, $3) "
+		       "ON CONFLICT (subject) DO UPDATE SET last_message_id = "
+		       "$2, last_state = $3, messages = notifications.messages "
+		       "+ 1, updated_at = now()",
+		       3, p);
+}

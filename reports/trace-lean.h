@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef RTLAB_TRACE_LEAN_H
+#define RTLAB_TRACE_LEAN_H
+
+#include <trace-cmd/trace-cmd.h>
+
+/**
+ * trace_lean_open() - tracecmd_open() @path (without plugins), parsing of
+ * its headers only what the spike analysis reads: the event formats of
+ * the sched, irq, irq_vectors and ftrace systems; not the formats of the
+ * kernel's other ~1,500 events, nor kallsyms, nor the printk formats.
+ * On a 1 MB trace that is most of the time spent (docs/spike-analysis.md).
+ * Records of the events left out read as events the handle does not know.
+ * Return: the handle (caller closes with tracecmd_close()), NULL when
+ * libtracecmd refuses the file.
+ */
+struct tracecmd_input *trace_lean_open(const char *path);
+
+#endif

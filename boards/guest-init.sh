@@ -37,6 +37,7 @@ status() { echo "$1 $RTLAB_RUN_ID" >/tmp/rtlab-status; }
 if [ "$RTLAB_TRANSPORT" = ssh ]; then
 	# The board's interface, found by its MAC (names differ between
 	# kernels), with the address it had before the kexec.
+	modprobe virtio_pci 2>/dev/null # the bus of a virtual board's NIC
 	for m in $RTLAB_NET_MODULES; do modprobe "$m" 2>/dev/null; done
 	netif=""
 	i=0
@@ -87,6 +88,13 @@ done
 
 fault=""
 [ -f /job/fault ] && fault=$(cat /job/fault)
+# ... or from the kernel's command line (a test's kernel definition with
+# cmdline "rtlab.fault=panic": a kernel that panics, queued like any job)
+for a in $(cat /proc/cmdline); do
+	case "$a" in
+	rtlab.fault=*) fault=${a#rtlab.fault=} ;;
+	esac
+done
 
 echo "RTLAB-AGENT-START run=$RTLAB_RUN_ID"
 status agent

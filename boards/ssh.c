@@ -20,10 +20,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <uuid/uuid.h>
+#include <zlib.h>
 
 #include "clock.h"
 #include "config.h"
@@ -527,6 +529,7 @@ static void console_start(struct srun *r)
 		int nul = open("/dev/null", O_RDONLY);
 
 		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		dup2(nul, 0);
 		dup2(fd, 1);
 		dup2(fd, 2);
@@ -610,6 +613,9 @@ static bool on_status(struct srun *r, const char *line)
 
 	if (!line) {
 		/* the clock and the console, between lines */
+		snprintf(l, sizeof(l), "RTLAB-AGENT-START run=%s", r->run_id);
+		if (!r->t_start && console_has(r, l, NULL, 0))
+			r->t_start = clock_mono_s();
 		if (!r->t_panic &&
 		    console_has(r, "Kernel panic", NULL, 0))
 			r->t_panic = clock_mono_s();
@@ -791,6 +797,58 @@ static int agent_bundle(struct srun *r, const char *data, size_t size,
 	return ret;
 }
 
+/* @path gzip'd beside it (PATH.gz), made once: the base archive is kept
+ * plain for the virtual board, but an ssh board gets it over the network.
+ * *@gz: malloc'd. */
+static int gz_beside(const char *path, char **gz, struct rtlab_err *err)
+{
+	char *tmp = NULL, buf[1 << 16];
+	gzFile g = NULL;
+	ssize_t n;
+	int fd = -1, ret = 0;
+
+	if (asprintf(gz, "%s.gz", path) < 0) {
+		*gz = NULL;
+		return rtlab_err_seterr(err, ENOMEM, "out of memory");
+	}
+	if (!access(*gz, R_OK))
+		return 0;
+	if (asprintf(&tmp, "%s.%d.tmp", *gz, (int)getpid()) < 0) {
+		tmp = NULL;
+		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	g = fd < 0 ? NULL : gzopen(tmp, "wb1");
+	if (!g) {
+		ret = rtlab_err_seterr(err, errno ? errno : EIO, "%s: %s",
+				       fd < 0 ? path : tmp, strerror(errno));
+		goto out;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		if (gzwrite(g, buf, n) != n) {
+			ret = rtlab_err_seterr(err, EIO, "%s: write failed",
+					       tmp);
+			break;
+		}
+	if (gzclose(g) != Z_OK && !ret)
+		ret = rtlab_err_seterr(err, EIO, "%s: write failed", tmp);
+	if (!ret && rename(tmp, *gz) < 0)
+		ret = rtlab_err_seterr(err, errno, "%s: %s", *gz,
+				       strerror(errno));
+out:
+	if (fd >= 0)
+		close(fd);
+	if (ret) {
+		if (tmp)
+			unlink(tmp);
+		free(*gz);
+		*gz = NULL;
+	}
+	free(tmp);
+	return ret;
+}
+
 /* Build the job's initrd in the work directory. */
 static int build_initrd(struct srun *r, const struct board_job *job,
 			const char *initrd, struct rtlab_err *err)
@@ -798,7 +856,7 @@ static int build_initrd(struct srun *r, const struct board_job *job,
 	struct initramfs_job ij = { 0 };
 	char *cache = NULL, *root = rtlab_cache_dir(), *init = NULL;
 	char *agent = NULL, *base = NULL, *kpart = NULL, *jobp = NULL;
-	char *params = NULL;
+	char *params = NULL, *basegz = NULL;
 	const char *mods[2] = { r->drv[0] ? r->drv : NULL, NULL };
 	const char *parts[4];
 	bool built;
@@ -824,6 +882,8 @@ static int build_initrd(struct srun *r, const struct board_job *job,
 	}
 	ret = initramfs_base(cache, init, agent, &base, &built, err);
 	if (!ret)
+		ret = gz_beside(base, &basegz, err);
+	if (!ret)
 		ret = initramfs_kernel(cache, &r->b->id, mods, &kpart, err);
 	if (ret)
 		goto out;
@@ -840,7 +900,7 @@ static int build_initrd(struct srun *r, const struct board_job *job,
 	ret = initramfs_job(jobp, &ij, err);
 	if (ret)
 		goto out;
-	parts[0] = base;
+	parts[0] = basegz;
 	parts[1] = kpart;
 	parts[2] = jobp;
 	parts[3] = job->extra_archive;
@@ -853,6 +913,7 @@ out:
 	free(init);
 	free(agent);
 	free(base);
+	free(basegz);
 	free(kpart);
 	free(jobp);
 	free(params);

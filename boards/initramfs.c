@@ -29,10 +29,19 @@
 
 /* Host tools copied into the base: the first two are required. */
 static const char *const base_tools[] = {
-	"cyclictest", "hackbench", "signaltest", "pi_stress", "stress-ng",
-	"iperf3",     "ping",	   "trace-cmd",	 "rtla",
+	"cyclictest",
+	"hackbench",
+	"signaltest",
+	"pi_stress",
+	"stress-ng",
+	"iperf3",
+	"ping",
+	"trace-cmd",
+	"rtla",
 	/* what an ssh board's job system needs: its sshd and kexec */
-	"dropbear",   "dropbearkey", "kexec",
+	"dropbear",
+	"dropbearkey",
+	"kexec",
 };
 #define BASE_REQUIRED 2
 

@@ -37,10 +37,10 @@
 #include "manifest.h"
 #include "testcase.h"
 
-#define SSH_KEYS                                                          \
-	"name, kind, description, host, port, user, key, cmdline, "       \
-	"reboot_into, console, power_on, power_off, power_cycle, "        \
-	"boot_timeout_s, hang_margin_s, slowdown, up_timeout_s, "         \
+#define SSH_KEYS                                                    \
+	"name, kind, description, host, port, user, key, cmdline, " \
+	"reboot_into, console, power_on, power_off, power_cycle, "  \
+	"boot_timeout_s, hang_margin_s, slowdown, up_timeout_s, "   \
 	"interval_us, remote_dir"
 #define SSH_BUNDLE_MAX (1UL << 30)
 #define SSH_PANIC_GRACE_S 2.0
@@ -330,7 +330,8 @@ static int run_cmd(struct srun *r, char *const argv[], int in_fd, char **out,
 			ret = -ETIMEDOUT;
 		}
 		if (poll(p, 2,
-			 left > 0 && left < 1 ? (int)(left * 1000) + 1 : 1000) < 0 &&
+			 left > 0 && left < 1 ? (int)(left * 1000) + 1 : 1000) <
+			    0 &&
 		    errno != EINTR)
 			break;
 		if (p[0].revents) {
@@ -419,33 +420,14 @@ static int ssh_cmd(struct srun *r, const char *cmd, int in_fd, char **out,
 {
 	const struct ssh_def *d = r->d;
 	char port[16], dest[256];
-	char *argv[] = { "ssh",
-			 "-p",
-			 port,
-			 "-i",
-			 d->key,
-			 "-o",
-			 "BatchMode=yes",
-			 "-o",
-			 "IdentitiesOnly=yes",
+	char *argv[] = { "ssh", "-p", port, "-i", d->key, "-o", "BatchMode=yes",
+			 "-o", "IdentitiesOnly=yes",
 			 /* the job system makes a host key every boot */
-			 "-o",
-			 "StrictHostKeyChecking=no",
-			 "-o",
-			 "UserKnownHostsFile=/dev/null",
-			 "-o",
-			 "LogLevel=ERROR",
-			 "-o",
-			 "ConnectTimeout=15",
-			 "-o",
-			 "ServerAliveInterval=5",
-			 "-o",
-			 "ServerAliveCountMax=6",
-			 "-o",
-			 "Compression=yes",
-			 dest,
-			 (char *)cmd,
-			 NULL };
+			 "-o", "StrictHostKeyChecking=no", "-o",
+			 "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR",
+			 "-o", "ConnectTimeout=15", "-o",
+			 "ServerAliveInterval=5", "-o", "ServerAliveCountMax=6",
+			 "-o", "Compression=yes", dest, (char *)cmd, NULL };
 
 	snprintf(port, sizeof(port), "%u", d->port);
 	snprintf(dest, sizeof(dest), "%s@%s", d->user, d->host);
@@ -616,8 +598,7 @@ static bool on_status(struct srun *r, const char *line)
 		snprintf(l, sizeof(l), "RTLAB-AGENT-START run=%s", r->run_id);
 		if (!r->t_start && console_has(r, l, NULL, 0))
 			r->t_start = clock_mono_s();
-		if (!r->t_panic &&
-		    console_has(r, "Kernel panic", NULL, 0))
+		if (!r->t_panic && console_has(r, "Kernel panic", NULL, 0))
 			r->t_panic = clock_mono_s();
 		if (r->t_panic)
 			return clock_mono_s() - r->t_panic < SSH_PANIC_GRACE_S;
@@ -690,8 +671,8 @@ static int add_log(struct bundle *bd, json_t *m, const char *name,
 }
 
 /* console.log, ssh.log and the manifest into @bd, written to @out. */
-static int finish(struct srun *r, struct bundle *bd, json_t *m,
-		  const char *out, struct rtlab_err *err)
+static int finish(struct srun *r, struct bundle *bd, json_t *m, const char *out,
+		  struct rtlab_err *err)
 {
 	char *con = NULL, *text;
 	size_t clen = 0;
@@ -735,9 +716,9 @@ static int fault_bundle(struct srun *r, const struct board_job *job,
 	if (tc && (dot = strstr(tc, ".yaml")))
 		*dot = '\0';
 	clock_iso_utc(fin, time(NULL));
-	kern = json_pack("{s:s, s:s?, s:s, s:s?, s:s?}", "release",
-			 id->release, "version", id->version, "name", id->name,
-			 "tree", id->tree, "config_sha256",
+	kern = json_pack("{s:s, s:s?, s:s, s:s?, s:s?}", "release", id->release,
+			 "version", id->version, "name", id->name, "tree",
+			 id->tree, "config_sha256",
 			 id->config_sha256[0] ? id->config_sha256 : NULL);
 	if (kern)
 		json_object_set_new(kern, "realtime",
@@ -951,6 +932,44 @@ static int upload(struct srun *r, const char *local, const char *remote,
 	return 0;
 }
 
+/* reboot_into with {kernel}, {initrd}, {cmdline} filled in; malloc'd. */
+static char *reboot_command(const struct ssh_def *d, const char *cmdline)
+{
+	const char *p = d->reboot_into, *q;
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+
+	if (!f)
+		return NULL;
+	while (*p) {
+		q = strchr(p, '{');
+		if (!q) {
+			fputs(p, f);
+			break;
+		}
+		fwrite(p, 1, q - p, f);
+		if (!strncmp(q, "{kernel}", 8)) {
+			fprintf(f, "%s/vmlinuz", d->remote_dir);
+			p = q + 8;
+		} else if (!strncmp(q, "{initrd}", 8)) {
+			fprintf(f, "%s/initrd.img", d->remote_dir);
+			p = q + 8;
+		} else if (!strncmp(q, "{cmdline}", 9)) {
+			fprintf(f, "'%s'", cmdline);
+			p = q + 9;
+		} else {
+			fputc('{', f);
+			p = q + 1;
+		}
+	}
+	if (fclose(f)) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
 static int ssh_run(struct board *b, const struct board_job *job,
 		   const char *out, struct board_run_info *info,
 		   struct rtlab_err *err)
@@ -1019,8 +1038,8 @@ static int ssh_run(struct board *b, const struct board_job *job,
 		probe_value(probe, "gw", r.gw, sizeof(r.gw));
 		probe_value(probe, "drv", r.drv, sizeof(r.drv));
 	}
-	slog(&r, "network: mac=%s addr=%s gw=%s driver=%s", r.mac, r.addr,
-	     r.gw, r.drv);
+	slog(&r, "network: mac=%s addr=%s gw=%s driver=%s", r.mac, r.addr, r.gw,
+	     r.drv);
 	if (rc || !r.mac[0] || !r.addr[0] || !remote_safe(r.mac) ||
 	    !remote_safe(r.addr) || !remote_safe(r.gw) || !remote_safe(r.drv)) {
 		if (info)
@@ -1048,18 +1067,14 @@ static int ssh_run(struct board *b, const struct board_job *job,
 		     b->k->cmdline && d->cmdline ? " " : "",
 		     b->k->cmdline ? b->k->cmdline : "") < 0 ||
 	    (d->reboot_into ?
+		     !(boot = reboot_command(d, cmdline)) :
 		     asprintf(&boot,
-			      "export RTLAB_KERNEL=%s/vmlinuz "
-			      "RTLAB_INITRD=%s/initrd.img "
-			      "RTLAB_CMDLINE='%s'; %s",
-			      d->remote_dir, d->remote_dir, cmdline,
-			      d->reboot_into) :
-		     asprintf(&boot,
-			      "kexec -l %s/vmlinuz --initrd=%s/initrd.img "
+			      "kexec -l %s/vmlinuz "
+			      "--initrd=%s/initrd.img "
 			      "--append='%s' && "
-			      "{ (sleep 1; kexec -e) </dev/null >/dev/null "
-			      "2>&1 & }",
-			      d->remote_dir, d->remote_dir, cmdline)) < 0 ||
+			      "{ (sleep 1; kexec -e) </dev/null "
+			      ">/dev/null 2>&1 & }",
+			      d->remote_dir, d->remote_dir, cmdline) < 0) ||
 	    asprintf(&wait,
 		     "last=; while :; do "
 		     "s=$(cat /tmp/rtlab-status 2>/dev/null); "
@@ -1257,8 +1272,8 @@ static int ssh_check_job(const char *board, const char *definition_json,
 static int ssh_open(struct board *b, const char *definition_json,
 		    const char *def_name, struct rtlab_err *err)
 {
-	struct ssh_def *d = ssh_def_for(b->name, definition_json, def_name,
-					err);
+	struct ssh_def *d =
+		ssh_def_for(b->name, definition_json, def_name, err);
 
 	if (!d)
 		return -EINVAL;

@@ -83,9 +83,14 @@ static void test_no_driver(void)
 	CHECK(strstr(err.msg, "board lab1: board kind lava has no driver in "
 			      "this build"),
 	      "no driver: ... saying so (%s)", err.msg);
-	b = board_open("ssh", "rpi4", NULL, "host", &err);
-	CHECK(!b && strstr(err.msg, "board kind ssh has no driver"),
-	      "no driver: an ssh board does not open (%s)", err.msg);
+	b = board_open("lava", "rpi4", NULL, "host", &err);
+	CHECK(!b && strstr(err.msg, "board kind lava has no driver"),
+	      "no driver: a lava board does not open (%s)", err.msg);
+	b = board_open("ssh", "rpi4", NULL, "debian-rt", &err);
+	CHECK(!b && strstr(err.msg, "board rpi4") &&
+		      strstr(err.msg, "rpi4.yaml"),
+	      "ssh: a board without its definition does not open (%s)",
+	      err.msg);
 	b = board_open("sundial", "x", NULL, "host", &err);
 	CHECK(!b && strstr(err.msg, "unknown board kind 'sundial'"),
 	      "unknown kind: refused (%s)", err.msg);

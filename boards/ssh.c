@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -243,6 +244,8 @@ struct srun {
 	double t_boot, t_start, t_panic;
 	bool done, not_sent;
 	char status_line[160];
+	double upload_s; /* the ssh path's own costs */
+	unsigned long long upload_bytes;
 	char *log; /* what the driver did: commands, power, their output */
 	size_t log_len;
 	FILE *logf;
@@ -640,6 +643,11 @@ static json_t *board_json(struct srun *r, const char *cmdline, double boot_s)
 
 	if (j && boot_s >= 0)
 		json_object_set_new(j, "boot_s", json_real(boot_s));
+	if (j && r->upload_s > 0) {
+		json_object_set_new(j, "upload_s", json_real(r->upload_s));
+		json_object_set_new(j, "upload_bytes",
+				    json_integer(r->upload_bytes));
+	}
 	return j;
 }
 
@@ -919,6 +927,13 @@ static int upload(struct srun *r, const char *local, const char *remote,
 		return -ENOMEM;
 	}
 	ret = ssh_cmd(r, cmd, fd, NULL, NULL, NULL, 600, e, sizeof(e));
+	r->upload_s += clock_mono_s() - t0;
+	{
+		struct stat stt;
+
+		if (!fstat(fd, &stt))
+			r->upload_bytes += stt.st_size;
+	}
 	close(fd);
 	free(cmd);
 	slog(r, "upload %s to %s/%s: exit %d, %.1f s%s%s", local,
@@ -1129,8 +1144,12 @@ static int ssh_run(struct board *b, const struct board_job *job,
 	st = RUN_STATUS_AGENT_ERROR;
 	why[0] = '\0';
 	if (r.done) {
+		double tf = clock_mono_s();
+
 		rc = ssh_cmd(&r, "cat /tmp/bundle.tar.gz", -1, &data, &dlen,
 			     NULL, 600, e, sizeof(e));
+		json_object_set_new(sb, "fetch_s",
+				    json_real(clock_mono_s() - tf));
 		slog(&r, "fetch: exit %d, %zu bytes%s%s", rc, dlen,
 		     e[0] ? ": " : "", e);
 		if (rc) {

@@ -32,8 +32,7 @@ static void test_kinds(void)
 		      board_kind_has_driver(&board_kind_qemu) &&
 		      board_kind_has_driver(&board_kind_ssh),
 	      "kind: local, qemu and ssh have drivers");
-	CHECK(board_kind_find("ssh") == &board_kind_ssh,
-	      "kind: ssh is found");
+	CHECK(board_kind_find("ssh") == &board_kind_ssh, "kind: ssh is found");
 	CHECK(!board_kind_has_driver(board_kind_find("lava")),
 	      "kind: lava has none yet");
 	CHECK(!board_kind_local.boots_kernel && board_kind_qemu.boots_kernel &&

@@ -740,7 +740,7 @@ static int fault_bundle(struct srun *r, const struct board_job *job,
 		      r->b->name, "status", run_status_name(st), "error", why,
 		      "testcase", "name", tc ? tc : "", "duration_s",
 		      (int)job->duration_s, "kernel", kern, "environment",
-		      "clock", "realtime", "cmdline", cmdline, "started_at",
+		      "clock", "host", "cmdline", cmdline, "started_at",
 		      r->started_at, "finished_at", fin, "ssh_board", sb);
 	free(tc);
 	if (!bd || !m)
@@ -878,7 +878,7 @@ static int build_initrd(struct srun *r, const struct board_job *job,
 		goto out;
 	ij.run_id = r->run_id;
 	ij.board = r->b->name;
-	ij.clock = "realtime";
+	ij.clock = "host"; /* the board's own hardware clock */
 	ij.kernel_name = r->b->id.name;
 	ij.kernel_tree = r->b->id.tree;
 	ij.duration_s = job->duration_s;

@@ -134,7 +134,7 @@ power_cycle: $work/power-off; $work/power-on
 boot_timeout_s: 600
 hang_margin_s: 300
 slowdown: 40
-up_timeout_s: 300
+up_timeout_s: 600
 EOF
 	printf '{"board": "%s"}\n' "$work/$1.yaml" >"$work/$1.json"
 	"$RTLAB" board add "$1" --kind ssh --definition "$work/$1.json" \

@@ -1100,14 +1100,6 @@ static int ssh_run(struct board *b, const struct board_job *job,
 		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
 		goto out;
 	}
-	if (!remote_safe(b->k->cmdline)) {
-		ret = rtlab_err_set(err,
-				    "kernel %s: cmdline may only hold letters, "
-				    "digits, spaces and '/._-=,:+' on an ssh "
-				    "board",
-				    b->k->name);
-		goto out;
-	}
 	rc = ssh_cmd(&r, boot, -1, NULL, NULL, NULL, 120, e, sizeof(e));
 	slog(&r, "boot: %s: exit %d%s%s", boot, rc, e[0] ? ": " : "", e);
 	if (rc) {
@@ -1228,6 +1220,18 @@ out:
 
 /* -- the kind ----------------------------------------------------------- */
 
+/* The kernel's command line goes into a shell command on the board. */
+static int check_kernel_cmdline(const struct kernel_def *k,
+				struct rtlab_err *err)
+{
+	if (remote_safe(k->cmdline))
+		return 0;
+	return rtlab_err_set(err,
+			     "kernel %s: field 'cmdline': on an ssh board it may "
+			     "only hold letters, digits, spaces and '/._-=,:+'",
+			     k->name);
+}
+
 static int ssh_check_testcase(const char *path, struct rtlab_err *err)
 {
 	const char **tools = NULL;
@@ -1277,7 +1281,8 @@ static int ssh_check_job(const char *board, const char *definition_json,
 		rtlab_err_prefix(err, "--kernel %s", kernel);
 		return -EINVAL;
 	}
-	ret = ssh_check_testcase(testcase_path, err);
+	ret = check_kernel_cmdline(k, err) ?:
+		      ssh_check_testcase(testcase_path, err);
 	if (!ret) {
 		*stored_kernel = strchr(kernel, '/') ? realpath(k->path, NULL) :
 						       strdup(kernel);
@@ -1298,7 +1303,7 @@ static int ssh_open(struct board *b, const char *definition_json,
 		return -EINVAL;
 	b->priv = d;
 	b->k = kernel_def_find(b->kernel, err);
-	return b->k ? 0 : -EINVAL;
+	return b->k ? check_kernel_cmdline(b->k, err) : -EINVAL;
 }
 
 static int ssh_prepare(struct board *b, struct rtlab_err *err)

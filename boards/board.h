@@ -192,6 +192,7 @@ struct board {
 	struct kernel_def *k;	/* kinds that boot: the kernel definition */
 	struct kernel_ident id; /* ... and its identity, after prepare */
 	bool have_id;
+	void *kind_data; /* the kind's own, freed by its release() */
 };
 
 /** board_kind_find() - the kind named @name, or NULL when unknown. */
@@ -268,8 +269,9 @@ void board_close(struct board *b);
  * @info->status ("" when unreadable). */
 void board_bundle_status(const char *path, struct board_run_info *info);
 
-/* The kinds (boards/local.c, boards/qemu.c). */
+/* The kinds (boards/local.c, boards/qemu.c, boards/lava.c). */
 extern const struct board_kind board_kind_local;
 extern const struct board_kind board_kind_qemu;
+extern const struct board_kind board_kind_lava;
 
 #endif

@@ -31,9 +31,11 @@ static void test_kinds(void)
 	CHECK(board_kind_has_driver(&board_kind_local) &&
 		      board_kind_has_driver(&board_kind_qemu),
 	      "kind: local and qemu have drivers");
-	CHECK(!board_kind_has_driver(board_kind_find("lava")) &&
-		      !board_kind_has_driver(board_kind_find("ssh")),
-	      "kind: lava and ssh have none yet");
+	CHECK(board_kind_find("lava") == &board_kind_lava &&
+		      board_kind_has_driver(&board_kind_lava),
+	      "kind: lava has a driver");
+	CHECK(!board_kind_has_driver(board_kind_find("ssh")),
+	      "kind: ssh has none yet");
 	CHECK(!board_kind_local.boots_kernel && board_kind_qemu.boots_kernel,
 	      "kind: qemu boots a kernel, local runs the host's");
 	for (n = 0; all[n]; n++)
@@ -41,10 +43,11 @@ static void test_kinds(void)
 	CHECK_INT(n, 4, "kind names: four kinds");
 	for (n = 0; driven[n]; n++)
 		;
-	CHECK_INT(n, 2, "kind names with a driver: two");
-	CHECK(driven[0] && driven[1] && !strcmp(driven[0], "local") &&
-		      !strcmp(driven[1], "qemu"),
-	      "kind names with a driver: local, qemu");
+	CHECK_INT(n, 3, "kind names with a driver: three");
+	CHECK(driven[0] && driven[1] && driven[2] &&
+		      !strcmp(driven[0], "local") &&
+		      !strcmp(driven[1], "qemu") && !strcmp(driven[2], "lava"),
+	      "kind names with a driver: local, qemu, lava");
 }
 
 static void test_definition_name(void)

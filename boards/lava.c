@@ -331,15 +331,19 @@ static int log_entry(struct lava_log *l, json_t *e, size_t *cap)
 		const char *c = json_string_value(json_object_get(msg, "case"));
 		const char *r =
 			json_string_value(json_object_get(msg, "result"));
-		json_t *extra = json_object_get(msg, "extra");
+		/* lava-run puts the error in the entry, a server's logs may
+		 * keep it under "extra" */
+		json_t *x = json_object_get(msg, "error_type") ?
+				    msg :
+				    json_object_get(msg, "extra");
 
 		if (def && c && !strcmp(def, "lava") && !strcmp(c, "job")) {
 			set_str(&l->result, r);
 			set_str(&l->error_msg,
-				json_string_value(json_object_get(extra,
+				json_string_value(json_object_get(x,
 								  "error_msg")));
 			set_str(&l->error_type,
-				json_string_value(json_object_get(extra,
+				json_string_value(json_object_get(x,
 								  "error_type")));
 		}
 		if (def && c && r && !strcmp(def, "lava") &&
@@ -1104,6 +1108,7 @@ static int lava_run(struct board *b, const struct board_job *job,
 		goto out;
 	if (c->server)
 		ret = lava_server_run(b->name, c, r.job_path, log_path,
+				      3 * (LAVA_DEPLOY_S + boot_s + test_s),
 				      &r.lava_job_id, &ran, err);
 	else
 		ret = run_dispatcher(&r, LAVA_DEPLOY_S + boot_s + test_s + 600,
@@ -1175,11 +1180,8 @@ done:
 out:
 	if (info)
 		info->total_s = clock_mono_s() - r.t0;
-	if (r.work && !getenv("RTLAB_LAVA_KEEP"))
+	if (r.work)
 		rmtree(r.work);
-	else if (r.work)
-		fprintf(stderr, "rtlab: board %s: LAVA work kept in %s\n",
-			b->name, r.work);
 	lava_log_cleanup(&l);
 	free(log_text);
 	free(log_path);

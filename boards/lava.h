@@ -106,14 +106,16 @@ enum lava_outcome lava_outcome_classify(const struct lava_log *l, bool job_ran);
 /**
  * lava_server_run() - submit the job definition at @job_path to the
  * lava-server of @c (POST /api/v0.2/jobs/, token auth), follow it until it
- * ends, and write its log to @log_path.  @job_id gets LAVA's id; @ran is
+ * ends, and write its log to @log_path.  A job not finished after
+ * @limit_s (waiting for a device included) is canceled.  @job_id gets LAVA's id; @ran is
  * set when the job ran to an end (Complete or Incomplete).
  * Return: 0, or a negative errno with @err set, starting "infrastructure
  * error" when the server failed (down, an HTTP error), naming the token,
  * the device type or LAVA's complaint when the job was refused.
  */
 int lava_server_run(const char *board, const struct lava_conf *c,
-		    const char *job_path, const char *log_path, long *job_id,
-		    bool *ran, struct rtlab_err *err) __must_check;
+		    const char *job_path, const char *log_path,
+		    unsigned int limit_s, long *job_id, bool *ran,
+		    struct rtlab_err *err) __must_check;
 
 #endif

@@ -73,3 +73,58 @@ check "... and the whole log its lava.log" has "$work/show.txt" '^ *lava\.log +[
 check "the run booted Debian's PREEMPT_RT kernel" \
 	has "$work/show.txt" 'PREEMPT_RT.*\(realtime\)'
 
+
+# -- LAVA's failures and the kernel's; the queue keeps moving ---------------
+# A device configuration LAVA cannot use (its ConfigurationError): no run,
+# the job is retried as infrastructure and ends infra-failed.
+printf 'sundial: 1\n' >"$work/baddev.yaml"
+printf '{"device": "%s"}\n' "$work/baddev.yaml" >"$work/dt.json"
+"$RTLAB" board add lavadt --kind lava --definition "$work/dt.json" --quiet \
+	>/dev/null 2>&1
+# A kernel whose init is missing: it panics before the agent starts.
+printf 'name: rt-noinit\nkind: debian\npackage: linux-image-rt-amd64\ntree: debian-rt\ncmdline: rdinit=/nosuch\n' \
+	>"$work/rt-noinit.yaml"
+printf '{"device": "%s", "boot_timeout_s": 120}\n' "$dev" >"$work/lava2.json"
+"$RTLAB" board add lava2 --kind lava --definition "$work/lava2.json" --quiet \
+	>/dev/null 2>&1
+"$RTLAB" job add --kernel debian-rt --board lavadt --testcase cyclictest-idle \
+	--duration 1 --quiet >"$work/jdt" 2>>"$work/add.err"
+# A LAVA server that is down (nothing listens on that loopback port).
+printf '{"url": "http://127.0.0.1:9", "token": "t0ken"}\n' >"$work/down.json"
+"$RTLAB" board add lavadown --kind lava --definition "$work/down.json" \
+	--quiet >/dev/null 2>&1
+"$RTLAB" job add --kernel debian-rt --board lavadown \
+	--testcase cyclictest-idle --duration 1 --quiet >"$work/jdown" \
+	2>>"$work/add.err"
+"$RTLAB" job add --kernel "$work/rt-noinit.yaml" --board lava2 \
+	--testcase cyclictest-idle --duration 1 --quiet >"$work/jbf" \
+	2>>"$work/add.err"
+"$RTLAB" job add --kernel debian-rt --board lava1 --testcase cyclictest-idle \
+	--duration 1 --quiet >"$work/jgood" 2>>"$work/add.err"
+check "four more jobs queued" test "$(cat "$work/jdt" "$work/jdown" \
+	"$work/jbf" "$work/jgood" | wc -l)" = 4
+"$RTLAB" worker --drain --name wl2 >"$work/w2.log" 2>&1
+sed 's/^/# /' "$work/w2.log" | grep -v 'claimed' | tail -n 8
+"$RTLAB" jobs --json >"$work/jobs.json" 2>/dev/null ||
+	"$RTLAB" jobs >"$work/jobs.json"
+state() { sql "SELECT state || '/' || coalesce(failure, '') FROM jobs WHERE id = $1"; }
+err() { sql "SELECT error FROM jobs WHERE id = $1"; }
+check "unusable device: infra-failed after its retries ($(state "$(cat "$work/jdt")"))" \
+	test "$(state "$(cat "$work/jdt")")" = failed/infrastructure
+err "$(cat "$work/jdt")" >"$work/jdt.err"
+check "... its error is LAVA's ConfigurationError" \
+	has "$work/jdt.err" 'Configuration: Invalid device configuration'
+check "LAVA server down: infra-failed ($(state "$(cat "$work/jdown")"))" \
+	test "$(state "$(cat "$work/jdown")")" = failed/infrastructure
+err "$(cat "$work/jdown")" >"$work/jdown.err"
+check "... its error names the server" \
+	has "$work/jdown.err" 'LAVA server http://127.0.0.1:9: .*onnect'
+check "no run was stored for either" test "$(sql "SELECT count(*) FROM runs r \
+	JOIN boards b ON b.id = r.board_id WHERE b.name IN ('lavadt', 'lavadown')")" = 0
+check "missing init: the job failed with a run ($(state "$(cat "$work/jbf")"))" \
+	test "$(state "$(cat "$work/jbf")")" = failed/run
+"$RTLAB" runs --board lava2 --json >"$work/runs2.json"
+check "... stored as boot_failed with LAVA's log" \
+	jqt '.[0].status == "boot_failed"' "$work/runs2.json"
+check "the good job after them is done" \
+	test "$(state "$(cat "$work/jgood")")" = done/

@@ -76,10 +76,10 @@ static void test_no_driver(void)
 	struct board *b;
 	int ret;
 
-	ret = board_check_job("lava", "lab1", NULL, "host", "/nonexistent",
+	ret = board_check_job("ssh", "lab1", NULL, "host", "/nonexistent",
 			      &kernel, &err);
-	CHECK(ret < 0 && !kernel, "no driver: a lava job is refused");
-	CHECK(strstr(err.msg, "board lab1: board kind lava has no driver in "
+	CHECK(ret < 0 && !kernel, "no driver: an ssh job is refused");
+	CHECK(strstr(err.msg, "board lab1: board kind ssh has no driver in "
 			      "this build"),
 	      "no driver: ... saying so (%s)", err.msg);
 	b = board_open("ssh", "rpi4", NULL, "host", &err);

@@ -193,7 +193,7 @@ struct board {
 	struct kernel_def *k;	/* kinds that boot: the kernel definition */
 	struct kernel_ident id; /* ... and its identity, after prepare */
 	bool have_id;
-	void *priv; /* the kind's own state (ssh: its definition) */
+	void *kind_data; /* the kind's own, freed by its release() */
 };
 
 /** board_kind_find() - the kind named @name, or NULL when unknown. */
@@ -270,9 +270,10 @@ void board_close(struct board *b);
  * @info->status ("" when unreadable). */
 void board_bundle_status(const char *path, struct board_run_info *info);
 
-/* The kinds (boards/local.c, boards/qemu.c, boards/ssh.c). */
+/* The kinds (boards/local.c, boards/qemu.c, boards/ssh.c, boards/lava.c). */
 extern const struct board_kind board_kind_local;
 extern const struct board_kind board_kind_qemu;
 extern const struct board_kind board_kind_ssh;
+extern const struct board_kind board_kind_lava;
 
 #endif

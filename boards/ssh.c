@@ -989,7 +989,7 @@ static int ssh_run(struct board *b, const struct board_job *job,
 		   const char *out, struct board_run_info *info,
 		   struct rtlab_err *err)
 {
-	const struct ssh_def *d = b->priv;
+	const struct ssh_def *d = b->kind_data;
 	struct srun r = { .b = b, .d = d, .duration_s = job->duration_s };
 	char tmpl[PATH_MAX], e[512], why[RTLAB_ERR_LEN + 256], line[200];
 	char *probe = NULL, *cmdline = NULL, *boot = NULL, *wait = NULL;
@@ -1301,7 +1301,7 @@ static int ssh_open(struct board *b, const char *definition_json,
 
 	if (!d)
 		return -EINVAL;
-	b->priv = d;
+	b->kind_data = d;
 	b->k = kernel_def_find(b->kernel, err);
 	return b->k ? check_kernel_cmdline(b->k, err) : -EINVAL;
 }
@@ -1322,8 +1322,8 @@ static int ssh_prepare(struct board *b, struct rtlab_err *err)
 
 static void ssh_release(struct board *b)
 {
-	ssh_def_free(b->priv);
-	b->priv = NULL;
+	ssh_def_free(b->kind_data);
+	b->kind_data = NULL;
 }
 
 const struct board_kind board_kind_ssh = {

@@ -24,6 +24,7 @@ jq python3 python3-jsonschema
 clang-format
 chromium fonts-liberation fonts-dejavu-core
 systemd
+lava-dispatcher
 "
 # Further packages named on the command line (tests use it to see how a
 # package apt cannot install is reported).

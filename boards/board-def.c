@@ -137,8 +137,8 @@ struct board_def *board_def_load(const char *path, struct rtlab_err *err)
 			      path, b->name);
 		goto fail;
 	}
-	/* The settings below are the virtual board's; a kind registered
-	 * without a driver is named as such before anything boots. */
+	/* The settings below are the virtual board's; a definition of
+	 * another kind is named as such before anything boots. */
 	b->kind = board_kind_find(kind);
 	if (b->kind != &board_kind_qemu) {
 		e = ymap_get(&m, "kind");
@@ -147,9 +147,7 @@ struct board_def *board_def_load(const char *path, struct rtlab_err *err)
 			      "expected '%s'",
 			      path, e->line,
 			      b->kind ? "board kind " : "unknown kind ", kind,
-			      b->kind ? " has no driver with settings in "
-					"this build" :
-					"",
+			      b->kind ? " is not a virtual board's" : "",
 			      board_kind_qemu.name);
 		goto fail;
 	}

@@ -17,15 +17,11 @@
 #include "bundle.h"
 #include "manifest.h"
 
-/* Registrable, no driver in this build yet. */
-static const struct board_kind kind_ssh = { .name = "ssh" };
-static const struct board_kind kind_lava = { .name = "lava" };
-
 static const struct board_kind *const kinds[] = {
 	&board_kind_local,
 	&board_kind_qemu,
-	&kind_ssh,
-	&kind_lava,
+	&board_kind_ssh,
+	&board_kind_lava,
 };
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 
@@ -72,7 +68,8 @@ static const struct board_kind *kind_driven(const char *name, const char *board,
 	else if (!board_kind_has_driver(k))
 		rtlab_err_seterr(err, ENOSYS,
 				 "board %s: board kind %s has no driver in "
-				 "this build (kinds with one: local, qemu)",
+				 "this build (kinds with one: local, qemu, ssh, "
+				 "lava)",
 				 board, k->name);
 	else
 		return k;

@@ -8,8 +8,9 @@
  * (boards/NAME.yaml) and driver.  Kinds: "local" runs rtlab-agent on this
  * host (boards/local.c); "qemu" boots a kernel in QEMU with TCG, its clock
  * icount, realtime or kvm, an initramfs running the agent and sending the
- * bundle over virtio-serial (boards/qemu.c); "ssh" and "lava" can be
- * registered but have no driver yet.  Nothing outside boards/ tests a kind
+ * bundle over virtio-serial (boards/qemu.c); "ssh" kexecs it on a board
+ * reachable by ssh (boards/ssh.c); "lava" can be registered but has no
+ * driver yet.  Nothing outside boards/ tests a kind
  * by name.  See boards/README.md.
  */
 
@@ -192,6 +193,7 @@ struct board {
 	struct kernel_def *k;	/* kinds that boot: the kernel definition */
 	struct kernel_ident id; /* ... and its identity, after prepare */
 	bool have_id;
+	void *kind_data; /* the kind's own, freed by its release() */
 };
 
 /** board_kind_find() - the kind named @name, or NULL when unknown. */
@@ -268,8 +270,10 @@ void board_close(struct board *b);
  * @info->status ("" when unreadable). */
 void board_bundle_status(const char *path, struct board_run_info *info);
 
-/* The kinds (boards/local.c, boards/qemu.c). */
+/* The kinds (boards/local.c, boards/qemu.c, boards/ssh.c, boards/lava.c). */
 extern const struct board_kind board_kind_local;
 extern const struct board_kind board_kind_qemu;
+extern const struct board_kind board_kind_ssh;
+extern const struct board_kind board_kind_lava;
 
 #endif

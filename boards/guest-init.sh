@@ -7,7 +7,11 @@
 #
 #   RTLAB-BUNDLE v1 <size> <sha256>\n  <size bytes>  RTLAB-END v1\n
 #
-# then powers off.  Progress markers on the console (RTLAB-...) tell the
+# then powers off.  On an ssh board (/job/ssh, RTLAB_TRANSPORT=ssh) it
+# brings up the board's network and an sshd instead, keeps the bundle in
+# /tmp/bundle.tar.gz and says how far it got in /tmp/rtlab-status
+# ("up|agent|done|not-sent RUN_ID"); the host fetches the bundle over ssh
+# and the board stays up for the next kexec.  Progress markers on the console (RTLAB-...) tell the
 # host where the board got to; the host turns silence, panics and missing
 # markers into boot_failed / panic / hang results.
 
@@ -25,13 +29,50 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 
 . /job/params
+RTLAB_TRANSPORT=virtio
+[ -f /job/ssh ] && . /job/ssh
 echo "RTLAB-BOARD-UP release=$(uname -r) run=$RTLAB_RUN_ID"
+status() { echo "$1 $RTLAB_RUN_ID" >/tmp/rtlab-status; }
+
+if [ "$RTLAB_TRANSPORT" = ssh ]; then
+	# The board's interface, found by its MAC (names differ between
+	# kernels), with the address it had before the kexec.
+	modprobe virtio_pci 2>/dev/null # the bus of a virtual board's NIC
+	for m in $RTLAB_NET_MODULES; do modprobe "$m" 2>/dev/null; done
+	netif=""
+	i=0
+	while [ -z "$netif" ] && [ $i -lt 100 ]; do
+		for d in /sys/class/net/*; do
+			[ "$(cat "$d/address" 2>/dev/null)" = "$RTLAB_NET_MAC" ] &&
+				netif=${d##*/}
+		done
+		[ -n "$netif" ] || sleep 0.1
+		i=$((i + 1))
+	done
+	if [ -n "$netif" ]; then
+		ip link set "$netif" up
+		ip addr add "$RTLAB_NET_ADDR" dev "$netif"
+		[ -n "$RTLAB_NET_GW" ] &&
+			ip route add default via "$RTLAB_NET_GW" dev "$netif"
+	else
+		echo "RTLAB-NO-NETWORK (no interface with MAC $RTLAB_NET_MAC)"
+	fi
+	echo 'root:x:0:0:root:/root:/bin/sh' >/etc/passwd
+	echo 'root:x:0:' >/etc/group
+	mkdir -p /root/.ssh /etc/dropbear
+	chmod 700 /root /root/.ssh
+	cp /job/authorized_keys /root/.ssh/authorized_keys
+	dropbearkey -t ed25519 -f /etc/dropbear/host_key >/dev/null 2>&1
+	dropbear -r /etc/dropbear/host_key -p "${RTLAB_SSH_PORT:-22}"
+	status up
+fi
 
 # The channel: virtio_console may be a module (shipped in the kernel archive).
-modprobe virtio_pci 2>/dev/null
-modprobe virtio_console 2>/dev/null
 port=""
 i=0
+[ "$RTLAB_TRANSPORT" = ssh ] && i=50
+[ $i = 0 ] && modprobe virtio_pci 2>/dev/null
+[ $i = 0 ] && modprobe virtio_console 2>/dev/null
 while [ $i -lt 50 ]; do
 	for p in /sys/class/virtio-ports/*; do
 		[ -e "$p/name" ] || continue
@@ -43,12 +84,20 @@ while [ $i -lt 50 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
-[ -n "$port" ] || echo "RTLAB-NO-CHANNEL (no virtio port named rtlab.0)"
+[ -n "$port" ] || [ "$RTLAB_TRANSPORT" = ssh ] || echo "RTLAB-NO-CHANNEL (no virtio port named rtlab.0)"
 
 fault=""
 [ -f /job/fault ] && fault=$(cat /job/fault)
+# ... or from the kernel's command line (a test's kernel definition with
+# cmdline "rtlab.fault=panic": a kernel that panics, queued like any job)
+for a in $(cat /proc/cmdline); do
+	case "$a" in
+	rtlab.fault=*) fault=${a#rtlab.fault=} ;;
+	esac
+done
 
 echo "RTLAB-AGENT-START run=$RTLAB_RUN_ID"
+status agent
 # Test-only faults, asked for by the test suite through /job/fault; a
 # normal job never carries that file.
 case "$fault" in
@@ -101,6 +150,19 @@ EOF
 		dmesg.txt stderr.txt
 fi
 echo "RTLAB-AGENT-END rc=$rc"
+
+if [ "$RTLAB_TRANSPORT" = ssh ]; then
+	# The host fetches the bundle; the board waits for the next job.
+	sync
+	if [ -s "$out" ]; then
+		status done
+		echo "RTLAB-SENT size=$(wc -c <"$out")"
+	else
+		status not-sent
+		echo "RTLAB-NOT-SENT (no bundle)"
+	fi
+	while :; do sleep 3600; done
+fi
 
 if [ -n "$port" ] && [ -s "$out" ]; then
 	size=$(wc -c <"$out")

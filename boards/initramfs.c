@@ -24,14 +24,26 @@
 #include "initramfs.h"
 
 /* Bump when the layout changes, so cached bases are rebuilt. */
-#define BASE_FORMAT "rtlab-initramfs-base 2"
+#define BASE_FORMAT "rtlab-initramfs-base 3"
 #define KERNEL_FORMAT "rtlab-initramfs-kernel 1"
 
 /* Host tools copied into the base: the first two are required. */
 static const char *const base_tools[] = {
-	"cyclictest", "hackbench", "signaltest",     "pi_stress",
-	"stress-ng",  "iperf3",	   "ping",	     "trace-cmd",
-	"rtla",	      "pmqtest",   "cyclicdeadline",
+	"cyclictest",
+	"hackbench",
+	"signaltest",
+	"pi_stress",
+	"stress-ng",
+	"iperf3",
+	"ping",
+	"trace-cmd",
+	"rtla",
+	"pmqtest",
+	"cyclicdeadline",
+	/* what an ssh board's job system needs: its sshd and kexec */
+	"dropbear",
+	"dropbearkey",
+	"kexec",
 };
 #define BASE_REQUIRED 2
 
@@ -621,8 +633,11 @@ static bool module_builtin(const char *modules_dir, const char *name)
 }
 
 int initramfs_kernel(const char *cache_dir, const struct kernel_ident *id,
-		     char **path, struct rtlab_err *err)
+		     const char *const *extra_modules, char **path,
+		     struct rtlab_err *err)
 {
+	const char *mods[16];
+	size_t nmods = 0;
 	struct ents l = { 0 };
 	char *dep = NULL, *depp = NULL, *line, *tok, *save, *src;
 	char *newdep = NULL, hash[65], dest[4096];
@@ -641,10 +656,15 @@ int initramfs_kernel(const char *cache_dir, const struct kernel_ident *id,
 		snprintf(dest, sizeof(dest), "boot/config-%s", id->release);
 		ents_add_src(&l, dest, id->config_path, 0644);
 	}
-	for (i = 0; id->modules_dir &&
-		    i < sizeof(channel_modules) / sizeof(channel_modules[0]);
-	     i++) {
-		if (module_builtin(id->modules_dir, channel_modules[i]))
+	for (i = 0; i < sizeof(channel_modules) / sizeof(channel_modules[0]);
+	     i++)
+		mods[nmods++] = channel_modules[i];
+	for (i = 0; extra_modules && extra_modules[i] &&
+		    nmods < sizeof(mods) / sizeof(mods[0]);
+	     i++)
+		mods[nmods++] = extra_modules[i];
+	for (i = 0; id->modules_dir && i < nmods; i++) {
+		if (module_builtin(id->modules_dir, mods[i]))
 			continue;
 		if (!dep) {
 			depp = path_join(id->modules_dir, "modules.dep");
@@ -655,14 +675,13 @@ int initramfs_kernel(const char *cache_dir, const struct kernel_ident *id,
 				goto out;
 			}
 		}
-		line = dep_line(dep, channel_modules[i]);
+		line = dep_line(dep, mods[i]);
 		if (!line) {
 			ret = rtlab_err_seterr(err, ENOENT,
 					       "kernel %s: %s: "
 					       "no module %s (needed for the "
-					       "virtio-serial channel)",
-					       id->name, depp,
-					       channel_modules[i]);
+					       "board's channel)",
+					       id->name, depp, mods[i]);
 			goto out;
 		}
 		/* the module itself and everything it depends on */
@@ -766,6 +785,12 @@ int initramfs_job(const char *path, const struct initramfs_job *j,
 	ents_add(&l, "job", ENT_DIR, 0755);
 	ents_add_data(&l, "job/params", params, len, 0644);
 	ents_add_src(&l, "job/testcase.yaml", j->testcase_path, 0644);
+	if (j->extra_params)
+		ents_add_data(&l, "job/ssh", j->extra_params,
+			      strlen(j->extra_params), 0644);
+	if (j->authorized_keys)
+		ents_add_src(&l, "job/authorized_keys", j->authorized_keys,
+			     0600);
 	if (j->fault)
 		ents_add_data(&l, "job/fault", j->fault, strlen(j->fault),
 			      0644);

@@ -32,6 +32,10 @@ struct initramfs_job {
 	unsigned int interval_us;  /* the agent's --interval, 0: none */
 	const char *testcase_path; /* copied to /job/testcase.yaml */
 	const char *fault;	   /* tests only: "panic", ...; or NULL */
+	/* ssh boards: shell assignments for /job/ssh (the transport, the
+	 * network to bring up), and a file copied to /job/authorized_keys */
+	const char *extra_params;
+	const char *authorized_keys;
 };
 
 /**
@@ -56,11 +60,14 @@ int initramfs_base(const char *cache_dir, const char *init_path,
 
 /**
  * initramfs_kernel() - the per-kernel archive for @id (modules + config),
- * built or taken from @cache_dir.  @path: malloc'd, caller frees.
+ * built or taken from @cache_dir.  @extra_modules: NULL-terminated, more
+ * modules than the channel's (an ssh board's network driver), may be NULL.
+ * @path: malloc'd, caller frees.
  * Return: 0 or a negative errno with @err set.
  */
 int initramfs_kernel(const char *cache_dir, const struct kernel_ident *id,
-		     char **path, struct rtlab_err *err) __must_check;
+		     const char *const *extra_modules, char **path,
+		     struct rtlab_err *err) __must_check;
 
 /**
  * initramfs_job() - write the per-job archive to @path.

@@ -667,7 +667,7 @@ static int prepare(struct run *r, const struct kernel_def *k,
 	ret = initramfs_base(cache, init, agent, &base, &built, err);
 	if (ret)
 		goto out;
-	ret = initramfs_kernel(cache, &r->id, &kpart, err);
+	ret = initramfs_kernel(cache, &r->id, NULL, &kpart, err);
 	if (ret)
 		goto out;
 	job.run_id = r->run_id;

@@ -38,8 +38,9 @@ import subprocess
 import sys
 
 METHODS = r"(?:GET|POST|PUT|DELETE|HEAD|PATCH)"
-# Endpoints of other services the docs talk about: Bugzilla's REST API.
-EXTERNAL_ROUTES = ("/rest/",)
+# Endpoints of other services the docs talk about: Bugzilla's REST API,
+# LAVA's (lava-server, docs/lava.md).
+EXTERNAL_ROUTES = ("/rest/", "/api/v0.2/")
 # Not the code whose getenv() calls and routes are checked: the tests (the
 # docs may still name a variable only a test reads; tests/ is searched for
 # it), the testcases' kernel module, build output.

@@ -17,12 +17,14 @@ postgresql-15 postgresql-client-15
 rt-tests stress-ng iperf3 trace-cmd rtla xz-utils
 gnuplot-nox
 qemu-system-x86 busybox-static cpio kmod dpkg-dev iputils-ping
+openssh-client dropbear-bin kexec-tools
 procps iproute2 curl valgrind
 clang libclang-rt-14-dev
 jq python3 python3-jsonschema
 clang-format
 chromium fonts-liberation fonts-dejavu-core
 systemd
+lava-dispatcher
 "
 # Further packages named on the command line (tests use it to see how a
 # package apt cannot install is reported).

@@ -29,22 +29,26 @@ static void test_kinds(void)
 	CHECK(!board_kind_find("sundial") && !board_kind_find(NULL),
 	      "kind: an unknown name is not");
 	CHECK(board_kind_has_driver(&board_kind_local) &&
-		      board_kind_has_driver(&board_kind_qemu),
-	      "kind: local and qemu have drivers");
-	CHECK(!board_kind_has_driver(board_kind_find("lava")) &&
-		      !board_kind_has_driver(board_kind_find("ssh")),
-	      "kind: lava and ssh have none yet");
-	CHECK(!board_kind_local.boots_kernel && board_kind_qemu.boots_kernel,
-	      "kind: qemu boots a kernel, local runs the host's");
+		      board_kind_has_driver(&board_kind_qemu) &&
+		      board_kind_has_driver(&board_kind_ssh) &&
+		      board_kind_has_driver(&board_kind_lava),
+	      "kind: local, qemu, ssh and lava have drivers");
+	CHECK(board_kind_find("ssh") == &board_kind_ssh, "kind: ssh is found");
+	CHECK(board_kind_find("lava") == &board_kind_lava,
+	      "kind: lava is found");
+	CHECK(!board_kind_local.boots_kernel && board_kind_qemu.boots_kernel &&
+		      board_kind_ssh.boots_kernel,
+	      "kind: qemu and ssh boot a kernel, local runs the host's");
 	for (n = 0; all[n]; n++)
 		;
 	CHECK_INT(n, 4, "kind names: four kinds");
 	for (n = 0; driven[n]; n++)
 		;
-	CHECK_INT(n, 2, "kind names with a driver: two");
-	CHECK(driven[0] && driven[1] && !strcmp(driven[0], "local") &&
-		      !strcmp(driven[1], "qemu"),
-	      "kind names with a driver: local, qemu");
+	CHECK_INT(n, 4, "kind names with a driver: four");
+	CHECK(n == 4 && !strcmp(driven[0], "local") &&
+		      !strcmp(driven[1], "qemu") && !strcmp(driven[2], "ssh") &&
+		      !strcmp(driven[3], "lava"),
+	      "kind names with a driver: local, qemu, ssh, lava");
 }
 
 static void test_definition_name(void)
@@ -66,22 +70,16 @@ static void test_definition_name(void)
 	      "definition name: a non-object is refused (%s)", err.msg);
 }
 
-static void test_no_driver(void)
+static void test_open_refused(void)
 {
 	struct rtlab_err err = { "" };
-	char *kernel = (char *)"x";
 	struct board *b;
-	int ret;
 
-	ret = board_check_job("lava", "lab1", NULL, "host", "/nonexistent",
-			      &kernel, &err);
-	CHECK(ret < 0 && !kernel, "no driver: a lava job is refused");
-	CHECK(strstr(err.msg, "board lab1: board kind lava has no driver in "
-			      "this build"),
-	      "no driver: ... saying so (%s)", err.msg);
-	b = board_open("ssh", "rpi4", NULL, "host", &err);
-	CHECK(!b && strstr(err.msg, "board kind ssh has no driver"),
-	      "no driver: an ssh board does not open (%s)", err.msg);
+	b = board_open("ssh", "rpi4", NULL, "debian-rt", &err);
+	CHECK(!b && strstr(err.msg, "board rpi4") &&
+		      strstr(err.msg, "rpi4.yaml"),
+	      "ssh: a board without its definition does not open (%s)",
+	      err.msg);
 	b = board_open("sundial", "x", NULL, "host", &err);
 	CHECK(!b && strstr(err.msg, "unknown board kind 'sundial'"),
 	      "unknown kind: refused (%s)", err.msg);
@@ -112,7 +110,7 @@ int main(void)
 {
 	test_kinds();
 	test_definition_name();
-	test_no_driver();
+	test_open_refused();
 	test_local();
 	return check_exit();
 }

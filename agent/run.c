@@ -325,6 +325,14 @@ static void run_prepare_trace(struct run_ctx *r)
 	rlog(r, LOG_LEVEL_INFO,
 	     "tracefs %s: buffer_size_kb %u, %zu event(s) enabled, tracing off until the start",
 	     root, t->buffer_kb, json_array_size(events));
+	if (t->capture == TC_CAPTURE_END_OF_RUN) {
+		rlog(r, LOG_LEVEL_INFO,
+		     "trace.capture end_of_run: the trace will hold the end of the run");
+		json_object_set_new(
+			r->trace, "capture_reason",
+			json_string("the testcase asks for it (trace.capture)"));
+		return;
+	}
 	if (ftrace_snapshot_arm(root, r->tc.measurement.priority, &r->snap,
 				&r->knobs, &err)) {
 		/* Still a trace, but of the run's end, not of its worst. */

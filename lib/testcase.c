@@ -575,7 +575,8 @@ static bool event_valid(const char *ev)
 static int parse_trace(struct tcp *p, const yaml_node_t *map,
 		       struct tc_trace *t)
 {
-	static const char known[] = "events, optional_events, buffer_kb";
+	static const char known[] =
+		"events, optional_events, buffer_kb, capture";
 	yaml_node_pair_t *pair;
 	size_t i;
 	int ret;
@@ -613,6 +614,14 @@ static int parse_trace(struct tcp *p, const yaml_node_t *map,
 		} else if (!strcmp(k, "buffer_kb")) {
 			ret = get_uint(p, v, "trace.buffer_kb", 64, 1048576,
 				       &t->buffer_kb);
+		} else if (!strcmp(k, "capture")) {
+			if (scalar(v) && !strcmp(scalar(v), "worst_wakeup"))
+				t->capture = TC_CAPTURE_WORST_WAKEUP;
+			else if (scalar(v) && !strcmp(scalar(v), "end_of_run"))
+				t->capture = TC_CAPTURE_END_OF_RUN;
+			else
+				return tc_fail(p, v, "trace.capture",
+					       "worst_wakeup or end_of_run");
 		} else if (!strcmp(k, "break_us")) {
 			/* cyclictest -b ended runs at their first spike. */
 			return rtlab_err_set(
@@ -873,15 +882,21 @@ json_t *testcase_to_json(const struct testcase *tc)
 			 "affinity", m->affinity, "mlockall", m->mlockall,
 			 "extra_args", strv_json(m->extra_args), "loads",
 			 loads);
-	if (root && tc->trace.enabled)
-		bad |= json_object_set_new(
-			root, "trace",
-			json_pack("{s:o, s:o, s:I}", "events",
-				  strv_json(tc->trace.events),
-				  "optional_events",
-				  strv_json(tc->trace.optional_events),
-				  "buffer_kb",
-				  (json_int_t)tc->trace.buffer_kb));
+	if (root && tc->trace.enabled) {
+		json_t *t = json_pack("{s:o, s:o, s:I}", "events",
+				      strv_json(tc->trace.events),
+				      "optional_events",
+				      strv_json(tc->trace.optional_events),
+				      "buffer_kb",
+				      (json_int_t)tc->trace.buffer_kb);
+
+		/* Only when not the default: definitions stored before the
+		 * key existed stay the same. */
+		if (t && tc->trace.capture == TC_CAPTURE_END_OF_RUN)
+			bad |= json_object_set_new(t, "capture",
+						   json_string("end_of_run"));
+		bad |= json_object_set_new(root, "trace", t);
+	}
 	if (bad) {
 		json_decref(root);
 		return NULL;

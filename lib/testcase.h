@@ -73,6 +73,10 @@ struct tc_trace {
 	char **optional_events; /* may be missing: a warning */
 	size_t noptional_events;
 	unsigned int buffer_kb; /* per-CPU ring buffer size */
+	enum tc_trace_capture {
+		TC_CAPTURE_WORST_WAKEUP = 0, /* onmax snapshot (default) */
+		TC_CAPTURE_END_OF_RUN,	     /* the buffer as the run ends */
+	} capture;
 };
 
 struct testcase {

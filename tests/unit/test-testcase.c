@@ -80,7 +80,8 @@ static void test_full(void)
 				   "    mode: ping\n"
 				   "trace:\n"
 				   "  events: [sched:sched_switch, 'irq:*']\n"
-				   "  buffer_kb: 1024\n";
+				   "  buffer_kb: 1024\n"
+				   "  capture: end_of_run\n";
 	struct testcase tc;
 	struct rtlab_err e;
 	const char **tools;
@@ -102,6 +103,8 @@ static void test_full(void)
 	CHECK(tc.trace.enabled, "trace enabled");
 	CHECK_INT(tc.trace.nevents, 2, "two events");
 	CHECK_INT(tc.trace.buffer_kb, 1024, "buffer_kb");
+	CHECK_INT(tc.trace.capture, TC_CAPTURE_END_OF_RUN,
+		  "trace.capture end_of_run");
 
 	tools = testcase_tools(&tc);
 	CHECK(tools && !strcmp(tools[0], "cyclictest") &&
@@ -120,6 +123,10 @@ static void test_full(void)
 	      "definition JSON lists the loads");
 	CHECK(j && json_is_object(json_object_get(j, "trace")),
 	      "definition JSON has the trace");
+	CHECK(j && !strcmp(json_string_value(json_object_get(json_object_get(j, "trace"), "capture")) ?:
+				   "",
+			   "end_of_run"),
+	      "definition JSON has the trace's capture");
 	json_decref(j);
 	testcase_cleanup(&tc);
 }
@@ -191,6 +198,9 @@ static void test_errors(void)
 	expect_error("extra_args not a list",
 		     "name: x\nmeasurement:\n  extra_args: --smp\n",
 		     "measurement.extra_args", "list");
+	expect_error("trace.capture neither worst_wakeup nor end_of_run",
+		     "name: x\ntrace:\n  capture: at_max\n", "trace.capture",
+		     "worst_wakeup or end_of_run");
 	expect_error("bad trace event", "name: x\ntrace:\n  events: [sched]\n",
 		     "trace.events", "subsystem:event");
 	expect_error("network mode",

@@ -40,6 +40,8 @@ static const struct command commands[] = {
 	{ "job", cmd_job, "queue jobs (kernel, board, testcase)" },
 	{ "jobs", cmd_jobs, "list queued, running and finished jobs" },
 	{ "worker", cmd_worker, "claim and run queued jobs" },
+	{ "bisect", cmd_bisect,
+	  "find the kernel that brought a latency regression" },
 	{ "calibrate", cmd_calibrate,
 	  "measure a board's false-alarm and detection rates" },
 };

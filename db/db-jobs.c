@@ -157,8 +157,8 @@ static int job_from_row(PGresult *res, int row, struct db_job *j)
 int db_job_create(PGconn *conn, const struct db_job_new *job, int64_t *id,
 		  struct rtlab_err *err)
 {
-	char bid[16], dur[16], att[16];
-	const char *p[7];
+	char bid[16], dur[16], att[16], pri[16], bis[24], pos[16];
+	const char *p[9];
 	PGresult *res;
 	int ret = 0;
 
@@ -172,16 +172,24 @@ int db_job_create(PGconn *conn, const struct db_job_new *job, int64_t *id,
 	p[3] = job->testcase_file;
 	p[4] = dur;
 	p[5] = att;
+	snprintf(pri, sizeof(pri), "%d", job->priority);
+	snprintf(bis, sizeof(bis), "%" PRId64, job->bisect_id);
+	snprintf(pos, sizeof(pos), "%d", job->bisect_pos);
+	p[6] = pri;
+	p[7] = job->bisect_id ? bis : NULL;
+	p[8] = job->bisect_id ? pos : NULL;
 	/* The DO UPDATE (a no-op) makes RETURNING give the existing row. */
 	res = q(conn,
 		"WITH t AS (INSERT INTO testcases (name) VALUES ($1) "
 		"ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name "
 		"RETURNING id) "
 		"INSERT INTO jobs (board_id, testcase_id, kernel, "
-		"testcase_file, duration_s, max_attempts) "
-		"SELECT $2::integer, t.id, $3, $4, $5::integer, $6::integer "
+		"testcase_file, duration_s, max_attempts, priority, "
+		"bisect_id, bisect_pos) "
+		"SELECT $2::integer, t.id, $3, $4, $5::integer, $6::integer, "
+		"$7::integer, $8::bigint, $9::integer "
 		"FROM t RETURNING id",
-		6, p);
+		9, p);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
 		ret = pg_fail(conn, res, err, "queueing a job", 0);
 	else
@@ -255,7 +263,8 @@ int db_job_claim(PGconn *conn, const char *worker, const char *board,
 		"  AND c.attempts < c.max_attempts "
 		"  AND ($3::text IS NULL OR cb.name = $3) "
 		"  AND cb.kind = ANY($4::text[]) "
-		"  ORDER BY c.id FOR UPDATE OF c SKIP LOCKED LIMIT 1) "
+		"  ORDER BY c.priority DESC, c.id "
+		"  FOR UPDATE OF c SKIP LOCKED LIMIT 1) "
 		"RETURNING " JOB_COLS,
 		4, p);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK) {

@@ -40,6 +40,9 @@ struct db_job_new {
 	const char *testcase_file; /* its YAML, absolute path */
 	unsigned int duration_s;   /* measurement seconds, > 0 */
 	unsigned int max_attempts; /* 0: JOB_MAX_ATTEMPTS */
+	int priority;		   /* higher is claimed first; 0 default */
+	int64_t bisect_id;	   /* the bisection it measures for, or 0 */
+	int bisect_pos;		   /* ... at this position of its range */
 };
 
 /* A job as read back; every string is malloc'd, NULL when the column is. */
@@ -96,7 +99,8 @@ int db_job_expire(PGconn *conn, unsigned int *count,
 		  struct rtlab_err *err) __must_check;
 
 /**
- * db_job_claim() - take the oldest job that is queued, or running with an
+ * db_job_claim() - take the job of the highest priority, the oldest
+ * among equals, that is queued, or running with an
  * expired lease, and has attempts left; on a board named @board (NULL:
  * any board) of one of the @kinds (NULL-terminated: the kinds this build
  * has a driver for, board_kind_names()).  The job becomes running, owned by @worker,

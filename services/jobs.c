@@ -170,6 +170,9 @@ int jobs_add(PGconn *conn, const struct job_spec *spec, int64_t **ids,
 	nj.testcase_file = file;
 	nj.duration_s = spec->duration_s ? spec->duration_s : dur;
 	nj.max_attempts = JOB_MAX_ATTEMPTS;
+	nj.priority = spec->priority;
+	nj.bisect_id = spec->bisect_id;
+	nj.bisect_pos = spec->bisect_pos;
 	ret = db_begin(conn, err);
 	if (ret)
 		goto out;

@@ -35,7 +35,13 @@ struct job_spec {
 	const char *testcase;	 /* name or path */
 	unsigned int repeat;	 /* jobs to queue, 1..JOBS_MAX_REPEAT */
 	unsigned int duration_s; /* 0: the testcase's duration_s */
+	int priority;		 /* higher is claimed first (0) */
+	int64_t bisect_id;	 /* a bisection's job (services/bisect.h) */
+	int bisect_pos;		 /* ... at this position of its range */
 };
+
+/* The priority of a bisection's jobs: above every other job. */
+#define JOBS_PRIORITY_BISECT 100
 
 /**
  * jobs_testcase_path() - a testcase argument to its file: a name (no '/',

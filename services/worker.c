@@ -40,6 +40,7 @@
 #include "manifest.h"
 #include "progress.h"
 #include "worker.h"
+#include "bisect.h"
 
 #define API_RUNS "/api/v1/runs"
 #define UPLOAD_TIMEOUT_S 600
@@ -780,6 +781,9 @@ int worker_run(const struct worker_opts *opts, struct worker_stats *stats,
 		if (ret)
 			break;
 		oc = run_job(conn, &o, me, &job, err);
+		/* A bisection's next runs are queued as its jobs end. */
+		if (oc == OUTCOME_DONE || oc == OUTCOME_FAILED)
+			bisect_after_job(conn, job.id);
 		db_job_cleanup(&job);
 		st.done += oc == OUTCOME_DONE;
 		st.failed += oc == OUTCOME_FAILED;

@@ -207,7 +207,8 @@ static int show_cmd(int argc, char **argv, bool log)
 		cli_print_json(b);
 	else if (!id)
 		json_array_foreach(b, i, e)
-			printf("%-5" JSON_INTEGER_FORMAT " %-9s %-12s %-16s %s\n",
+			printf("%-5" JSON_INTEGER_FORMAT
+			       " %-9s %-12s %-16s %s\n",
 			       json_integer_value(json_object_get(e, "id")),
 			       cli_jstr(e, "state"), cli_jstr(e, "board"),
 			       cli_jstr(e, "testcase"), cli_jstr(e, "result"));

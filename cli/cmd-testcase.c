@@ -136,12 +136,10 @@ static int testcase_show_set(int argc, char **argv, bool set)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char *const keys[] = { ['f'] = "floor_us",
-					    ['r'] = "floor_rel",
-					    ['t'] = "tail_q",
-					    ['a'] = "alpha",
-					    ['n'] = "min_runs",
-					    ['l'] = "looks" };
+	static const char *const keys[] = {
+		['f'] = "floor_us", ['r'] = "floor_rel", ['t'] = "tail_q",
+		['a'] = "alpha",    ['n'] = "min_runs",	 ['l'] = "looks"
+	};
 	struct rtlab_err err = { "" };
 	json_t *changes = json_object(), *out = NULL;
 	bool json = false;
@@ -165,7 +163,8 @@ static int testcase_show_set(int argc, char **argv, bool set)
 			if (!set || end == optarg || *end || !isfinite(x)) {
 				fprintf(stderr, "rtlab testcase %s: --%s: %s\n",
 					set ? "set" : "show",
-					opts[strchr("frtanl", c) - "frtanl"].name,
+					opts[strchr("frtanl", c) - "frtanl"]
+						.name,
 					set ? "expected a number" :
 					      "is for 'set'");
 				goto out;

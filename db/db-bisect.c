@@ -54,21 +54,20 @@ int db_bisect_create(PGconn *conn, const struct db_bisect_new *b, int64_t *id,
 	return ret;
 }
 
-#define BISECT_JSON                                                           \
-	"json_build_object('id', x.id, 'board', b.name, 'board_id', "         \
-	"x.board_id, 'testcase', x.testcase, 'testcase_file', "               \
-	"x.testcase_file, 'duration_s', x.duration_s, 'series', x.series, "   \
-	"'kernels', to_json(x.kernels), 'plant_from', x.plant_from, "         \
+#define BISECT_JSON                                                            \
+	"json_build_object('id', x.id, 'board', b.name, 'board_id', "          \
+	"x.board_id, 'testcase', x.testcase, 'testcase_file', "                \
+	"x.testcase_file, 'duration_s', x.duration_s, 'series', x.series, "    \
+	"'kernels', to_json(x.kernels), 'plant_from', x.plant_from, "          \
 	"'plant_file', x.plant_file, 'state', x.state, 'step', x.step, 'lo', " \
-	"x.lo, 'hi', x.hi, 'culprit', x.culprit, 'result', x.result, "        \
-	"'ends_verdict', x.ends_verdict, 'regression_id', x.regression_id, "  \
-	"'created_at', to_char(x.created_at AT TIME ZONE 'UTC', "             \
-	"'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), 'finished_at', "                  \
-	"to_char(x.finished_at AT TIME ZONE 'UTC', "                          \
+	"x.lo, 'hi', x.hi, 'culprit', x.culprit, 'result', x.result, "         \
+	"'ends_verdict', x.ends_verdict, 'regression_id', x.regression_id, "   \
+	"'created_at', to_char(x.created_at AT TIME ZONE 'UTC', "              \
+	"'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), 'finished_at', "                   \
+	"to_char(x.finished_at AT TIME ZONE 'UTC', "                           \
 	"'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
 
-int db_bisect_get(PGconn *conn, int64_t id, json_t **out,
-		  struct rtlab_err *err)
+int db_bisect_get(PGconn *conn, int64_t id, json_t **out, struct rtlab_err *err)
 {
 	char sid[24];
 	const char *p[1] = { sid };

@@ -167,8 +167,8 @@ enum bisect_step bisect_step_decide(enum regress_verdict vs_good,
 const char *bisect_step_name(enum bisect_step s)
 {
 	static const char *const names[] = {
-		[BISECT_STEP_GOOD] = "good", [BISECT_STEP_BAD] = "bad",
-		[BISECT_STEP_MORE] = "more", [BISECT_STEP_SKIP] = "skip",
+		[BISECT_STEP_GOOD] = "good",	   [BISECT_STEP_BAD] = "bad",
+		[BISECT_STEP_MORE] = "more",	   [BISECT_STEP_SKIP] = "skip",
 		[BISECT_STEP_BETWEEN] = "between",
 	};
 
@@ -224,7 +224,8 @@ int bisect_simulate(size_t n, unsigned int looks, bisect_oracle oracle,
 	while (e == BISECT_ENDS_REPRODUCED && (i = bisect_next(&b))) {
 		s = simulate_step(n, i, looks, oracle, ctx, &out->looks);
 		out->steps++;
-		out->skipped += s == BISECT_STEP_SKIP || s == BISECT_STEP_BETWEEN;
+		out->skipped += s == BISECT_STEP_SKIP ||
+				s == BISECT_STEP_BETWEEN;
 		ret = bisect_mark(&b, i,
 				  s == BISECT_STEP_GOOD ? BISECT_GOOD :
 				  s == BISECT_STEP_BAD	? BISECT_BAD :

@@ -90,8 +90,8 @@ int bisect_mark_parse(const char *s);
 
 /* What the ends' comparison (the bad end against the good end) shows. */
 enum bisect_ends {
-	BISECT_ENDS_REPRODUCED, /* REGRESSION: bisect */
-	BISECT_ENDS_MORE,	/* INCONCLUSIVE with looks left: more runs */
+	BISECT_ENDS_REPRODUCED,	   /* REGRESSION: bisect */
+	BISECT_ENDS_MORE,	   /* INCONCLUSIVE with looks left: more runs */
 	BISECT_ENDS_NO_REGRESSION, /* NO_CHANGE, or INCONCLUSIVE at the
 				    * last look: the "bad" one does not
 				    * reproduce: stop */

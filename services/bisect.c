@@ -109,11 +109,12 @@ static char *tree_of(PGconn *conn, const char *k)
 	pkg = strndup(k, (size_t)(eq - k));
 	p[0] = pkg;
 	p[1] = eq + 1;
-	if (pkg && !db_query_json(conn,
-				  "SELECT to_json(tree) FROM tree_kernels "
-				  "WHERE package = $1 AND version = $2 "
-				  "ORDER BY seen_at DESC LIMIT 1",
-				  2, p, &j, NULL, "finding a kernel's tree") &&
+	if (pkg &&
+	    !db_query_json(conn,
+			   "SELECT to_json(tree) FROM tree_kernels "
+			   "WHERE package = $1 AND version = $2 "
+			   "ORDER BY seen_at DESC LIMIT 1",
+			   2, p, &j, NULL, "finding a kernel's tree") &&
 	    json_is_string(j))
 		tree = strdup(json_string_value(j));
 	json_decref(j);
@@ -127,10 +128,11 @@ static int find_pos(json_t *tk, const char *k)
 	size_t i, len = eq ? (size_t)(eq - k) : 0;
 	json_t *e;
 
-	json_array_foreach(tk, i, e)
-	{
-		const char *pkg = json_string_value(json_object_get(e, "package"));
-		const char *ver = json_string_value(json_object_get(e, "version"));
+	json_array_foreach(tk, i, e) {
+		const char *pkg =
+			json_string_value(json_object_get(e, "package"));
+		const char *ver =
+			json_string_value(json_object_get(e, "version"));
 
 		if (eq && pkg && ver && strlen(pkg) == len &&
 		    !strncmp(pkg, k, len) && !strcmp(ver, eq + 1))
@@ -207,8 +209,9 @@ int bisect_range_series(PGconn *conn, const char *good, const char *bad,
 	pg = find_pos(tk, good);
 	pb = find_pos(tk, bad);
 	if (pg < 0 || pb < 0) {
-		ret = rtlab_err_seterr(err, ENOENT, "tree %s: kernel %s unknown",
-				       tg, pg < 0 ? good : bad);
+		ret = rtlab_err_seterr(err, ENOENT,
+				       "tree %s: kernel %s unknown", tg,
+				       pg < 0 ? good : bad);
 		goto fail;
 	}
 	if (pg > pb) {
@@ -266,8 +269,7 @@ static struct pos pos_of(json_t *b, int i)
 	size_t k;
 	json_t *e;
 
-	json_array_foreach(json_object_get(b, "positions"), k, e)
-	{
+	json_array_foreach(json_object_get(b, "positions"), k, e) {
 		if (jint(e, "position", -1) != i)
 			continue;
 		p.runs = json_object_get(e, "runs");
@@ -293,8 +295,9 @@ static int queue_one(PGconn *conn, json_t *b, int i, struct rtlab_err *err)
 	size_t nids = 0;
 	int ret;
 
-	js.kernel = json_string_value(
-		json_array_get(json_object_get(b, "kernels"), (size_t)i));
+	js.kernel =
+		json_string_value(json_array_get(json_object_get(b, "kernels"),
+						 (size_t)i));
 	js.board = jstr(b, "board");
 	js.testcase = plant >= 0 && i >= plant ? jstr(b, "plant_file") :
 						 jstr(b, "testcase_file");
@@ -313,8 +316,8 @@ static int queue_one(PGconn *conn, json_t *b, int i, struct rtlab_err *err)
  * and queued jobs), one of each in turn: the board's drift over time then
  * falls on every side alike instead of on whichever was measured last.
  */
-static int queue_to(PGconn *conn, json_t *b, const int *at, size_t n,
-		    int want, struct rtlab_err *err)
+static int queue_to(PGconn *conn, json_t *b, const int *at, size_t n, int want,
+		    struct rtlab_err *err)
 {
 	int missing[3] = { 0 }, left = 0, ret = 0;
 	int64_t id = json_integer_value(json_object_get(b, "id"));
@@ -355,8 +358,7 @@ static char *ids_text(json_t *runs)
 
 	if (asprintf(&s, "{") < 0)
 		return NULL;
-	json_array_foreach(runs, i, e)
-	{
+	json_array_foreach(runs, i, e) {
 		if (asprintf(&t, "%s%s%" JSON_INTEGER_FORMAT, s, i ? "," : "",
 			     json_integer_value(e)) < 0) {
 			free(s);
@@ -429,7 +431,9 @@ static int plan_of(PGconn *conn, const char *testcase, const char *file,
 		if (!ret) {
 			def = testcase_to_json(&t);
 			testcase_cleanup(&t);
-			ret = def ? 0 : rtlab_err_seterr(err, ENOMEM, "out of memory");
+			ret = def ? 0 :
+				    rtlab_err_seterr(err, ENOMEM,
+						     "out of memory");
 		}
 	} else if (!ret) {
 		def = json_incref(json_object_get(tc, "definition"));
@@ -462,15 +466,16 @@ static int finish(PGconn *conn, int64_t id, json_t *b, const char *state,
 	log_info("bisect %" PRId64 ": %s: %s", id, state, why);
 	(void)b;
 	return update(conn, id,
-		      json_pack("{s:s, s:s, s:n}", "state", state, "result", why,
-				"step"),
+		      json_pack("{s:s, s:s, s:n}", "state", state, "result",
+				why, "step"),
 		      err);
 }
 
 static const char *kname(json_t *b, int i)
 {
-	const char *k = json_string_value(
-		json_array_get(json_object_get(b, "kernels"), (size_t)i));
+	const char *k =
+		json_string_value(json_array_get(json_object_get(b, "kernels"),
+						 (size_t)i));
 
 	return k ? k : "?";
 }
@@ -558,8 +563,7 @@ static int marks_of(json_t *b, struct bisect *bs, struct rtlab_err *err)
 	int ret, m;
 
 	ret = bisect_init(bs, n, err);
-	json_array_foreach(json_object_get(b, "steps"), i, s)
-	{
+	json_array_foreach(json_object_get(b, "steps"), i, s) {
 		m = bisect_mark_parse(jstr(s, "mark"));
 		if (ret || m < 0)
 			break;
@@ -623,8 +627,8 @@ static int advance_step(PGconn *conn, int64_t id, json_t *b, int i,
 	m = st == BISECT_STEP_GOOD ? BISECT_GOOD :
 	    st == BISECT_STEP_BAD  ? BISECT_BAD :
 				     BISECT_SKIP;
-	ret = record_step(conn, id, b, i, m, bisect_step_name(st), look, vg,
-			  vb, err);
+	ret = record_step(conn, id, b, i, m, bisect_step_name(st), look, vg, vb,
+			  err);
 	ret = ret ?: 1;
 out:
 	json_decref(vg);
@@ -681,8 +685,8 @@ static int advance_locked(PGconn *conn, int64_t id, struct rtlab_err *err)
 		if (ret)
 			break;
 		state = jstr(b, "state");
-		if (!state || (strcmp(state, "ends") &&
-			       strcmp(state, "stepping"))) {
+		if (!state ||
+		    (strcmp(state, "ends") && strcmp(state, "stepping"))) {
 			ret = 0;
 			break;
 		}
@@ -740,8 +744,9 @@ int bisect_advance(PGconn *conn, int64_t id, struct rtlab_err *err)
 	/* One advancer per bisection at a time ("bise", id): workers finish jobs of one
 	 * bisection concurrently. */
 	snprintf(sid, sizeof(sid), "%" PRId64, id);
-	ret = db_exec(conn, err, "SELECT pg_advisory_lock(1651078005, "
-				 "$1::bigint::integer)",
+	ret = db_exec(conn, err,
+		      "SELECT pg_advisory_lock(1651078005, "
+		      "$1::bigint::integer)",
 		      1, p);
 	if (ret)
 		return ret;
@@ -888,7 +893,8 @@ int bisect_start(PGconn *conn, const struct bisect_spec *spec, int64_t *id,
 		    db_exec(conn, NULL,
 			    "DELETE FROM bisections WHERE id = $1::bigint", 1,
 			    p))
-			log_warn("bisect %" PRId64 ": could not remove it", *id);
+			log_warn("bisect %" PRId64 ": could not remove it",
+				 *id);
 		*id = 0;
 	}
 out:
@@ -925,8 +931,7 @@ int bisect_reset(PGconn *conn, int64_t id, struct rtlab_err *err)
 	snprintf(why, sizeof(why),
 		 "reset while %s; %u queued job(s) removed; the steps "
 		 "decided so far are kept",
-		 !strcmp(state, "ends") ? "measuring the ends" : "stepping",
-		 n);
+		 !strcmp(state, "ends") ? "measuring the ends" : "stepping", n);
 	ret = finish(conn, id, b, "reset", why, err);
 out:
 	json_decref(b);
@@ -943,7 +948,8 @@ int bisect_get(PGconn *conn, int64_t id, json_t **out, struct rtlab_err *err)
 		return ret;
 	if (json_is_integer(json_object_get(b, "culprit")))
 		json_object_set_new(b, "culprit_kernel",
-				    json_string(kname(b, jint(b, "culprit", 0))));
+				    json_string(kname(b,
+						      jint(b, "culprit", 0))));
 	json_object_set_new(b, "range_kernels",
 			    json_pack("[s, s]", kname(b, jint(b, "lo", 0)),
 				      kname(b, jint(b, "hi", 0))));
@@ -978,8 +984,7 @@ void bisect_print_status(FILE *f, json_t *b)
 	if (!strcmp(state, "ends"))
 		fprintf(f, "testing:  the ends, on this board\n");
 	if (json_is_integer(json_object_get(b, "culprit")))
-		fprintf(f, "culprit:  %s\n",
-			kname(b, jint(b, "culprit", 0)));
+		fprintf(f, "culprit:  %s\n", kname(b, jint(b, "culprit", 0)));
 	if (jstr(b, "result"))
 		fprintf(f, "result:   %s\n", jstr(b, "result"));
 	fprintf(f, "steps:    %zu decided\n",
@@ -1005,14 +1010,14 @@ void bisect_print_log(FILE *f, json_t *b)
 		json_integer_value(json_object_get(b, "id")), jstr(b, "state"));
 	if (ends && !json_is_null(ends)) {
 		fprintf(f, "ends: %s against %s\n",
-			kname(b, (int)json_array_size(
-					 json_object_get(b, "kernels")) -
-					 1),
+			kname(b,
+			      (int)json_array_size(json_object_get(b,
+								   "kernels")) -
+				      1),
 			kname(b, 0));
 		print_verdict(f, "bad/good", ends);
 	}
-	json_array_foreach(json_object_get(b, "steps"), i, s)
-	{
+	json_array_foreach(json_object_get(b, "steps"), i, s) {
 		p = pos_of(b, jint(s, "position", 0));
 		fprintf(f, "step %zu: %s (position %d): %s [%s], %d run(s)%s\n",
 			i + 1, jstr(s, "kernel"), jint(s, "position", 0),

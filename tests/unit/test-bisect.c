@@ -72,7 +72,8 @@ static void test_rules(void)
 		{ REGRESS_IMPROVEMENT, REGRESS_IMPROVEMENT, 0,
 		  BISECT_STEP_GOOD },
 		{ REGRESS_REGRESSION, REGRESS_NO_CHANGE, 1, BISECT_STEP_BAD },
-		{ REGRESS_REGRESSION, REGRESS_INCONCLUSIVE, 0, BISECT_STEP_BAD },
+		{ REGRESS_REGRESSION, REGRESS_INCONCLUSIVE, 0,
+		  BISECT_STEP_BAD },
 		{ REGRESS_REGRESSION, REGRESS_REGRESSION, 1, BISECT_STEP_BAD },
 		{ REGRESS_REGRESSION, REGRESS_IMPROVEMENT, 1,
 		  BISECT_STEP_BETWEEN },
@@ -276,9 +277,9 @@ static void test_undecidable(void)
 	o.undecidable = 9;
 	CHECK_INT(bisect_simulate(10, LOOKS, oracle, &o, &out, &err), 0,
 		  "steps that never settle");
-	CHECK(out.ends == BISECT_ENDS_REPRODUCED && !out.found &&
-		      out.lo == 0 && out.hi == 9 && out.steps == 8 &&
-		      out.skipped == 8 && out.looks == 1 + 8 * LOOKS,
+	CHECK(out.ends == BISECT_ENDS_REPRODUCED && !out.found && out.lo == 0 &&
+		      out.hi == 9 && out.steps == 8 && out.skipped == 8 &&
+		      out.looks == 1 + 8 * LOOKS,
 	      "... each skipped after its budget of %d looks; the range "
 	      "stays 0..9 (%zu..%zu, %u looks)",
 	      LOOKS, out.lo, out.hi, out.looks);

@@ -957,6 +957,49 @@ int bisect_get(PGconn *conn, int64_t id, json_t **out, struct rtlab_err *err)
 	return 0;
 }
 
+void bisect_for_report(PGconn *conn, int64_t verdict_id, json_t *ctx)
+{
+	struct bisect_range r = { .ops = &series_ops };
+	struct rtlab_err err = { "" };
+	char vid[24];
+	const char *p[1] = { vid };
+	json_t *b = NULL, *o = NULL, *ks;
+	int64_t id;
+	size_t i;
+
+	snprintf(vid, sizeof(vid), "%" PRId64, verdict_id);
+	if (db_query_id(conn,
+			"SELECT id FROM bisections WHERE regression_id = "
+			"$1::bigint AND state = 'done' ORDER BY id DESC LIMIT 1",
+			1, p, &id, &err, "finding a verdict's bisection"))
+		return;
+	if (bisect_get(conn, id, &b, &err)) {
+		log_warn("report of verdict %" PRId64 ": bisection %" PRId64
+			 ": %s",
+			 verdict_id, id, err.msg);
+		return;
+	}
+	ks = json_object_get(b, "kernels");
+	r.n = json_array_size(ks);
+	r.kernels = calloc(r.n ? r.n : 1, sizeof(*r.kernels));
+	for (i = 0; r.kernels && i < r.n; i++)
+		r.kernels[i] = (char *)json_string_value(json_array_get(ks, i));
+	o = json_pack("{s:O, s:i, s:O}", "id", json_object_get(b, "id"),
+		      "steps",
+		      (int)json_array_size(json_object_get(b, "steps")),
+		      "range", json_object_get(b, "range_kernels"));
+	if (o && r.kernels && json_is_integer(json_object_get(b, "culprit")))
+		json_object_set_new(o, "culprit",
+				    r.ops->describe(&r,
+						    (size_t)jint(b, "culprit",
+								 0)));
+	if (!o || json_object_set_new(ctx, "bisect", o))
+		log_warn("report of verdict %" PRId64 ": out of memory",
+			 verdict_id);
+	free(r.kernels);
+	json_decref(b);
+}
+
 void bisect_print_status(FILE *f, json_t *b)
 {
 	int n = (int)json_array_size(json_object_get(b, "kernels"));

@@ -126,6 +126,14 @@ int bisect_reset(PGconn *conn, int64_t id, struct rtlab_err *err) __must_check;
 int bisect_get(PGconn *conn, int64_t id, json_t **out,
 	       struct rtlab_err *err) __must_check;
 
+/**
+ * bisect_for_report() - when a bisection of verdict @verdict_id ended
+ * (done), set "bisect" in the report context @ctx: {id, steps, culprit:
+ * {id, subject, author} (absent without one), range: [good, bad]}.
+ * Errors are logged; the report goes on without it.
+ */
+void bisect_for_report(PGconn *conn, int64_t verdict_id, json_t *ctx);
+
 /** bisect_print_status() - @b (bisect_get()) for people: state, range,
  *  culprit or why it stopped, what is being measured. */
 void bisect_print_status(FILE *f, json_t *b);

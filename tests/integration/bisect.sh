@@ -92,3 +92,16 @@ check "a second reset is refused, naming the state" has "$tmp/r5" \
 	"already ended \\(reset\\)"
 "$RTLAB" bisect status >"$tmp/all" 2>&1
 check "status lists every bisection" test "$(wc -l <"$tmp/all")" = 2
+
+# --- its web page ----------------------------------------------------------
+if start_server "$tmp"; then
+	curl -s "$URL/bisections/$id2" >"$tmp/page.html"
+	check "GET /bisections/$id2: the page says how it ended" has \
+		"$tmp/page.html" "does not reproduce the regression"
+	check "  with the ends' verdict and their figures" has \
+		"$tmp/page.html" "<td>ends</td><td>bad against good</td>"
+	check "GET /bisections/999: 404" test "$(curl -s -o /dev/null \
+		-w '%{http_code}' "$URL/bisections/999")" = 404
+else
+	not_ok "the server starts"
+fi

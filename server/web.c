@@ -1089,9 +1089,10 @@ static enum MHD_Result verdict_page(struct http_request *req, const char *ref)
 static void step_fig(struct strbuf *p, const json_t *v, const char *metric,
 		     const char *side)
 {
-	const json_t *m = json_object_get(
-		json_object_get(json_object_get(v, "details"), "metrics"),
-		metric);
+	const json_t *m =
+		json_object_get(json_object_get(json_object_get(v, "details"),
+						"metrics"),
+				metric);
 
 	html_num(p, json_object_get(m, side), "µs");
 }
@@ -1151,8 +1152,7 @@ static enum MHD_Result bisect_page(struct http_request *req, const char *ref)
 		step_fig(&p, ends, "p99.9", "candidate");
 		html(&p, "</td></tr>\n");
 	}
-	json_array_foreach(json_object_get(b, "steps"), i, s)
-	{
+	json_array_foreach(json_object_get(b, "steps"), i, s) {
 		const json_t *vg = json_object_get(s, "vs_good");
 		const json_t *vb = json_object_get(s, "vs_bad");
 

@@ -608,8 +608,19 @@ static int advance_step(PGconn *conn, int64_t id, json_t *b, int i,
 				  NULL, NULL, err);
 		return ret ?: 1;
 	}
-	if (nruns(&s) < (int)seq->runs_at[0])
-		return queue_to(conn, b, &i, 1, (int)seq->runs_at[0], err);
+	if (nruns(&s) < (int)seq->runs_at[0]) {
+		ret = queue_to(conn, b, &i, 1, (int)seq->runs_at[0], err);
+		if (ret == -EINVAL || ret == -ENOENT) {
+			/* The kernel cannot be queued on this board (no
+			 * such definition, not for this kind): skip it. */
+			log_warn("bisect %" PRId64 ": position %d: %s", id, i,
+				 err->msg);
+			ret = record_step(conn, id, b, i, BISECT_SKIP,
+					  "unqueueable", 0, NULL, NULL, err);
+			return ret ?: 1;
+		}
+		return ret;
+	}
 	ret = compare(conn, b, testcase_id, 0, i, &vg, err);
 	if (!ret)
 		ret = compare(conn, b, testcase_id, n - 1, i, &vb, err);

@@ -58,7 +58,7 @@ check "testcase $TC: 7 runs, one look, alpha 0.01" sh -c \
 	--quiet >/dev/null 2>&1
 id2=$("$RTLAB" bisect start --board local --testcase $TC --duration 1 \
 	--good host --bad host --kernels host,host,host 2>"$tmp/s2.err")
-check "a second bisection, nothing planted (id ${id2:-none})" test -n "$id2"
+check "a bisection with nothing planted (id ${id2:-none})" test -n "$id2"
 nice -n 10 "$RTLAB" worker --board local --drain --name w2 \
 	>"$tmp/w2.log" 2>&1
 "$RTLAB" bisect status "$id2" >"$tmp/st2" 2>&1

@@ -13,9 +13,9 @@
  *   stepping  the kernel bisect_next() picks is measured until
  *             bisect_step_decide() settles it against both ends, more runs
  *             of all three queued look by look of the testcase's plan; a
- *             step that does not boot (or cannot be queued on the board), or is
- *             not settled at the plan's
- *             last look, is skipped;
+ *             step that does not boot (or cannot be queued on the
+ *             board), or is not settled at the plan's last look, is
+ *             skipped;
  *   done      the culprit, or the smallest range skipped steps allow;
  *   failed    why it stopped; reset: stopped by a person.
  *

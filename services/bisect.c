@@ -781,6 +781,21 @@ void bisect_after_job(PGconn *conn, int64_t job_id)
 			 job_id, err.msg);
 }
 
+bool bisect_running(PGconn *conn, const char *board)
+{
+	const char *p[1] = { board };
+	int64_t n = 0;
+
+	if (db_query_id(conn,
+			"SELECT count(*) FROM jobs j JOIN bisections x ON "
+			"x.id = j.bisect_id JOIN boards b ON b.id = j.board_id "
+			"WHERE x.state IN ('ends', 'stepping') AND j.state = "
+			"'running' AND ($1::text IS NULL OR b.name = $1)",
+			1, p, &n, NULL, "bisections running"))
+		return false;
+	return n > 0;
+}
+
 /* -- starting, stopping, reading ------------------------------------------ */
 
 static int testcase_name(const char *arg, char **file, char **name,

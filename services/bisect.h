@@ -113,6 +113,13 @@ int bisect_advance(PGconn *conn, int64_t id,
 void bisect_after_job(PGconn *conn, int64_t job_id);
 
 /**
+ * bisect_running() - whether a job of an unfinished bisection is running
+ * on board @board (NULL: any board): its end may queue the next step, so
+ * a worker draining the queue waits for it rather than stop.
+ */
+bool bisect_running(PGconn *conn, const char *board);
+
+/**
  * bisect_reset() - stop bisection @id: its queued jobs are removed, its
  * state becomes 'reset' with what it had found so far kept.
  * Return: 0; -ENOENT; -EINVAL when it had already ended (@err says how).

@@ -773,6 +773,13 @@ int worker_run(const struct worker_opts *opts, struct worker_stats *stats,
 				   o.lease_s, &job, err);
 		if (ret == -ENOENT) {
 			ret = 0;
+			/* A bisection's running job may queue its next
+			 * step when it ends: draining waits for that. */
+			if (o.mode == WORKER_MODE_DRAIN &&
+			    bisect_running(conn, o.board)) {
+				idle_wait(o.poll_s);
+				continue;
+			}
 			if (o.mode != WORKER_MODE_LOOP)
 				break;
 			idle_wait(o.poll_s);

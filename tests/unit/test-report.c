@@ -812,8 +812,8 @@ static void test_config(void)
  * when it named a culprit. */
 static void test_bisect(void)
 {
-	json_t *ctx = load_ctx(), *bug;
-	char *t;
+	json_t *ctx = load_ctx(), *bug, *field;
+	char *t, note[256];
 
 	bug = report_bug_json(ctx, NULL, "s", "t");
 	CHECK(bug && !json_object_get(bug, "cf_bisect_commit"),
@@ -833,6 +833,17 @@ static void test_bisect(void)
 	CHECK_STR(json_string_value(json_object_get(bug, "cf_bisect_commit")),
 		  "linux-image-6.1.0-56-rt-amd64=6.1.192-2",
 		  "a culprit: cf_bisect_commit");
+	field = json_pack("{s:s, s:i, s:b, s:[]}", "name", "cf_bisect_commit",
+			  "type", 1, "is_on_bug_entry", 1, "values");
+	CHECK(bz_bug_adapt(bug, "cf_bisect_commit", field, note,
+			   sizeof(note)) == 0 &&
+		      json_object_get(bug, "cf_bisect_commit"),
+	      "a Bugzilla offering cf_bisect_commit gets it");
+	CHECK(bz_bug_adapt(bug, "cf_bisect_commit", NULL, note, sizeof(note)) ==
+			      1 &&
+		      !json_object_get(bug, "cf_bisect_commit"),
+	      "one without it does not (%s)", note);
+	json_decref(field);
 	json_decref(bug);
 	t = report_text(ctx, NULL, 0, NULL);
 	CHECK(t &&

@@ -493,7 +493,10 @@ static int advance_ends(PGconn *conn, int64_t id, json_t *b, int testcase_id,
 
 	if (g.queued || d.queued)
 		return 0;
-	if ((!nruns(&g) && g.failed) || (!nruns(&d) && d.failed)) {
+	/* A failed run (boot, panic, hang, agent) is replaced; a whole
+	 * look's worth of failures without a run is an answer. */
+	if ((!nruns(&g) && g.failed >= (int)seq->runs_at[0]) ||
+	    (!nruns(&d) && d.failed >= (int)seq->runs_at[0])) {
 		snprintf(why, sizeof(why),
 			 "the %s kernel %s produced no complete run on board "
 			 "%s (%d job(s) failed): cannot bisect",
@@ -603,7 +606,8 @@ static int advance_step(PGconn *conn, int64_t id, json_t *b, int i,
 
 	if (g.queued || d.queued || s.queued)
 		return 0;
-	if (!nruns(&s) && s.failed) {
+	if ((!nruns(&s) && s.failed >= (int)seq->runs_at[0]) ||
+	    s.failed >= 2 * (int)seq->runs_at[seq->looks - 1]) {
 		ret = record_step(conn, id, b, i, BISECT_SKIP, "noboot", 0,
 				  NULL, NULL, err);
 		return ret ?: 1;

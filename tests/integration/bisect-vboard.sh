@@ -61,8 +61,8 @@ w2=$!
 on_exit "kill $w1 $w2 2>/dev/null"
 wait $w1
 wait $w2
-# A worker that found the queue empty while the other's job was still
-# running has stopped; the other one queued what came next and went on.
+# Draining workers wait while a bisection job runs: its end queues the
+# next step.
 "$RTLAB" bisect status "$id" >"$tmp/st1" 2>&1
 "$RTLAB" bisect log "$id" >"$tmp/log1" 2>&1
 check "the bisection ended ($(sed -n 's/^result: *//p' "$tmp/st1"))" \

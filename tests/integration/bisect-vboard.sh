@@ -9,7 +9,7 @@
 # +/- 50 %), under the same testcase name; the kernels before it run it
 # clean.  The latency is real, measured by cyclictest in the guest; only
 # where it comes from is known.  Two workers drain the queue; no one
-# decides anything; the bisection must name -56.  1 s runs, 4 per side at
+# decides anything; the bisection must name -56.  3 s runs (1 s runs left the ends INCONCLUSIVE), 4 per side at
 # one look (alpha 0.15): 16 boots.  The kernels are downloaded once into
 # the cache (build/cache).
 set -u
@@ -44,7 +44,7 @@ check "virtual board registered" sh -c \
 check "testcase $TC: 4 runs per side, one look, alpha 0.15" sh -c \
 	"'$RTLAB' testcase set $TC --min-runs 4 --looks 1 --alpha 0.15 >/dev/null"
 
-id=$("$RTLAB" bisect start --board vb --testcase $TC --duration 1 \
+id=$("$RTLAB" bisect start --board vb --testcase $TC --duration 3 \
 	--good "$good" --bad "$bad" --plant-from "$planted" \
 	--plant-testcase "$INJ" 2>"$tmp/start.err")
 check "bisection started over the tree's series (id ${id:-none})" \

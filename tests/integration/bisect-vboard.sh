@@ -9,9 +9,9 @@
 # +/- 50 %), under the same testcase name; the kernels before it run it
 # clean.  The latency is real, measured by cyclictest in the guest; only
 # where it comes from is known.  Two workers drain the queue; no one
-# decides anything; the bisection must name -56.  3 s runs (1 s runs left the ends INCONCLUSIVE), 4 per side at
-# one look (alpha 0.15): 16 boots.  The kernels are downloaded once into
-# the cache (build/cache).
+# decides anything; the bisection must name -56.  3 s runs (with 1 s runs
+# the ends stayed INCONCLUSIVE), 4 per side at one look (alpha 0.15): 16
+# boots.  The kernels are downloaded once into the cache (build/cache).
 set -u
 . "$(dirname "$0")/../lib.sh"
 export RTLAB_DATADIR="$TOP"

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "fsutil.h"
 #include "manifest.h"
 #include "module.h"
@@ -632,5 +633,21 @@ out:
 	if (a)
 		archive_write_free(a);
 	free(data);
+	return ret;
+}
+
+int module_inject_archive(const struct kernel_ident *id, const char *out_path,
+			  struct rtlab_err *err)
+{
+	char *src = rtlab_data_path("testcases/inject"), *ko = NULL;
+	int ret;
+
+	if (!src)
+		return -ENOMEM;
+	ret = module_build(id, src, INJECT_MODULE, NULL, &ko, err);
+	if (!ret)
+		ret = module_archive(ko, id->release, out_path, err);
+	free(ko);
+	free(src);
 	return ret;
 }

@@ -195,11 +195,11 @@ apt_repo_publish() {
 start_notify_sink() {
 	mkdir -p "$work/sink"
 	python3 "$TOP/tests/notify-sink.py" "$work/sink" >"$work/sink.out" 2>&1 &
-	on_exit "kill $! 2>/dev/null"
-	_i=0
-	while ! grep -q '^smtp' "$work/sink.out" && [ $_i -lt 600 ]; do
+	_sink=$!
+	on_exit "kill $_sink 2>/dev/null"
+	# it prints its ports once listening; waiting ends if it dies instead
+	while ! grep -q '^smtp' "$work/sink.out" && kill -0 $_sink 2>/dev/null; do
 		sleep 0.1
-		_i=$((_i + 1))
 	done
 	SMTP_PORT=$(awk '/^smtp/ {print $2}' "$work/sink.out")
 	HOOK_PORT=$(awk '/^smtp/ {print $4}' "$work/sink.out")

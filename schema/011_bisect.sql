@@ -36,7 +36,7 @@ CREATE TABLE bisect_steps (
 	position	integer NOT NULL,
 	kernel		text NOT NULL,
 	mark		text NOT NULL CHECK (mark IN ('good', 'bad', 'skip')),
-	decision	text NOT NULL,	-- good, bad, skip, between, noboot
+	decision	text NOT NULL,	-- good, bad, skip, between, failed, unqueueable
 	look		integer NOT NULL,
 	vs_good		jsonb,		-- the step against the good end
 	vs_bad		jsonb,		-- the step against the bad end

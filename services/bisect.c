@@ -609,7 +609,7 @@ static int advance_step(PGconn *conn, int64_t id, json_t *b, int i,
 		return 0;
 	if ((!nruns(&s) && s.failed >= (int)seq->runs_at[0]) ||
 	    s.failed >= 2 * (int)seq->runs_at[seq->looks - 1]) {
-		ret = record_step(conn, id, b, i, BISECT_SKIP, "noboot", 0,
+		ret = record_step(conn, id, b, i, BISECT_SKIP, "failed", 0,
 				  NULL, NULL, err);
 		return ret ?: 1;
 	}

@@ -75,6 +75,9 @@ check "every step decided against both ends" sh -c \
 	"test \$(grep -c '^    vs good' '$tmp/log1') = \
 	\$(grep -c '^step ' '$tmp/log1') && grep -q '^    vs bad' '$tmp/log1'"
 sed 's/^/#   /' "$tmp/log1"
+"$RTLAB" db psql -tAc "SELECT 'job ' || id || ' (' || kernel || '): ' || \
+	state || ': ' || coalesce(error, '') FROM jobs WHERE bisect_id = $id \
+	AND state <> 'done'" | sed 's/^/#   /'
 n=$("$RTLAB" db psql -tAc "SELECT count(*) FROM jobs WHERE bisect_id = $id \
 	AND state = 'done'")
 check "the board ran $n jobs for it, all at the bisection priority" test \

@@ -38,7 +38,6 @@
 
 #define CAL_MAX_SPINS 16
 #define CAL_DEFAULT_SPINS "50,200,1000"
-#define CAL_MODULE_NAME "rtlab_inject"
 
 struct cal_opts {
 	const char *board, *kernel, *testcase, *keep, *mode;
@@ -293,7 +292,7 @@ static int cal_prepare(struct cal *c)
 {
 	struct rtlab_err err = { "" };
 	struct calib_inject inj = { 0 };
-	char *src = NULL, *ko = NULL, *name;
+	char *name;
 	unsigned int i;
 	int ret;
 
@@ -348,27 +347,17 @@ static int cal_prepare(struct cal *c)
 	}
 	if (strcmp(c->o.mode, "user") && c->boots) {
 		/* The module goes into the board's initramfs. */
-		src = rtlab_data_path("testcases/inject");
-		if (!src) {
-			fprintf(stderr, "rtlab calibrate: out of memory\n");
-			return 1;
-		}
 		if (!c->o.quiet)
 			fprintf(stderr, "rtlab calibrate: building %s for %s\n",
-				CAL_MODULE_NAME, c->release);
-		ret = module_build(&c->b->id, src, CAL_MODULE_NAME, NULL, &ko,
-				   &err);
-		free(src);
-		if (!ret) {
-			c->module_cpio = path_join(c->work, "inject.cpio.gz");
-			ret = c->module_cpio ?
-				      module_archive(ko, c->release,
-						     c->module_cpio, &err) :
-				      -ENOMEM;
-		}
-		free(ko);
+				INJECT_MODULE, c->release);
+		c->module_cpio = path_join(c->work, "inject.cpio.gz");
+		ret = c->module_cpio ?
+			      module_inject_archive(&c->b->id, c->module_cpio,
+						    &err) :
+			      -ENOMEM;
 		if (ret) {
-			fprintf(stderr, "rtlab calibrate: %s\n", err.msg);
+			fprintf(stderr, "rtlab calibrate: %s\n",
+				err.msg[0] ? err.msg : strerror(-ret));
 			return 1;
 		}
 	}

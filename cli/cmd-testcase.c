@@ -28,7 +28,7 @@ static void testcase_usage(FILE *out)
 		"       rtlab testcase show NAME [--json]\n"
 		"       rtlab testcase set NAME [--floor-us US] [--floor-rel F]\n"
 		"                         [--tail-q Q] [--alpha A] [--min-runs N]\n"
-		"                         [--default KEY]...\n\n"
+		"                         [--looks N] [--default KEY]...\n\n"
 		"list  the testcases the lab has stored, and whether each is the\n"
 		"      lab's (testcases/NAME.yaml)\n"
 		"show  one testcase: the lab's definition and the verdict\n"
@@ -40,8 +40,9 @@ static void testcase_usage(FILE *out)
 		"  --tail-q Q      tail quantile, between 0.5 and 1\n"
 		"  --alpha A       family-wise level, (0, 0.5]\n"
 		"  --min-runs N    runs per side, 2..1000\n"
+		"  --looks N       planned looks, at N x min-runs runs per side\n"
 		"  --default KEY   back to the default for KEY (floor_us,\n"
-		"                  floor_rel, tail_q, alpha, min_runs)\n"
+		"                  floor_rel, tail_q, alpha, min_runs, looks)\n"
 		"  --json          the answer as JSON\n");
 }
 
@@ -129,16 +130,16 @@ static int testcase_show_set(int argc, char **argv, bool set)
 		{ "tail-q", required_argument, NULL, 't' },
 		{ "alpha", required_argument, NULL, 'a' },
 		{ "min-runs", required_argument, NULL, 'n' },
+		{ "looks", required_argument, NULL, 'l' },
 		{ "default", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char *const keys[] = { ['f'] = "floor_us",
-					    ['r'] = "floor_rel",
-					    ['t'] = "tail_q",
-					    ['a'] = "alpha",
-					    ['n'] = "min_runs" };
+	static const char *const keys[] = {
+		['f'] = "floor_us", ['r'] = "floor_rel", ['t'] = "tail_q",
+		['a'] = "alpha",    ['n'] = "min_runs",	 ['l'] = "looks"
+	};
 	struct rtlab_err err = { "" };
 	json_t *changes = json_object(), *out = NULL;
 	bool json = false;
@@ -157,11 +158,13 @@ static int testcase_show_set(int argc, char **argv, bool set)
 		case 't':
 		case 'a':
 		case 'n':
+		case 'l':
 			x = strtod(optarg, &end);
 			if (!set || end == optarg || *end || !isfinite(x)) {
 				fprintf(stderr, "rtlab testcase %s: --%s: %s\n",
 					set ? "set" : "show",
-					opts[strchr("frtan", c) - "frtan"].name,
+					opts[strchr("frtanl", c) - "frtanl"]
+						.name,
 					set ? "expected a number" :
 					      "is for 'set'");
 				goto out;

@@ -18,6 +18,7 @@ int cmd_show(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_kernel(int argc, char **argv);
 int cmd_tree(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
 int cmd_boot(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);

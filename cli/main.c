@@ -42,6 +42,8 @@ static const struct command commands[] = {
 	{ "submit", cmd_submit, "submit a built kernel to a lab server" },
 	{ "jobs", cmd_jobs, "list queued, running and finished jobs" },
 	{ "worker", cmd_worker, "claim and run queued jobs" },
+	{ "bisect", cmd_bisect,
+	  "find the kernel that brought a latency regression" },
 	{ "calibrate", cmd_calibrate,
 	  "measure a board's false-alarm and detection rates" },
 };

@@ -157,8 +157,8 @@ static int job_from_row(PGresult *res, int row, struct db_job *j)
 int db_job_create(PGconn *conn, const struct db_job_new *job, int64_t *id,
 		  struct rtlab_err *err)
 {
-	char bid[16], dur[16], att[16], prio[16], sub[24];
-	const char *p[10];
+	char bid[16], dur[16], att[16], prio[16], sub[24], bis[24], pos[16];
+	const char *p[12];
 	PGresult *res;
 	int ret = 0;
 
@@ -179,6 +179,10 @@ int db_job_create(PGconn *conn, const struct db_job_new *job, int64_t *id,
 	p[3] = job->testcase_file;
 	p[4] = dur;
 	p[5] = att;
+	snprintf(bis, sizeof(bis), "%" PRId64, job->bisect_id);
+	snprintf(pos, sizeof(pos), "%d", job->bisect_pos);
+	p[10] = job->bisect_id ? bis : NULL;
+	p[11] = job->bisect_id ? pos : NULL;
 	/* The DO UPDATE (a no-op) makes RETURNING give the existing row. */
 	res = q(conn,
 		"WITH t AS (INSERT INTO testcases (name) VALUES ($1) "
@@ -186,11 +190,11 @@ int db_job_create(PGconn *conn, const struct db_job_new *job, int64_t *id,
 		"RETURNING id) "
 		"INSERT INTO jobs (board_id, testcase_id, kernel, "
 		"testcase_file, duration_s, max_attempts, priority, origin, "
-		"tree, submission_id) "
+		"tree, submission_id, bisect_id, bisect_pos) "
 		"SELECT $2::integer, t.id, $3, $4, $5::integer, $6::integer, "
-		"$7::integer, $8, $9, $10::bigint "
+		"$7::integer, $8, $9, $10::bigint, $11::bigint, $12::integer "
 		"FROM t RETURNING id",
-		10, p);
+		12, p);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
 		ret = pg_fail(conn, res, err, "queueing a job", 0);
 	else

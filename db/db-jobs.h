@@ -55,6 +55,8 @@ struct db_job_new {
 	const char *origin;	   /* "farm", "submission" or NULL */
 	const char *tree;	   /* the farm's tree, or NULL */
 	int64_t submission_id;	   /* 0: none */
+	int64_t bisect_id;	   /* the bisection it measures for, or 0 */
+	int bisect_pos;		   /* ... at this position of its range */
 };
 
 /* A job as read back; every string is malloc'd, NULL when the column is. */

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "fsutil.h"
 #include "manifest.h"
 #include "module.h"
@@ -165,7 +166,11 @@ static int fetch_headers(const struct kernel_ident *id, const char *dir,
 	ret = header_deps(pkg, &deps, &ndeps, err);
 	if (ret)
 		goto out;
-	/* apt-get download PKG=VER DEP=VER...: the same source version. */
+	/* apt-get download PKG=VER DEP=VER...: the headers of the same
+	 * source version; kbuild is apt's candidate, since the headers
+	 * depend on "linux-kbuild-X (>= VER)" and the archive keeps only
+	 * the newest kbuild of a series (6.1.0-56's 6.1.192-2 is gone once
+	 * 6.1.192-3 is out). */
 	dl = calloc(ndeps + 4, sizeof(*dl));
 	if (!dl) {
 		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
@@ -175,11 +180,11 @@ static int fetch_headers(const struct kernel_ident *id, const char *dir,
 	dl[1] = "download";
 	for (i = 0; i <= ndeps; i++) {
 		const char *name = i ? deps[i - 1] : pkg;
+		bool pin = id->package_version &&
+			   strncmp(name, "linux-kbuild-", 13);
 
-		if (asprintf(&dl[i + 2], "%s%s%s", name,
-			     id->package_version ? "=" : "",
-			     id->package_version ? id->package_version : "") <
-		    0) {
+		if (asprintf(&dl[i + 2], "%s%s%s", name, pin ? "=" : "",
+			     pin ? id->package_version : "") < 0) {
 			ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
 			goto out;
 		}
@@ -632,5 +637,21 @@ out:
 	if (a)
 		archive_write_free(a);
 	free(data);
+	return ret;
+}
+
+int module_inject_archive(const struct kernel_ident *id, const char *out_path,
+			  struct rtlab_err *err)
+{
+	char *src = rtlab_data_path("testcases/inject"), *ko = NULL;
+	int ret;
+
+	if (!src)
+		return -ENOMEM;
+	ret = module_build(id, src, INJECT_MODULE, NULL, &ko, err);
+	if (!ret)
+		ret = module_archive(ko, id->release, out_path, err);
+	free(ko);
+	free(src);
 	return ret;
 }

@@ -78,4 +78,17 @@ int module_vermagic(const char *ko_path, char **vermagic,
 int module_archive(const char *ko_path, const char *release,
 		   const char *out_path, struct rtlab_err *err) __must_check;
 
+/* The latency injector's module (testcases/inject/, docs/calibration.md). */
+#define INJECT_MODULE "rtlab_inject"
+
+/**
+ * module_inject_archive() - build (or take from the cache) the
+ * rtlab_inject module for kernel @id and write it to @out_path as
+ * module_archive() does: what a board that boots @id needs in its initrd
+ * to run a testcase with a `preempt` or `irq` injector load.
+ * Return: 0 or a negative errno with @err set (module_build()).
+ */
+int module_inject_archive(const struct kernel_ident *id, const char *out_path,
+			  struct rtlab_err *err) __must_check;
+
 #endif

@@ -709,6 +709,33 @@ char *report_wrap(const char *text, size_t cols)
 	return strbuf_take(&s);
 }
 
+/* What a bisection of this regression found, when one ran. */
+static void text_bisect(struct strbuf *s, const json_t *b)
+{
+	const json_t *c = json_object_get(b, "culprit");
+	const json_t *r = json_object_get(b, "range");
+
+	if (!b)
+		return;
+	strbuf_addf(s, "\n== Bisection ==\n");
+	if (c)
+		strbuf_addf(s, "  culprit:    %s\n  subject:    %s\n",
+			    jstr(c, "id", "?"), jstr(c, "subject", "?"));
+	if (c && jstr(c, "author", NULL))
+		strbuf_addf(s, "  author:     %s\n", jstr(c, "author", "?"));
+	if (!c)
+		strbuf_addf(s, "  range:      %s (good) .. %s (bad)\n",
+			    json_string_value(json_array_get(r, 0)),
+			    json_string_value(json_array_get(r, 1)));
+	strbuf_addf(s,
+		    "  rtlab bisection %" JSON_INTEGER_FORMAT
+		    ", %zu steps, each decided against both ends: "
+		    "rtlab bisect log %" JSON_INTEGER_FORMAT "\n",
+		    json_integer_value(json_object_get(b, "id")),
+		    (size_t)json_integer_value(json_object_get(b, "steps")),
+		    json_integer_value(json_object_get(b, "id")));
+}
+
 char *report_text(const json_t *ctx, const struct report_attachment *atts,
 		  size_t natt, const char *config_delta)
 {
@@ -787,6 +814,8 @@ char *report_text(const json_t *ctx, const struct report_attachment *atts,
 			    run_artifact(base, "config") ? "the baseline" :
 							   "neither kernel");
 	}
+
+	text_bisect(&s, json_object_get(ctx, "bisect"));
 
 	strbuf_addf(&s, "\n== Where ==\n");
 	strbuf_addf(&s, "  board:      %s (%s), clock %s, machine %s\n", bname,
@@ -1177,6 +1206,16 @@ json_t *report_bug_json(const json_t *ctx, const struct report_fields *f,
 			"cf_regression", "Yes");
 	if (bug && tree)
 		json_object_set_new(bug, "cf_tree", json_string(tree));
+	/* A Bugzilla without the field drops it (the filing asks). */
+	if (bug &&
+	    jstr(json_object_get(json_object_get(ctx, "bisect"), "culprit"),
+		 "id", NULL))
+		json_object_set_new(
+			bug, "cf_bisect_commit",
+			json_string(jstr(json_object_get(json_object_get(ctx,
+									 "bisect"),
+							 "culprit"),
+					 "id", "")));
 	free(tag);
 	return bug;
 }

@@ -236,7 +236,8 @@ char *report_html(const json_t *ctx, const char *text,
  * version (@fields or defaults), summary, description (@text), op_sys,
  * platform, severity, whiteboard (report_regression_tag()),
  * cf_kernel_version, cf_regression, cf_tree (report_tree(), left out
- * when there is none).
+ * when there is none), cf_bisect_commit (the culprit's id of the ctx's
+ * "bisect" object, when a bisection named one).
  * Return: new reference, caller json_decref()s; NULL on -ENOMEM.
  */
 json_t *report_bug_json(const json_t *ctx, const struct report_fields *fields,

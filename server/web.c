@@ -27,6 +27,7 @@
 #include "../db/db-runs.h"
 #include "../db/db-verdicts.h"
 #include "../db/db-web.h"
+#include "../services/bisect.h"
 #include "../services/reporting.h"
 #include "http.h"
 #include "strbuf.h"
@@ -297,6 +298,7 @@ enum web_route {
 	WEB_REPORT_FILE,
 	WEB_PLOT_COMPARE,
 	WEB_PLOT_TREND,
+	WEB_BISECT,
 };
 
 struct web_match {
@@ -350,6 +352,9 @@ static void web_route(const char *path, struct web_match *m)
 	} else if ((rest = take_ref(path, "/runs/", m))) {
 		if (!*rest || !strcmp(rest, "/"))
 			m->route = WEB_RUN;
+	} else if ((rest = take_ref(path, "/bisections/", m))) {
+		if (!*rest || !strcmp(rest, "/"))
+			m->route = WEB_BISECT;
 	} else if ((rest = take_ref(path, "/verdicts/", m))) {
 		if (!*rest || !strcmp(rest, "/"))
 			m->route = WEB_VERDICT;
@@ -1132,6 +1137,107 @@ static enum MHD_Result verdict_page(struct http_request *req, const char *ref)
 	return page_send(req, &p, MHD_HTTP_OK);
 }
 
+/* A verdict's figure @metric ("max", "p99.9") of side @side, as text. */
+static void step_fig(struct strbuf *p, const json_t *v, const char *metric,
+		     const char *side)
+{
+	const json_t *m =
+		json_object_get(json_object_get(json_object_get(v, "details"),
+						"metrics"),
+				metric);
+
+	html_num(p, json_object_get(m, side), "µs");
+}
+
+/* One bisection: where it stands, every step with the verdicts against
+ * both ends and the figures (max, p99.9) that made them. */
+static enum MHD_Result bisect_page(struct http_request *req, const char *ref)
+{
+	struct rtlab_err err = { "" };
+	struct strbuf p = { 0 };
+	json_t *b = NULL, *s, *ends;
+	int64_t id;
+	size_t i;
+	int ret;
+
+	if (parse_id(ref, &id))
+		return error_page(req, MHD_HTTP_NOT_FOUND, "Not found",
+				  "no such bisection (expected an id)");
+	ret = bisect_get(req->db, id, &b, &err);
+	if (ret)
+		return db_error_page(req, ret, err.msg);
+	ends = json_object_get(b, "ends_verdict");
+	page_begin(&p, "Bisection %" PRId64, id);
+	html(&p, "<h1>Bisection %" PRId64 ": ", id);
+	html_text(&p, jstr(b, "state"));
+	html(&p, "</h1>\n<p id=\"result\">");
+	html_text(&p, jstr(b, "result") ? jstr(b, "result") : "in progress");
+	html(&p, "</p>\n<table id=\"bisection\">\n");
+	row_text(&p, "board", jstr(b, "board"));
+	row_text(&p, "testcase", jstr(b, "testcase"));
+	row_text(&p, "range", jstr(b, "series"));
+	row_text(&p, "good",
+		 json_string_value(json_array_get(json_object_get(b, "kernels"),
+						  0)));
+	row_text(&p, "bad",
+		 json_string_value(json_array_get(
+			 json_object_get(b, "kernels"),
+			 json_array_size(json_object_get(b, "kernels")) - 1)));
+	if (jstr(b, "culprit_kernel"))
+		row_text(&p, "culprit", jstr(b, "culprit_kernel"));
+	row_text(&p, "started", jstr(b, "created_at"));
+	html(&p, "</table>\n<h2>Steps</h2>\n<table id=\"steps\">\n"
+		 "<tr><th>step</th><th>kernel</th><th>decision</th>"
+		 "<th>look</th><th>vs good</th><th>vs bad</th>"
+		 "<th>max good / step / bad</th>"
+		 "<th>p99.9 good / step / bad</th></tr>\n");
+	if (ends && !json_is_null(ends)) {
+		html(&p, "<tr><td>ends</td><td>bad against good</td><td>");
+		verdict_badge(&p, jstr(ends, "verdict"));
+		html(&p, "</td><td></td><td></td><td></td><td>");
+		step_fig(&p, ends, "max", "baseline");
+		html(&p, " / – / ");
+		step_fig(&p, ends, "max", "candidate");
+		html(&p, "</td><td>");
+		step_fig(&p, ends, "p99.9", "baseline");
+		html(&p, " / – / ");
+		step_fig(&p, ends, "p99.9", "candidate");
+		html(&p, "</td></tr>\n");
+	}
+	json_array_foreach(json_object_get(b, "steps"), i, s) {
+		const json_t *vg = json_object_get(s, "vs_good");
+		const json_t *vb = json_object_get(s, "vs_bad");
+
+		html(&p, "<tr><td>%zu</td><td>", i + 1);
+		html_text(&p, jstr(s, "kernel"));
+		html(&p, "</td><td>");
+		html_text(&p, jstr(s, "decision"));
+		html(&p, "</td><td>");
+		html_num(&p, json_object_get(s, "look"), NULL);
+		html(&p, "</td><td>");
+		verdict_badge(&p, jstr(vg, "verdict"));
+		html(&p, "</td><td>");
+		verdict_badge(&p, jstr(vb, "verdict"));
+		html(&p, "</td><td>");
+		step_fig(&p, vg, "max", "baseline");
+		html(&p, " / ");
+		step_fig(&p, vg, "max", "candidate");
+		html(&p, " / ");
+		step_fig(&p, vb, "max", "baseline");
+		html(&p, "</td><td>");
+		step_fig(&p, vg, "p99.9", "baseline");
+		html(&p, " / ");
+		step_fig(&p, vg, "p99.9", "candidate");
+		html(&p, " / ");
+		step_fig(&p, vb, "p99.9", "baseline");
+		html(&p, "</td></tr>\n");
+	}
+	html(&p, "</table>\n");
+	page_end(&p);
+	json_decref(b);
+	return page_send(req, &p, MHD_HTTP_OK);
+}
+
 /* A file of a verdict's report, read back from the directory the report
  * was written to; only the names the report recorded. */
 static enum MHD_Result report_file(struct http_request *req, const char *ref,
@@ -1366,6 +1472,8 @@ enum MHD_Result web_handle(struct http_request *req)
 		return verdict_page(req, m.ref);
 	case WEB_REPORT_FILE:
 		return report_file(req, m.ref, m.file);
+	case WEB_BISECT:
+		return bisect_page(req, m.ref);
 	case WEB_PLOT_COMPARE:
 	case WEB_PLOT_TREND:
 		return plot_answer(req, &m);

@@ -174,6 +174,8 @@ int jobs_add(PGconn *conn, const struct job_spec *spec, int64_t **ids,
 	nj.origin = spec->origin;
 	nj.tree = spec->tree;
 	nj.submission_id = spec->submission_id;
+	nj.bisect_id = spec->bisect_id;
+	nj.bisect_pos = spec->bisect_pos;
 	ret = spec->no_transaction ? 0 : db_begin(conn, err);
 	if (ret)
 		goto out;

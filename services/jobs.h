@@ -41,6 +41,8 @@ struct job_spec {
 	const char *tree;	 /* the farm's tree of the kernel, or NULL */
 	int64_t submission_id;	 /* 0: none */
 	bool no_transaction;	 /* the caller holds a transaction */
+	int64_t bisect_id;	 /* a bisection's job (services/bisect.h) */
+	int bisect_pos;		 /* ... at this position of its range */
 };
 
 /**

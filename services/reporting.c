@@ -22,6 +22,7 @@
 #include "../db/db-web.h"
 #include "hist.h"
 #include "reporting.h"
+#include "bisect.h"
 #include "spike-store.h"
 
 static json_int_t run_id_of(const json_t *run)
@@ -269,6 +270,7 @@ int reporting_build(PGconn *conn, int64_t verdict_id, bool force,
 					"to report (--force writes a report anyway)",
 					verdict_id,
 					verdict && *verdict ? verdict : "?");
+	bisect_for_report(conn, verdict_id, r->ctx);
 	base = report_worst_run(r->ctx, "baseline_runs");
 	cand = report_worst_run(r->ctx, "candidate_runs");
 

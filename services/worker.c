@@ -29,6 +29,7 @@
 
 #include "../boards/board.h"
 #include "../kernels/kernel.h"
+#include "../kernels/module.h"
 #include "bundle.h"
 #include "config.h"
 #include "fsutil.h"
@@ -39,7 +40,9 @@
 #include "log.h"
 #include "manifest.h"
 #include "progress.h"
+#include "testcase.h"
 #include "worker.h"
+#include "bisect.h"
 
 #define API_RUNS "/api/v1/runs"
 #define UPLOAD_TIMEOUT_S 600
@@ -285,12 +288,44 @@ static void child_error(const struct job_run *r, const char *msg)
 	free(path);
 }
 
+/*
+ * A testcase with a kernel injector load (`preempt`, `irq`) on a board
+ * that boots the job's kernel: the rtlab_inject module built for that
+ * kernel, as an archive for its initrd, in *@cpio (malloc'd; NULL when
+ * the testcase needs none).  Without it the agent's injector finds no
+ * module and the run would be clean: a planted regression that is not.
+ */
+static int job_module_archive(const struct job_run *r, const struct board *b,
+			      char **cpio, struct rtlab_err *err)
+{
+	struct testcase tc;
+	bool needs = false;
+	size_t i;
+	int ret;
+
+	*cpio = NULL;
+	if (!b->kind->boots_kernel)
+		return 0;
+	ret = testcase_load(r->job->testcase_file, &tc, err);
+	for (i = 0; !ret && i < tc.nloads; i++)
+		needs |= tc.loads[i].kind == TC_LOAD_INJECTOR &&
+			 tc.loads[i].inject_mode != TC_INJECT_USER &&
+			 !tc.loads[i].module;
+	testcase_cleanup(&tc);
+	if (ret || !needs)
+		return ret;
+	*cpio = path_join(r->work, "inject.cpio.gz");
+	if (!*cpio)
+		return -ENOMEM;
+	return module_inject_archive(&b->id, *cpio, err);
+}
+
 /* The job's run on its board, through the board interface. */
 static void child_run(const struct job_run *r)
 {
 	struct board_job bj = { 0 };
 	struct rtlab_err err = { "" };
-	char *spool = path_join(r->work, "spool");
+	char *spool = path_join(r->work, "spool"), *cpio = NULL;
 	struct board *b;
 	int ret = -EINVAL;
 
@@ -300,7 +335,10 @@ static void child_run(const struct job_run *r)
 		b->agent = strdup(r->agent);
 		ret = board_prepare(b, &err);
 	}
+	if (!ret)
+		ret = job_module_archive(r, b, &cpio, &err);
 	if (!ret) {
+		bj.extra_archive = cpio;
 		bj.testcase_path = r->job->testcase_file;
 		bj.duration_s = r->job->duration_s;
 		bj.run_id = r->run_id;
@@ -311,6 +349,7 @@ static void child_run(const struct job_run *r)
 	if (ret)
 		child_error(r, err.msg[0] ? err.msg : "the board failed");
 	board_close(b);
+	free(cpio);
 	free(spool);
 	_exit(ret ? 1 : 0);
 }
@@ -772,6 +811,13 @@ int worker_run(const struct worker_opts *opts, struct worker_stats *stats,
 				   o.lease_s, &job, err);
 		if (ret == -ENOENT) {
 			ret = 0;
+			/* A bisection's running job may queue its next
+			 * step when it ends: draining waits for that. */
+			if (o.mode == WORKER_MODE_DRAIN &&
+			    bisect_running(conn, o.board)) {
+				idle_wait(o.poll_s);
+				continue;
+			}
 			if (o.mode != WORKER_MODE_LOOP)
 				break;
 			idle_wait(o.poll_s);
@@ -780,6 +826,9 @@ int worker_run(const struct worker_opts *opts, struct worker_stats *stats,
 		if (ret)
 			break;
 		oc = run_job(conn, &o, me, &job, err);
+		/* A bisection's next runs are queued as its jobs end. */
+		if (oc == OUTCOME_DONE || oc == OUTCOME_FAILED)
+			bisect_after_job(conn, job.id);
 		db_job_cleanup(&job);
 		st.done += oc == OUTCOME_DONE;
 		st.failed += oc == OUTCOME_FAILED;

@@ -884,8 +884,65 @@ static void test_config(void)
 	rtlab_config_cleanup(&cfg);
 }
 
+/* A bisection of the regression: its section, and cf_bisect_commit only
+ * when it named a culprit. */
+static void test_bisect(void)
+{
+	json_t *ctx = load_ctx(), *bug, *field;
+	char *t, note[256];
+
+	bug = report_bug_json(ctx, NULL, "s", "t");
+	CHECK(bug && !json_object_get(bug, "cf_bisect_commit"),
+	      "no bisection: no cf_bisect_commit");
+	json_decref(bug);
+	t = report_text(ctx, NULL, 0, NULL);
+	CHECK(t && !strstr(t, "== Bisection =="), "... and no section");
+	free(t);
+	json_object_set_new(
+		ctx, "bisect",
+		json_pack("{s:i, s:i, s:[s, s], s:{s:s, s:s, s:n}}", "id", 7,
+			  "steps", 2, "range", "k-55", "k-56", "culprit", "id",
+			  "linux-image-6.1.0-56-rt-amd64=6.1.192-2", "subject",
+			  "linux-image-6.1.0-56-rt-amd64 version 6.1.192-2",
+			  "author"));
+	bug = report_bug_json(ctx, NULL, "s", "t");
+	CHECK_STR(json_string_value(json_object_get(bug, "cf_bisect_commit")),
+		  "linux-image-6.1.0-56-rt-amd64=6.1.192-2",
+		  "a culprit: cf_bisect_commit");
+	field = json_pack("{s:s, s:i, s:b, s:[]}", "name", "cf_bisect_commit",
+			  "type", 1, "is_on_bug_entry", 1, "values");
+	CHECK(bz_bug_adapt(bug, "cf_bisect_commit", field, note,
+			   sizeof(note)) == 0 &&
+		      json_object_get(bug, "cf_bisect_commit"),
+	      "a Bugzilla offering cf_bisect_commit gets it");
+	CHECK(bz_bug_adapt(bug, "cf_bisect_commit", NULL, note, sizeof(note)) ==
+			      1 &&
+		      !json_object_get(bug, "cf_bisect_commit"),
+	      "one without it does not (%s)", note);
+	json_decref(field);
+	json_decref(bug);
+	t = report_text(ctx, NULL, 0, NULL);
+	CHECK(t &&
+		      strstr(t, "== Bisection ==\n  culprit:    "
+				"linux-image-6.1.0-56-rt-amd64=6.1.192-2\n") &&
+		      strstr(t, "rtlab bisect log 7"),
+	      "... and the section names it, and the bisection");
+	free(t);
+	json_object_del(json_object_get(ctx, "bisect"), "culprit");
+	bug = report_bug_json(ctx, NULL, "s", "t");
+	CHECK(bug && !json_object_get(bug, "cf_bisect_commit"),
+	      "a range only: no cf_bisect_commit");
+	json_decref(bug);
+	t = report_text(ctx, NULL, 0, NULL);
+	CHECK(t && strstr(t, "  range:      k-55 (good) .. k-56 (bad)\n"),
+	      "... the section gives the range");
+	free(t);
+	json_decref(ctx);
+}
+
 int main(void)
 {
+	test_bisect();
 	test_large();
 	test_tags();
 	test_fit();

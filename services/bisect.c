@@ -481,6 +481,38 @@ static const char *kname(json_t *b, int i)
 	return k ? k : "?";
 }
 
+/*
+ * A bisection started without --verdict bisects the REGRESSION its ends
+ * just reproduced: that verdict is stored (as `rtlab compare --store`
+ * would) and becomes the bisection's regression, so its report carries
+ * the culprit.
+ */
+static int ends_regression(PGconn *conn, int64_t id, json_t *b,
+			   int testcase_id, const struct pos *g,
+			   const struct pos *d, json_t *v,
+			   struct rtlab_err *err)
+{
+	struct verdict_pair vp = { 0 };
+	int64_t vid;
+	int ret;
+
+	if (json_is_integer(json_object_get(b, "regression_id")))
+		return 0;
+	vp.board_id = jint(b, "board_id", 0);
+	vp.testcase_id = testcase_id;
+	vp.base_kernel_id = g->kernel_id;
+	vp.cand_kernel_id = d->kernel_id;
+	ret = verdict_store(conn, &vp, v, &vid, NULL, err);
+	if (ret)
+		return ret;
+	log_info("bisect %" PRId64 ": the ends' REGRESSION stored as verdict "
+		 "%" PRId64,
+		 id, vid);
+	return update(conn, id,
+		      json_pack("{s:I}", "regression_id", (json_int_t)vid),
+		      err);
+}
+
 /* The ends: does the bad one reproduce the regression? 1: go on. */
 static int advance_ends(PGconn *conn, int64_t id, json_t *b, int testcase_id,
 			const struct regress_seq *seq, struct rtlab_err *err)
@@ -531,8 +563,11 @@ static int advance_ends(PGconn *conn, int64_t id, json_t *b, int testcase_id,
 		log_info("bisect %" PRId64 ": %s against %s: REGRESSION "
 			 "reproduced at look %d",
 			 id, kname(b, n - 1), kname(b, 0), look);
-		ret = update(conn, id, json_pack("{s:s}", "state", "stepping"),
-			     err);
+		ret = ends_regression(conn, id, b, testcase_id, &g, &d, v, err);
+		if (!ret)
+			ret = update(conn, id,
+				     json_pack("{s:s}", "state", "stepping"),
+				     err);
 		ret = ret ?: 1;
 		break;
 	case BISECT_ENDS_REVERSED:

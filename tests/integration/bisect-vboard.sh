@@ -9,7 +9,8 @@
 # +/- 50 %), under the same testcase name; the kernels before it run it
 # clean.  The latency is real, measured by cyclictest in the guest; only
 # where it comes from is known.  Two workers drain the queue; no one
-# decides anything; the bisection must name -56.  3 s runs (with 1 s runs
+# decides anything; the bisection must name -56, and the report of the
+# REGRESSION its ends reproduced must carry it.  3 s runs (with 1 s runs
 # the ends stayed INCONCLUSIVE), 4 per side at one look (alpha 0.15): 16
 # boots.  The kernels are downloaded once into the cache (build/cache).
 set -u
@@ -78,6 +79,18 @@ sed 's/^/#   /' "$tmp/log1"
 "$RTLAB" db psql -tAc "SELECT 'job ' || id || ' (' || kernel || '): ' || \
 	state || ': ' || coalesce(error, '') FROM jobs WHERE bisect_id = $id \
 	AND state <> 'done'" | sed 's/^/#   /'
+# The ends' REGRESSION is the bisection's regression: its report (text and
+# the bug's body) carries the culprit.
+vid=$("$RTLAB" bisect status --json "$id" | jq -r '.regression_id // empty')
+check "the ends' REGRESSION stored as verdict ${vid:-none}" sh -c \
+	"test -n '$vid' && '$RTLAB' db psql -tAc \
+	 \"SELECT verdict FROM verdicts WHERE id = 0$vid\" | grep -qx REGRESSION"
+"$RTLAB" report "${vid:-0}" -o "$tmp/report" >"$tmp/report.out" 2>&1
+check "its report names the culprit" has "$tmp/report/report.txt" \
+	"^  culprit: +$planted\$"
+check "its bug carries cf_bisect_commit $planted" sh -c \
+	"jq -e --arg k '$planted' '.cf_bisect_commit == \$k' \
+	 '$tmp/report/bug.json' >/dev/null"
 n=$("$RTLAB" db psql -tAc "SELECT count(*) FROM jobs WHERE bisect_id = $id \
 	AND state = 'done'")
 check "the board ran $n jobs for it, all at the bisection priority" test \

@@ -152,11 +152,19 @@ static void phase(struct run_ctx *r, const char *name)
 	progress_phase(&r->prog, name);
 }
 
+static void run_stop_trace(struct run_ctx *r);
+
 static void measure_tick(void *ctx, double elapsed_s)
 {
 	struct run_ctx *r = ctx;
 
 	progress_update(&r->prog);
+	/* An end-of-run trace ends with the measurement: what the tool
+	 * and the loads do afterwards (a histogram written under load can
+	 * take seconds on a slow board) would push it out of the buffer. */
+	if (r->trace_on && r->tc.trace.capture == TC_CAPTURE_END_OF_RUN &&
+	    elapsed_s >= r->duration_s)
+		run_stop_trace(r);
 }
 
 static void sleep_ms_interruptible(unsigned int ms)

@@ -487,9 +487,8 @@ static const char *kname(json_t *b, int i)
  * would) and becomes the bisection's regression, so its report carries
  * the culprit.
  */
-static int ends_regression(PGconn *conn, int64_t id, json_t *b,
-			   int testcase_id, const struct pos *g,
-			   const struct pos *d, json_t *v,
+static int ends_regression(PGconn *conn, int64_t id, json_t *b, int testcase_id,
+			   const struct pos *g, const struct pos *d, json_t *v,
 			   struct rtlab_err *err)
 {
 	struct verdict_pair vp = { 0 };

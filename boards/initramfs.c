@@ -20,8 +20,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "fsutil.h"
 #include "initramfs.h"
+#include "testcase.h"
 
 /* Bump when the layout changes, so cached bases are rebuilt. */
 #define BASE_FORMAT "rtlab-initramfs-base 3"
@@ -229,6 +231,41 @@ int initramfs_check_tools(const char *const *tools, size_t ntools,
 					"it is not among the board's tools");
 	}
 	return 0;
+}
+
+int initramfs_check_testcase(const char *testcase_path, struct rtlab_err *err)
+{
+	const char **tools = NULL;
+	struct testcase tc;
+	size_t n = 0;
+	int ret;
+
+	ret = testcase_load(testcase_path, &tc, err);
+	if (ret)
+		goto out;
+	tools = testcase_tools(&tc);
+	if (!tools) {
+		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	while (tools[n])
+		n++;
+	ret = initramfs_check_tools(tools, n, err);
+	if (ret)
+		rtlab_err_prefix(err, "testcase %s", testcase_path);
+out:
+	free(tools);
+	testcase_cleanup(&tc);
+	return ret;
+}
+
+char *initramfs_cache_dir(void)
+{
+	char *root = rtlab_cache_dir();
+	char *cache = root ? path_join(root, "initramfs") : NULL;
+
+	free(root);
+	return cache;
 }
 
 /* @bin and every shared library ldd says it needs, at their own paths. */

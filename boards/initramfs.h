@@ -47,6 +47,21 @@ int initramfs_check_tools(const char *const *tools, size_t ntools,
 			  struct rtlab_err *err) __must_check;
 
 /**
+ * initramfs_check_testcase() - before anything boots: the testcase at
+ * @testcase_path parses (the agent's own parser, lib/testcase.c, naming
+ * the file and key) and the initramfs can carry every tool it needs.
+ * Return: 0, or a negative errno with @err naming the file, key or tool.
+ */
+int initramfs_check_testcase(const char *testcase_path,
+			     struct rtlab_err *err) __must_check;
+
+/**
+ * initramfs_cache_dir() - where the archives are cached: "initramfs" in
+ * rtlab_cache_dir().  Return: malloc'd (caller frees), or NULL.
+ */
+char *initramfs_cache_dir(void);
+
+/**
  * initramfs_base() - the base archive, built or taken from @cache_dir.
  * @init_path: the guest's /init script.
  * @agent_path: rtlab-agent to include, NULL when there is none yet.

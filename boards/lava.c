@@ -587,32 +587,6 @@ static struct lava_board *lb(struct board *b)
 	return b->kind_data;
 }
 
-static int check_testcase(const char *testcase_path, struct rtlab_err *err)
-{
-	const char **tools = NULL;
-	struct testcase tc;
-	size_t n = 0;
-	int ret;
-
-	ret = testcase_load(testcase_path, &tc, err);
-	if (ret)
-		goto out;
-	tools = testcase_tools(&tc);
-	if (!tools) {
-		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
-		goto out;
-	}
-	while (tools[n])
-		n++;
-	ret = initramfs_check_tools(tools, n, err);
-	if (ret)
-		rtlab_err_prefix(err, "testcase %s", testcase_path);
-out:
-	free(tools);
-	testcase_cleanup(&tc);
-	return ret;
-}
-
 /* What this host needs to run the job: lava-run, as root, a device file. */
 static int check_host(const char *board, const struct lava_conf *c,
 		      struct rtlab_err *err)
@@ -662,7 +636,7 @@ static int lava_check_job(const char *board, const char *definition_json,
 		rtlab_err_prefix(err, "--kernel %s", kernel);
 		return -EINVAL;
 	}
-	ret = check_testcase(testcase_path, err);
+	ret = initramfs_check_testcase(testcase_path, err);
 	if (!ret) {
 		*stored_kernel = strchr(kernel, '/') ? realpath(k->path, NULL) :
 						       strdup(kernel);
@@ -728,13 +702,12 @@ struct lrun {
 static int build_initrd(struct lrun *r, struct rtlab_err *err)
 {
 	struct initramfs_job j = { 0 };
-	char *root = rtlab_cache_dir(), *cache = NULL, *init = NULL;
+	char *cache = initramfs_cache_dir(), *init = NULL;
 	char *agent = NULL, *base = NULL, *kpart = NULL, *jobp = NULL;
 	const char *parts[4];
 	bool built;
 	int ret = -ENOMEM;
 
-	cache = root ? path_join(root, "initramfs") : NULL;
 	init = rtlab_data_path("boards/lava-init.sh");
 	agent = r->b->agent ? strdup(r->b->agent) : rtlab_agent_path();
 	jobp = path_join(r->work, "job.cpio.gz");
@@ -772,7 +745,6 @@ static int build_initrd(struct lrun *r, struct rtlab_err *err)
 out:
 	if (ret == -ENOMEM && !err->msg[0])
 		rtlab_err_seterr(err, ENOMEM, "out of memory");
-	free(root);
 	free(cache);
 	free(init);
 	free(agent);
@@ -1098,7 +1070,7 @@ static int lava_run(struct board *b, const struct board_job *job,
 		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
 		goto out;
 	}
-	ret = check_testcase(job->testcase_path, err);
+	ret = initramfs_check_testcase(job->testcase_path, err);
 	if (ret)
 		goto out;
 	ret = build_initrd(&r, err);

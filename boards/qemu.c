@@ -601,37 +601,6 @@ static enum board_watch supervise(struct run *r, pid_t pid, int lfd,
 	return oc;
 }
 
-/*
- * Before anything boots: the testcase must parse (the agent's own parser,
- * lib/testcase.c, naming the file and key) and every tool it needs must be
- * one the initramfs can carry.
- */
-static int check_testcase(const char *testcase_path, struct rtlab_err *err)
-{
-	const char **tools = NULL;
-	struct testcase tc;
-	size_t n = 0;
-	int ret;
-
-	ret = testcase_load(testcase_path, &tc, err);
-	if (ret)
-		goto out;
-	tools = testcase_tools(&tc);
-	if (!tools) {
-		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
-		goto out;
-	}
-	while (tools[n])
-		n++;
-	ret = initramfs_check_tools(tools, n, err);
-	if (ret)
-		rtlab_err_prefix(err, "testcase %s", testcase_path);
-out:
-	free(tools);
-	testcase_cleanup(&tc);
-	return ret;
-}
-
 static int prepare(struct run *r, const struct kernel_def *k,
 		   const char *testcase_path, struct rtlab_err *err)
 {
@@ -642,7 +611,7 @@ static int prepare(struct run *r, const struct kernel_def *k,
 	bool built = false;
 	int ret;
 
-	ret = check_testcase(testcase_path, err);
+	ret = initramfs_check_testcase(testcase_path, err);
 	if (ret)
 		return ret;
 	phase(r, "fetch");
@@ -650,12 +619,7 @@ static int prepare(struct run *r, const struct kernel_def *k,
 	if (ret)
 		return ret;
 	phase(r, "initramfs");
-	{
-		char *root = rtlab_cache_dir();
-
-		cache = root ? path_join(root, "initramfs") : NULL;
-		free(root);
-	}
+	cache = initramfs_cache_dir();
 	init = path_join(r->b->dir, "guest-init.sh");
 	agent = find_agent(r->o);
 	jobp = path_join(r->work, "job.cpio.gz");
@@ -1038,7 +1002,7 @@ static int qemu_check_job(const char *board, const char *definition_json,
 		rtlab_err_prefix(err, "--kernel %s", kernel);
 		return -EINVAL;
 	}
-	ret = check_testcase(testcase_path, err);
+	ret = initramfs_check_testcase(testcase_path, err);
 	if (!ret) {
 		*stored_kernel = is_path(kernel) ? realpath(k->path, NULL) :
 						   strdup(kernel);

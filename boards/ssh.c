@@ -843,7 +843,7 @@ static int build_initrd(struct srun *r, const struct board_job *job,
 			const char *initrd, struct rtlab_err *err)
 {
 	struct initramfs_job ij = { 0 };
-	char *cache = NULL, *root = rtlab_cache_dir(), *init = NULL;
+	char *cache = initramfs_cache_dir(), *init = NULL;
 	char *agent = NULL, *base = NULL, *kpart = NULL, *jobp = NULL;
 	char *params = NULL, *basegz = NULL;
 	const char *mods[2] = { r->drv[0] ? r->drv : NULL, NULL };
@@ -851,7 +851,6 @@ static int build_initrd(struct srun *r, const struct board_job *job,
 	bool built;
 	int ret = -ENOMEM;
 
-	cache = root ? path_join(root, "initramfs") : NULL;
 	init = rtlab_data_path("boards/guest-init.sh");
 	agent = r->b->agent ? strdup(r->b->agent) : rtlab_agent_path();
 	jobp = path_join(r->work, "job.cpio.gz");
@@ -897,7 +896,6 @@ static int build_initrd(struct srun *r, const struct board_job *job,
 out:
 	if (ret == -ENOMEM && !err->msg[0])
 		rtlab_err_seterr(err, ENOMEM, "out of memory");
-	free(root);
 	free(cache);
 	free(init);
 	free(agent);
@@ -1232,31 +1230,6 @@ static int check_kernel_cmdline(const struct kernel_def *k,
 			     k->name);
 }
 
-static int ssh_check_testcase(const char *path, struct rtlab_err *err)
-{
-	const char **tools = NULL;
-	struct testcase tc;
-	size_t n = 0;
-	int ret;
-
-	ret = testcase_load(path, &tc, err);
-	if (ret)
-		return ret;
-	tools = testcase_tools(&tc);
-	if (!tools) {
-		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
-	} else {
-		while (tools[n])
-			n++;
-		ret = initramfs_check_tools(tools, n, err);
-		if (ret)
-			rtlab_err_prefix(err, "testcase %s", path);
-	}
-	free(tools);
-	testcase_cleanup(&tc);
-	return ret;
-}
-
 static int ssh_check_job(const char *board, const char *definition_json,
 			 const char *kernel, const char *testcase_path,
 			 char **stored_kernel, struct rtlab_err *err)
@@ -1282,7 +1255,7 @@ static int ssh_check_job(const char *board, const char *definition_json,
 		return -EINVAL;
 	}
 	ret = check_kernel_cmdline(k, err) ?:
-		      ssh_check_testcase(testcase_path, err);
+		      initramfs_check_testcase(testcase_path, err);
 	if (!ret) {
 		*stored_kernel = strchr(kernel, '/') ? realpath(k->path, NULL) :
 						       strdup(kernel);

@@ -39,6 +39,7 @@
 #include "bundle.h"
 #include "testcase.h"
 #include "board.h"
+#include "board-bundle.h"
 #include "initramfs.h"
 #include "lava.h"
 
@@ -885,86 +886,39 @@ static json_t *lava_json(struct lrun *r, const struct lava_log *l)
 	return j;
 }
 
+/* console.log and lava.log into @bd and the manifest's "files". */
 static int add_console(struct bundle *bd, json_t *m, const struct lava_log *l,
 		       const char *log_text, size_t log_len)
 {
-	const char *names[2] = { "console.log", "lava.log" };
-	const char *data[2] = { l->console, log_text };
-	size_t lens[2] = { l->console_len, log_len };
-	const struct bundle_file *f;
-	json_t *files = json_object_get(m, "files");
-	char hex[65];
-	int i, ret = 0;
-
-	if (!json_is_object(files)) {
-		files = json_object();
-		if (!files || json_object_set_new(m, "files", files))
-			return -ENOMEM;
-	}
-	for (i = 0; i < 2 && !ret; i++) {
-		ret = bundle_add_tail(bd, names[i], data[i] ? data[i] : "",
-				      data[i] ? lens[i] : 0, LOG_KEEP_BYTES,
-				      NULL);
-		f = ret ? NULL : bundle_get(bd, names[i]);
-		if (!f)
-			break;
-		sha256_hex(f->data, f->size, hex);
-		ret = json_object_set_new(files, names[i],
-					  json_pack("{s:I, s:s}", "size",
-						    (json_int_t)f->size,
-						    "sha256", hex)) ?
-			      -ENOMEM :
-			      0;
-	}
-	return ret;
-}
-
-static int write_bundle(struct bundle *bd, json_t *m, const char *out,
-			struct rtlab_err *err)
-{
-	char *text = json_dumps(m, JSON_INDENT(2));
-	int ret;
-
-	if (!text)
-		return rtlab_err_seterr(err, ENOMEM, "manifest: out of memory");
-	ret = bundle_add(bd, BUNDLE_MANIFEST, text, strlen(text));
-	free(text);
-	if (ret)
-		return rtlab_err_seterr(err, -ret, "bundle: %s",
-					strerror(-ret));
-	return bundle_write(bd, out, err);
+	return board_bundle_add_log(bd, m, "console.log", l->console, l->console_len, LOG_KEEP_BYTES) ?:
+		       board_bundle_add_log(bd, m, "lava.log", log_text,
+					    log_len, LOG_KEEP_BYTES);
 }
 
 static int fault_bundle(struct lrun *r, enum run_status st, const char *why,
 			const struct lava_log *l, const char *log_text,
 			size_t log_len, const char *out, struct rtlab_err *err)
 {
-	const struct kernel_ident *id = &r->b->id;
+	json_t *lava = lava_json(r, l);
+	const struct board_fault_run f = {
+		.run_id = r->run_id,
+		.board = r->b->name,
+		.status = st,
+		.why = why,
+		.testcase = r->testcase_name,
+		.duration_s = r->job->duration_s,
+		.kernel = &r->b->id,
+		.clock = "lava",
+		.cmdline = r->cmdline,
+		.started_at = r->started_at,
+		.kind_key = "lava",
+		.kind_json = lava,
+	};
 	struct bundle *bd = bundle_alloc();
-	char fin[CLOCK_ISO_SIZE];
-	json_t *m, *kern;
+	json_t *m = board_fault_manifest(&f);
 	int ret;
 
-	clock_iso_utc(fin, time(NULL));
-	kern = json_pack("{s:s, s:s?, s:s, s:s?, s:s?}", "release", id->release,
-			 "version", id->version, "name", id->name, "tree",
-			 id->tree, "config_sha256",
-			 id->config_sha256[0] ? id->config_sha256 : NULL);
-	if (kern)
-		json_object_set_new(kern, "realtime",
-				    id->realtime < 0 ?
-					    json_null() :
-					    json_boolean(id->realtime));
-	m = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:{s:s, s:i}, s:o, "
-		      "s:{s:s, s:s}, s:s, s:s, s:o}",
-		      "format", MANIFEST_FORMAT, "format_version",
-		      MANIFEST_FORMAT_VERSION, "run_id", r->run_id, "board",
-		      r->b->name, "status", run_status_name(st), "error", why,
-		      "testcase", "name", r->testcase_name, "duration_s",
-		      (int)r->job->duration_s, "kernel", kern, "environment",
-		      "clock", "lava", "cmdline", r->cmdline, "started_at",
-		      r->started_at, "finished_at", fin, "lava",
-		      lava_json(r, l));
+	json_decref(lava);
 	if (!bd || !m) {
 		ret = rtlab_err_seterr(err, ENOMEM,
 				       "fault bundle: out of memory");
@@ -972,7 +926,7 @@ static int fault_bundle(struct lrun *r, enum run_status st, const char *why,
 	}
 	ret = add_console(bd, m, l, log_text, log_len);
 	ret = ret ? rtlab_err_seterr(err, -ret, "bundle: %s", strerror(-ret)) :
-		    write_bundle(bd, m, out, err);
+		    board_bundle_write(bd, m, out, err);
 out:
 	json_decref(m);
 	bundle_free(bd);
@@ -986,7 +940,6 @@ static int agent_bundle(struct lrun *r, const struct lava_log *l,
 			char *why, size_t whylen, struct rtlab_err *err)
 {
 	struct rtlab_err perr = { "" };
-	const struct bundle_file *mf;
 	unsigned char *data = NULL;
 	struct bundle *bd = NULL;
 	json_error_t jerr;
@@ -1005,10 +958,8 @@ static int agent_bundle(struct lrun *r, const struct lava_log *l,
 		ret = -EBADMSG;
 		goto out;
 	}
-	mf = bundle_get(bd, BUNDLE_MANIFEST);
-	if (mf)
-		m = json_loadb((const char *)mf->data, mf->size, 0, &jerr);
-	if (!json_is_object(m)) {
+	m = board_bundle_manifest(bd, &jerr);
+	if (!m) {
 		snprintf(why, whylen,
 			 "the board's bundle has no readable manifest.json");
 		ret = -EBADMSG;
@@ -1017,7 +968,7 @@ static int agent_bundle(struct lrun *r, const struct lava_log *l,
 	json_object_set_new(m, "lava", lava_json(r, l));
 	ret = add_console(bd, m, l, log_text, log_len);
 	ret = ret ? rtlab_err_seterr(err, -ret, "bundle: %s", strerror(-ret)) :
-		    write_bundle(bd, m, out, err);
+		    board_bundle_write(bd, m, out, err);
 out:
 	json_decref(m);
 	bundle_free(bd);
@@ -1038,7 +989,6 @@ static int lava_run(struct board *b, const struct board_job *job,
 	unsigned int boot_s, test_s;
 	enum lava_outcome oc;
 	enum run_status st = RUN_STATUS_AGENT_ERROR;
-	const char *slash;
 	bool ran = false;
 	int ret;
 
@@ -1052,10 +1002,7 @@ static int lava_run(struct board *b, const struct board_job *job,
 		uuid_generate(u);
 		uuid_unparse_lower(u, r.run_id);
 	}
-	slash = strrchr(job->testcase_path, '/');
-	r.testcase_name = strdup(slash ? slash + 1 : job->testcase_path);
-	if (r.testcase_name && strstr(r.testcase_name, ".yaml"))
-		*strstr(r.testcase_name, ".yaml") = '\0';
+	r.testcase_name = board_testcase_name(job->testcase_path);
 	snprintf(tmpl, sizeof(tmpl), "%s/rtlab-lava-XXXXXX",
 		 getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") :
 							 "/tmp");

@@ -32,6 +32,7 @@
 #include "../kernels/kernel.h"
 #include "config.h"
 #include "board.h"
+#include "board-bundle.h"
 #include "bundle.h"
 #include "channel.h"
 #include "initramfs.h"
@@ -300,102 +301,55 @@ static json_t *board_json(struct run *r, double boot_s, double chan_s)
 	return j;
 }
 
-/* Add @name to the manifest's "files" map. */
-static int manifest_add_file(json_t *m, const char *name, const void *data,
-			     size_t size)
-{
-	json_t *files = json_object_get(m, "files");
-	char hex[65];
-
-	if (!json_is_object(files)) {
-		files = json_object();
-		if (!files || json_object_set_new(m, "files", files))
-			return -ENOMEM;
-	}
-	sha256_hex(data, size, hex);
-	return json_object_set_new(files, name,
-				   json_pack("{s:I, s:s}", "size",
-					     (json_int_t)size, "sha256", hex)) ?
-		       -ENOMEM :
-		       0;
-}
-
 /* Put @m as manifest.json, console.log and friends into @bd, write it. */
 static int finish_bundle(struct run *r, struct bundle *bd, json_t *m,
 			 const char *out, struct rtlab_err *err)
 {
-	const struct bundle_file *f;
-	char *text = NULL, *qlog = NULL;
+	char *qlog = NULL;
 	size_t qlen = 0;
 	int ret;
 
 	/* The logs keep their ends (how the run ended) within the limits,
 	 * so a flooded console cannot cost the run its bundle. */
-	ret = bundle_add_tail(bd, "console.log", r->con ? r->con : "",
-			      r->con_len, LOG_KEEP_BYTES, NULL);
-	f = ret ? NULL : bundle_get(bd, "console.log");
-	if (f)
-		ret = manifest_add_file(m, "console.log", f->data, f->size);
-	if (!ret && !file_read_all(r->qemu_log, &qlog, &qlen, NULL) && qlen) {
-		ret = bundle_add_tail(bd, "qemu.log", qlog, qlen,
-				      LOG_KEEP_BYTES, NULL);
-		f = ret ? NULL : bundle_get(bd, "qemu.log");
-		if (f)
-			ret = manifest_add_file(m, "qemu.log", f->data,
-						f->size);
-	}
+	ret = board_bundle_add_log(bd, m, "console.log", r->con, r->con_len,
+				   LOG_KEEP_BYTES);
+	if (!ret && !file_read_all(r->qemu_log, &qlog, &qlen, NULL) && qlen)
+		ret = board_bundle_add_log(bd, m, "qemu.log", qlog, qlen,
+					   LOG_KEEP_BYTES);
 	free(qlog);
 	if (ret)
 		return rtlab_err_seterr(err, -ret, "bundle: %s",
 					strerror(-ret));
-	text = json_dumps(m, JSON_INDENT(2));
-	if (!text)
-		return rtlab_err_seterr(err, ENOMEM, "manifest: out of memory");
-	ret = bundle_add(bd, BUNDLE_MANIFEST, text, strlen(text));
-	free(text);
-	if (ret)
-		return rtlab_err_seterr(err, -ret, "bundle: %s",
-					strerror(-ret));
-	return bundle_write(bd, out, err);
+	return board_bundle_write(bd, m, out, err);
 }
 
 /* A bundle the host writes when the board could not deliver one. */
 static int fault_bundle(struct run *r, enum run_status st, const char *why,
 			json_t *vboard, const char *out, struct rtlab_err *err)
 {
+	const struct board_fault_run f = {
+		.run_id = r->run_id,
+		.board = r->b->name,
+		.status = st,
+		.why = why,
+		.testcase = r->testcase_name,
+		.duration_s = r->o->duration_s,
+		.kernel = &r->id,
+		.clock = r->clock,
+		.cmdline = r->cmdline,
+		.started_at = r->started_at,
+		.kind_key = "virtual_board",
+		.kind_json = vboard,
+	};
 	struct bundle *bd = bundle_alloc();
-	char fin[CLOCK_ISO_SIZE];
-	json_t *m, *kern;
+	json_t *m = board_fault_manifest(&f);
 	int ret;
 
-	clock_iso_utc(fin, time(NULL));
-	kern = json_pack("{s:s, s:s?, s:s, s:s?, s:s?}", "release",
-			 r->id.release, "version", r->id.version, "name",
-			 r->id.name, "tree", r->id.tree, "config_sha256",
-			 r->id.config_sha256[0] ? r->id.config_sha256 : NULL);
-	if (kern)
-		json_object_set_new(kern, "realtime",
-				    r->id.realtime < 0 ?
-					    json_null() :
-					    json_boolean(r->id.realtime));
-	m = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:{s:s, s:i}, s:o, "
-		      "s:{s:s, s:s}, s:s, s:s, s:O}",
-		      "format", MANIFEST_FORMAT, "format_version",
-		      MANIFEST_FORMAT_VERSION, "run_id", r->run_id, "board",
-		      r->b->name, "status", run_status_name(st), "error", why,
-		      "testcase", "name", r->testcase_name, "duration_s",
-		      (int)r->o->duration_s, "kernel", kern, "environment",
-		      "clock", r->clock, "cmdline", r->cmdline, "started_at",
-		      r->started_at, "finished_at", fin, "virtual_board",
-		      vboard);
-	if (!bd || !m) {
+	if (!bd || !m)
 		ret = rtlab_err_seterr(err, ENOMEM,
-				       "fault bundle: out of "
-				       "memory");
-		goto out;
-	}
-	ret = finish_bundle(r, bd, m, out, err);
-out:
+				       "fault bundle: out of memory");
+	else
+		ret = finish_bundle(r, bd, m, out, err);
 	json_decref(m);
 	bundle_free(bd);
 	return ret;
@@ -407,7 +361,6 @@ static int agent_bundle(struct run *r, const unsigned char *data, size_t size,
 			size_t whylen, struct rtlab_err *err)
 {
 	struct rtlab_err perr = { "" };
-	const struct bundle_file *mf;
 	struct bundle *bd;
 	json_error_t jerr;
 	json_t *m = NULL;
@@ -419,14 +372,12 @@ static int agent_bundle(struct run *r, const unsigned char *data, size_t size,
 			 perr.msg);
 		return -EBADMSG;
 	}
-	mf = bundle_get(bd, BUNDLE_MANIFEST);
-	if (mf)
-		m = json_loadb((const char *)mf->data, mf->size, 0, &jerr);
-	if (!json_is_object(m)) {
+	m = board_bundle_manifest(bd, &jerr);
+	if (!m) {
 		snprintf(why, whylen,
 			 "the board's bundle has no readable "
 			 "manifest.json%s%s",
-			 m ? "" : ": ", m ? "" : jerr.text);
+			 jerr.text[0] ? ": " : "", jerr.text);
 		ret = -EBADMSG;
 		goto out;
 	}
@@ -751,7 +702,6 @@ int board_run(const struct board_def *b, const struct kernel_def *k,
 	size_t off = 0, size = 0;
 	double boot_s = -1, chan_s = 0;
 	int ret, lfd = -1, wst = 0, cret;
-	const char *slash;
 	pid_t pid;
 
 	r.t0 = clock_mono_s();
@@ -782,10 +732,7 @@ int board_run(const struct board_def *b, const struct kernel_def *k,
 	if (access(testcase_path, R_OK) < 0)
 		return rtlab_err_seterr(err, errno, "%s: testcase: %s",
 					testcase_path, strerror(errno));
-	slash = strrchr(testcase_path, '/');
-	r.testcase_name = strdup(slash ? slash + 1 : testcase_path);
-	if (r.testcase_name && strstr(r.testcase_name, ".yaml"))
-		*strstr(r.testcase_name, ".yaml") = '\0';
+	r.testcase_name = board_testcase_name(testcase_path);
 	if (b->clock == BOARD_CLOCK_ICOUNT)
 		snprintf(r.clock, sizeof(r.clock), "icount:%u",
 			 b->icount_shift);

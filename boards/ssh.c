@@ -33,6 +33,7 @@
 #include "fsutil.h"
 #include "yamlmap.h"
 #include "board.h"
+#include "board-bundle.h"
 #include "bundle.h"
 #include "initramfs.h"
 #include "manifest.h"
@@ -651,38 +652,11 @@ static json_t *board_json(struct srun *r, const char *cmdline, double boot_s)
 	return j;
 }
 
-static int add_log(struct bundle *bd, json_t *m, const char *name,
-		   const char *data, size_t len)
-{
-	const struct bundle_file *f;
-	json_t *files = json_object_get(m, "files");
-	char hex[65];
-	int ret;
-
-	ret = bundle_add_tail(bd, name, data ? data : "", data ? len : 0,
-			      SSH_LOG_KEEP, NULL);
-	f = ret ? NULL : bundle_get(bd, name);
-	if (!f)
-		return ret ? ret : -ENOMEM;
-	if (!json_is_object(files)) {
-		files = json_object();
-		if (!files || json_object_set_new(m, "files", files))
-			return -ENOMEM;
-	}
-	sha256_hex(f->data, f->size, hex);
-	return json_object_set_new(files, name,
-				   json_pack("{s:I, s:s}", "size",
-					     (json_int_t)f->size, "sha256",
-					     hex)) ?
-		       -ENOMEM :
-		       0;
-}
-
 /* console.log, ssh.log and the manifest into @bd, written to @out. */
 static int finish(struct srun *r, struct bundle *bd, json_t *m, const char *out,
 		  struct rtlab_err *err)
 {
-	char *con = NULL, *text;
+	char *con = NULL;
 	size_t clen = 0;
 	int ret;
 
@@ -690,22 +664,16 @@ static int finish(struct srun *r, struct bundle *bd, json_t *m, const char *out,
 		fflush(r->logf);
 	if (file_read_all(r->console_path, &con, &clen, NULL))
 		clen = 0;
-	ret = add_log(bd, m, "console.log", con, clen);
+	ret = board_bundle_add_log(bd, m, "console.log", con, clen,
+				   SSH_LOG_KEEP);
 	free(con);
 	if (!ret)
-		ret = add_log(bd, m, "ssh.log", r->log, r->log_len);
+		ret = board_bundle_add_log(bd, m, "ssh.log", r->log, r->log_len,
+					   SSH_LOG_KEEP);
 	if (ret)
 		return rtlab_err_seterr(err, -ret, "bundle: %s",
 					strerror(-ret));
-	text = json_dumps(m, JSON_INDENT(2));
-	if (!text)
-		return rtlab_err_seterr(err, ENOMEM, "manifest: out of memory");
-	ret = bundle_add(bd, BUNDLE_MANIFEST, text, strlen(text));
-	free(text);
-	if (ret)
-		return rtlab_err_seterr(err, -ret, "bundle: %s",
-					strerror(-ret));
-	return bundle_write(bd, out, err);
+	return board_bundle_write(bd, m, out, err);
 }
 
 static int fault_bundle(struct srun *r, const struct board_job *job,
@@ -713,35 +681,25 @@ static int fault_bundle(struct srun *r, const struct board_job *job,
 			const char *cmdline, const char *out,
 			struct rtlab_err *err)
 {
+	char *tc = board_testcase_name(job->testcase_path);
+	const struct board_fault_run f = {
+		.run_id = r->run_id,
+		.board = r->b->name,
+		.status = st,
+		.why = why,
+		.testcase = tc ? tc : "",
+		.duration_s = job->duration_s,
+		.kernel = &r->b->id,
+		.clock = "host",
+		.cmdline = cmdline,
+		.started_at = r->started_at,
+		.kind_key = "ssh_board",
+		.kind_json = sb,
+	};
 	struct bundle *bd = bundle_alloc();
-	const struct kernel_ident *id = &r->b->id;
-	char fin[CLOCK_ISO_SIZE], *tc, *dot;
-	const char *slash = strrchr(job->testcase_path, '/');
-	json_t *m, *kern;
+	json_t *m = board_fault_manifest(&f);
 	int ret;
 
-	tc = strdup(slash ? slash + 1 : job->testcase_path);
-	if (tc && (dot = strstr(tc, ".yaml")))
-		*dot = '\0';
-	clock_iso_utc(fin, time(NULL));
-	kern = json_pack("{s:s, s:s?, s:s, s:s?, s:s?}", "release", id->release,
-			 "version", id->version, "name", id->name, "tree",
-			 id->tree, "config_sha256",
-			 id->config_sha256[0] ? id->config_sha256 : NULL);
-	if (kern)
-		json_object_set_new(kern, "realtime",
-				    id->realtime < 0 ?
-					    json_null() :
-					    json_boolean(id->realtime));
-	m = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:{s:s, s:i}, s:o, "
-		      "s:{s:s, s:s}, s:s, s:s, s:O}",
-		      "format", MANIFEST_FORMAT, "format_version",
-		      MANIFEST_FORMAT_VERSION, "run_id", r->run_id, "board",
-		      r->b->name, "status", run_status_name(st), "error", why,
-		      "testcase", "name", tc ? tc : "", "duration_s",
-		      (int)job->duration_s, "kernel", kern, "environment",
-		      "clock", "host", "cmdline", cmdline, "started_at",
-		      r->started_at, "finished_at", fin, "ssh_board", sb);
 	free(tc);
 	if (!bd || !m)
 		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
@@ -758,7 +716,6 @@ static int agent_bundle(struct srun *r, const char *data, size_t size,
 			struct rtlab_err *err)
 {
 	struct rtlab_err perr = { "" };
-	const struct bundle_file *mf;
 	struct bundle *bd;
 	json_error_t jerr;
 	json_t *m = NULL;
@@ -770,10 +727,8 @@ static int agent_bundle(struct srun *r, const char *data, size_t size,
 			 perr.msg);
 		return -EBADMSG;
 	}
-	mf = bundle_get(bd, BUNDLE_MANIFEST);
-	if (mf)
-		m = json_loadb((const char *)mf->data, mf->size, 0, &jerr);
-	if (!json_is_object(m)) {
+	m = board_bundle_manifest(bd, &jerr);
+	if (!m) {
 		snprintf(why, whylen,
 			 "the board's bundle has no readable manifest.json");
 		ret = -EBADMSG;

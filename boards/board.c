@@ -15,6 +15,7 @@
 
 #include "board.h"
 #include "bundle.h"
+#include "initramfs.h"
 #include "manifest.h"
 
 static const struct board_kind *const kinds[] = {
@@ -211,6 +212,55 @@ void board_close(struct board *b)
 	free(b->kernel);
 	free(b->name);
 	free(b);
+}
+
+/* @s names a kernel definition by its path, as kernel_def_find() takes
+ * it. */
+static bool is_path(const char *s)
+{
+	size_t n = strlen(s);
+
+	return strchr(s, '/') || (n > 5 && !strcmp(s + n - 5, ".yaml"));
+}
+
+int board_check_kernel_job(const char *kernel, const char *testcase_path,
+			   int (*check_kernel)(const struct kernel_def *k,
+					       struct rtlab_err *err),
+			   char **stored_kernel, struct rtlab_err *err)
+{
+	struct kernel_def *k;
+	int ret;
+
+	k = kernel_def_find(kernel, err);
+	if (!k) {
+		rtlab_err_prefix(err, "--kernel %s", kernel);
+		return -EINVAL;
+	}
+	ret = check_kernel ? check_kernel(k, err) : 0;
+	if (!ret)
+		ret = initramfs_check_testcase(testcase_path, err);
+	if (!ret) {
+		*stored_kernel = is_path(kernel) ? realpath(k->path, NULL) :
+						   strdup(kernel);
+		if (!*stored_kernel)
+			ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+	}
+	kernel_def_free(k);
+	return ret;
+}
+
+int board_fetch_kernel(struct board *b, struct rtlab_err *err)
+{
+	int ret;
+
+	if (b->have_id)
+		return 0;
+	ret = kernel_fetch(b->k, NULL, &b->id, err);
+	if (ret)
+		return ret;
+	b->have_id = true;
+	snprintf(b->release, sizeof(b->release), "%s", b->id.release);
+	return 0;
 }
 
 void board_bundle_status(const char *path, struct board_run_info *info)

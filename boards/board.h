@@ -270,6 +270,29 @@ void board_close(struct board *b);
  * @info->status ("" when unreadable). */
 void board_bundle_status(const char *path, struct board_run_info *info);
 
+/* -- for the kinds that boot a kernel definition ---------------------------- */
+
+/**
+ * board_check_kernel_job() - a kind's check_job for a kernel definition:
+ * --kernel @kernel names one (kernel_def_find()), @check_kernel (may be
+ * NULL) accepts it for the kind, and the initramfs can carry the tools of
+ * the testcase at @testcase_path (initramfs_check_testcase()).
+ * @stored_kernel: what the job keeps (caller frees): the definition's real
+ * path when @kernel is a path, else @kernel.
+ * Return: 0 or a negative errno with @err set.
+ */
+int board_check_kernel_job(const char *kernel, const char *testcase_path,
+			   int (*check_kernel)(const struct kernel_def *k,
+					       struct rtlab_err *err),
+			   char **stored_kernel,
+			   struct rtlab_err *err) __must_check;
+
+/**
+ * board_fetch_kernel() - a kind's prepare, once: fetch @b->k into @b->id
+ * and fill @b->release.  Return: 0 or a negative errno with @err set.
+ */
+int board_fetch_kernel(struct board *b, struct rtlab_err *err) __must_check;
+
 /* The kinds (boards/local.c, boards/qemu.c, boards/ssh.c, boards/lava.c). */
 extern const struct board_kind board_kind_local;
 extern const struct board_kind board_kind_qemu;

@@ -619,7 +619,6 @@ static int lava_check_job(const char *board, const char *definition_json,
 			  char **stored_kernel, struct rtlab_err *err)
 {
 	struct lava_conf c;
-	struct kernel_def *k;
 	int ret;
 
 	if (!strcmp(kernel, BOARD_KERNEL_HOST))
@@ -632,20 +631,8 @@ static int lava_check_job(const char *board, const char *definition_json,
 	if (ret)
 		return ret;
 	lava_conf_cleanup(&c);
-	k = kernel_def_find(kernel, err);
-	if (!k) {
-		rtlab_err_prefix(err, "--kernel %s", kernel);
-		return -EINVAL;
-	}
-	ret = initramfs_check_testcase(testcase_path, err);
-	if (!ret) {
-		*stored_kernel = strchr(kernel, '/') ? realpath(k->path, NULL) :
-						       strdup(kernel);
-		if (!*stored_kernel)
-			ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
-	}
-	kernel_def_free(k);
-	return ret;
+	return board_check_kernel_job(kernel, testcase_path, NULL,
+				      stored_kernel, err);
 }
 
 static int lava_open(struct board *b, const char *definition_json,
@@ -665,17 +652,8 @@ static int lava_open(struct board *b, const char *definition_json,
 
 static int lava_prepare(struct board *b, struct rtlab_err *err)
 {
-	int ret;
-
-	ret = check_host(b->name, &lb(b)->conf, err);
-	if (ret || b->have_id)
-		return ret;
-	ret = kernel_fetch(b->k, NULL, &b->id, err);
-	if (ret)
-		return ret;
-	b->have_id = true;
-	snprintf(b->release, sizeof(b->release), "%s", b->id.release);
-	return 0;
+	return check_host(b->name, &lb(b)->conf, err) ?:
+		       board_fetch_kernel(b, err);
 }
 
 static void lava_release(struct board *b)

@@ -904,23 +904,14 @@ out:
 
 /* -- the qemu kind ---------------------------------------------------------- */
 
-static bool is_path(const char *s)
-{
-	size_t n = strlen(s);
-
-	return strchr(s, '/') || (n > 5 && !strcmp(s + n - 5, ".yaml"));
-}
-
 /* A kernel definition, the board's definition, tools the initramfs can
  * carry. */
 static int qemu_check_job(const char *board, const char *definition_json,
 			  const char *kernel, const char *testcase_path,
 			  char **stored_kernel, struct rtlab_err *err)
 {
-	struct kernel_def *k;
 	struct board_def *bd;
 	char *defname;
-	int ret;
 
 	if (!strcmp(kernel, BOARD_KERNEL_HOST))
 		return rtlab_err_set(err,
@@ -944,20 +935,8 @@ static int qemu_check_job(const char *board, const char *definition_json,
 	}
 	board_def_free(bd);
 	free(defname);
-	k = kernel_def_find(kernel, err);
-	if (!k) {
-		rtlab_err_prefix(err, "--kernel %s", kernel);
-		return -EINVAL;
-	}
-	ret = initramfs_check_testcase(testcase_path, err);
-	if (!ret) {
-		*stored_kernel = is_path(kernel) ? realpath(k->path, NULL) :
-						   strdup(kernel);
-		if (!*stored_kernel)
-			ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
-	}
-	kernel_def_free(k);
-	return ret;
+	return board_check_kernel_job(kernel, testcase_path, NULL,
+				      stored_kernel, err);
 }
 
 static int qemu_open(struct board *b, const char *definition_json,
@@ -991,16 +970,7 @@ static int qemu_open(struct board *b, const char *definition_json,
 
 static int qemu_prepare(struct board *b, struct rtlab_err *err)
 {
-	int ret;
-
-	if (b->have_id)
-		return 0;
-	ret = kernel_fetch(b->k, NULL, &b->id, err);
-	if (ret)
-		return ret;
-	b->have_id = true;
-	snprintf(b->release, sizeof(b->release), "%s", b->id.release);
-	return 0;
+	return board_fetch_kernel(b, err);
 }
 
 static int qemu_run(struct board *b, const struct board_job *job,

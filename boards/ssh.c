@@ -1190,8 +1190,6 @@ static int ssh_check_job(const char *board, const char *definition_json,
 			 char **stored_kernel, struct rtlab_err *err)
 {
 	struct ssh_def *d;
-	struct kernel_def *k;
-	int ret;
 
 	if (!strcmp(kernel, BOARD_KERNEL_HOST))
 		return rtlab_err_set(err,
@@ -1204,21 +1202,8 @@ static int ssh_check_job(const char *board, const char *definition_json,
 	if (!d)
 		return -EINVAL;
 	ssh_def_free(d);
-	k = kernel_def_find(kernel, err);
-	if (!k) {
-		rtlab_err_prefix(err, "--kernel %s", kernel);
-		return -EINVAL;
-	}
-	ret = check_kernel_cmdline(k, err) ?:
-		      initramfs_check_testcase(testcase_path, err);
-	if (!ret) {
-		*stored_kernel = strchr(kernel, '/') ? realpath(k->path, NULL) :
-						       strdup(kernel);
-		if (!*stored_kernel)
-			ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
-	}
-	kernel_def_free(k);
-	return ret;
+	return board_check_kernel_job(kernel, testcase_path,
+				      check_kernel_cmdline, stored_kernel, err);
 }
 
 static int ssh_open(struct board *b, const char *definition_json,
@@ -1236,16 +1221,7 @@ static int ssh_open(struct board *b, const char *definition_json,
 
 static int ssh_prepare(struct board *b, struct rtlab_err *err)
 {
-	int ret;
-
-	if (b->have_id)
-		return 0;
-	ret = kernel_fetch(b->k, NULL, &b->id, err);
-	if (ret)
-		return ret;
-	b->have_id = true;
-	snprintf(b->release, sizeof(b->release), "%s", b->id.release);
-	return 0;
+	return board_fetch_kernel(b, err);
 }
 
 static void ssh_release(struct board *b)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <jansson.h>
+#include <uuid/uuid.h>
 
 #include "board.h"
 #include "bundle.h"
@@ -261,6 +262,18 @@ int board_fetch_kernel(struct board *b, struct rtlab_err *err)
 	b->have_id = true;
 	snprintf(b->release, sizeof(b->release), "%s", b->id.release);
 	return 0;
+}
+
+void board_run_id(char run_id[37], const char *given)
+{
+	uuid_t u;
+
+	if (given) {
+		snprintf(run_id, 37, "%s", given);
+		return;
+	}
+	uuid_generate(u);
+	uuid_unparse_lower(u, run_id);
 }
 
 void board_bundle_status(const char *path, struct board_run_info *info)

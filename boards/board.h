@@ -288,6 +288,12 @@ int board_check_kernel_job(const char *kernel, const char *testcase_path,
 			   struct rtlab_err *err) __must_check;
 
 /**
+ * board_run_id() - a run's id into @run_id: @given, or a new UUID when
+ * @given is NULL.
+ */
+void board_run_id(char run_id[37], const char *given);
+
+/**
  * board_fetch_kernel() - a kind's prepare, once: fetch @b->k into @b->id
  * and fill @b->release.  Return: 0 or a negative errno with @err set.
  */

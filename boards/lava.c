@@ -27,7 +27,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <uuid/uuid.h>
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -972,14 +971,7 @@ static int lava_run(struct board *b, const struct board_job *job,
 
 	r.t0 = clock_mono_s();
 	clock_iso_utc(r.started_at, time(NULL));
-	if (job->run_id) {
-		snprintf(r.run_id, sizeof(r.run_id), "%s", job->run_id);
-	} else {
-		uuid_t u;
-
-		uuid_generate(u);
-		uuid_unparse_lower(u, r.run_id);
-	}
+	board_run_id(r.run_id, job->run_id);
 	r.testcase_name = board_testcase_name(job->testcase_path);
 	snprintf(tmpl, sizeof(tmpl), "%s/rtlab-lava-XXXXXX",
 		 getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") :

@@ -716,19 +716,10 @@ int board_run(const struct board_def *b, const struct kernel_def *k,
 				     "board %s: duration must be at least "
 				     "1 s",
 				     b->name);
-	if (o->run_id) {
-		if (!valid_run_id(o->run_id))
-			return rtlab_err_set(err,
-					     "run id '%s': expected a "
-					     "UUID",
-					     o->run_id);
-		snprintf(r.run_id, sizeof(r.run_id), "%s", o->run_id);
-	} else {
-		uuid_t u;
-
-		uuid_generate(u);
-		uuid_unparse_lower(u, r.run_id);
-	}
+	if (o->run_id && !valid_run_id(o->run_id))
+		return rtlab_err_set(err, "run id '%s': expected a UUID",
+				     o->run_id);
+	board_run_id(r.run_id, o->run_id);
 	if (access(testcase_path, R_OK) < 0)
 		return rtlab_err_seterr(err, errno, "%s: testcase: %s",
 					testcase_path, strerror(errno));

@@ -25,7 +25,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <uuid/uuid.h>
 #include <zlib.h>
 
 #include "clock.h"
@@ -955,14 +954,7 @@ static int ssh_run(struct board *b, const struct board_job *job,
 	int ret, rc;
 
 	clock_iso_utc(r.started_at, time(NULL));
-	if (job->run_id) {
-		snprintf(r.run_id, sizeof(r.run_id), "%s", job->run_id);
-	} else {
-		uuid_t u;
-
-		uuid_generate(u);
-		uuid_unparse_lower(u, r.run_id);
-	}
+	board_run_id(r.run_id, job->run_id);
 	snprintf(tmpl, sizeof(tmpl), "%s/rtlab-ssh-XXXXXX",
 		 getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") :
 							 "/tmp");

@@ -412,7 +412,7 @@ static void inject_usage(FILE *f)
 	fprintf(f,
 		"usage: rtlab-agent inject --spin-us N --period-ms M [--jitter-pct P]\n"
 		"                          [--seed S] [--cpus LIST] [--duration SECONDS]\n"
-		"                          [--mode user|preempt|irq] [--module FILE.ko]\n"
+		"                          [--mode user|preempt|irq|tick] [--module FILE.ko]\n"
 		"\n"
 		"Inject a known latency until SIGTERM (or --duration): on each CPU, sleep\n"
 		"M ms +/- P %% (random, from seed S), then spin N us.\n"
@@ -420,6 +420,9 @@ static void inject_usage(FILE *f)
 		"  --mode user      a SCHED_FIFO %d busy loop per CPU (default; any board)\n"
 		"  --mode preempt   the rtlab_inject module spins with preemption off\n"
 		"  --mode irq       the rtlab_inject module spins with interrupts off\n"
+		"  --mode tick      the rtlab_inject module spins with interrupts off in\n"
+		"                   the tick itself, every M ms rounded up to ticks\n"
+		"                   (P varies the count of ticks, never the phase)\n"
 		"  --spin-us N      1..100000, at most half the period\n"
 		"  --period-ms M    1..60000\n"
 		"  --jitter-pct P   0..100 (default 50; 0 is strictly periodic, which an\n"
@@ -525,9 +528,11 @@ static int inject_parse_opts(int argc, char **argv, struct inject_opts *o)
 				o->mode = TC_INJECT_PREEMPT;
 			} else if (!strcmp(optarg, "irq")) {
 				o->mode = TC_INJECT_IRQ;
+			} else if (!strcmp(optarg, "tick")) {
+				o->mode = TC_INJECT_TICK;
 			} else {
 				fprintf(stderr,
-					"rtlab-agent inject: --mode '%s': expected user, preempt or irq\n",
+					"rtlab-agent inject: --mode '%s': expected user, preempt, irq or tick\n",
 					optarg);
 				return AGENT_EXIT_USAGE;
 			}
@@ -559,7 +564,7 @@ static int inject_parse_opts(int argc, char **argv, struct inject_opts *o)
 	}
 	if (o->module && o->mode == TC_INJECT_USER) {
 		fprintf(stderr,
-			"rtlab-agent inject: --module is for --mode preempt or irq\n");
+			"rtlab-agent inject: --module is for --mode preempt, irq or tick\n");
 		return AGENT_EXIT_USAGE;
 	}
 	while (!o->seed)

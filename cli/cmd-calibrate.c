@@ -63,7 +63,7 @@ static void cal_usage(FILE *f)
 	fprintf(f,
 		"usage: rtlab calibrate --board B [--kernel K] [--testcase T] [--pairs N]\n"
 		"                       [--runs R] [--spins 50,200,1000] [--duration S]\n"
-		"                       [--mode user|preempt|irq] [--period-ms M]\n"
+		"                       [--mode user|preempt|irq|tick] [--period-ms M]\n"
 		"                       [--jitter-pct P] [--json] [--no-store] [--keep DIR]\n"
 		"\n"
 		"Measure how far the lab can be trusted on board B: N A/A comparisons (R\n"
@@ -86,8 +86,9 @@ static void cal_usage(FILE *f)
 		"  -s, --spins LIST     injected spin sizes in us (default %s)\n"
 		"  -d, --duration S     seconds per run (default 10)\n"
 		"      --mode M         injector: user (SCHED_FIFO 99 spinner; the local\n"
-		"                       board's default) or preempt/irq (the rtlab_inject\n"
-		"                       module, built for the kernel; virtual boards')\n"
+		"                       board's default) or preempt/irq/tick (the\n"
+		"                       rtlab_inject module, built for the kernel;\n"
+		"                       virtual boards'; tick stalls the tick itself)\n"
 		"      --period-ms M    mean time between spins (default 50 local, 100\n"
 		"                       virtual)\n"
 		"      --jitter-pct P   +/- on the period, 0..100 (default 50)\n"
@@ -230,9 +231,9 @@ static int cal_parse(int argc, char **argv, struct cal_opts *o)
 		return EXIT_USAGE;
 	}
 	if (o->mode && strcmp(o->mode, "user") && strcmp(o->mode, "preempt") &&
-	    strcmp(o->mode, "irq")) {
+	    strcmp(o->mode, "irq") && strcmp(o->mode, "tick")) {
 		fprintf(stderr,
-			"rtlab calibrate: --mode '%s': expected user, preempt or irq\n",
+			"rtlab calibrate: --mode '%s': expected user, preempt, irq or tick\n",
 			o->mode);
 		return EXIT_USAGE;
 	}

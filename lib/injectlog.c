@@ -14,6 +14,7 @@
 
 #define STOP_KEY "rtlab-agent inject: stop mode="
 #define MODULE_KEY "rtlab_inject: stopped after "
+#define START_KEY "rtlab_inject: started on "
 
 /* The value of " KEY=" in the line [@p, @end) as a new string, or NULL. */
 static char *field(const char *p, const char *end, const char *key)
@@ -62,6 +63,49 @@ static long long module_count(const char *text, size_t len, const char *seed)
 	return -1;
 }
 
+/*
+ * mode=tick: where and how often the module stalled, from its start line
+ * for @seed ("... mode=tick probe=update_process_times tick_every=25
+ * hz=250 ... seed=S ..."), set on @o.  Return: 0, -1 on ENOMEM.
+ */
+static int module_tick(const char *text, size_t len, const char *seed,
+		       json_t *o)
+{
+	const char *p = text, *end = text + len, *nl;
+	char *probe = NULL, *every = NULL, *hz = NULL, *s;
+	int bad = 0;
+
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		if (!memmem(p, (size_t)(nl - p), START_KEY, strlen(START_KEY)))
+			continue;
+		s = field(p, nl, "seed");
+		if (s && !strcmp(s, seed)) {
+			probe = field(p, nl, "probe");
+			every = field(p, nl, "tick_every");
+			hz = field(p, nl, "hz");
+		}
+		free(s);
+		if (probe || every || hz)
+			break;
+	}
+	bad |= json_object_set_new(o, "probe",
+				   probe ? json_string(probe) : json_null());
+	bad |= json_object_set_new(o, "tick_every",
+				   every ? json_integer(strtoll(every, NULL,
+								10)) :
+					   json_null());
+	bad |= json_object_set_new(o, "hz",
+				   hz ? json_integer(strtoll(hz, NULL, 10)) :
+					json_null());
+	free(probe);
+	free(every);
+	free(hz);
+	return bad ? -1 : 0;
+}
+
 /* Whether one of @commands is an injector started with --seed @seed. */
 static int seed_of_run(json_t *commands, const char *seed)
 {
@@ -91,6 +135,7 @@ json_t *injectlog_parse(const char *text, size_t len, json_t *commands)
 		char *mode, *seed, *inj;
 		json_t *o = NULL;
 		long long n = -1, mn;
+		int bad = 0;
 
 		nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl)
@@ -115,11 +160,16 @@ json_t *injectlog_parse(const char *text, size_t len, json_t *commands)
 						    mn >= 0 ? json_integer(mn) :
 							      json_null());
 			}
+			if (o && !strcmp(mode, "tick") &&
+			    module_tick(text, len, seed, o))
+				bad = 1;
 		}
 		free(mode);
 		free(seed);
 		free(inj);
-		if (o && json_array_append_new(out, o)) {
+		if (bad || (o && json_array_append_new(out, o))) {
+			if (bad)
+				json_decref(o);
 			json_decref(out);
 			return NULL;
 		}

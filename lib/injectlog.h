@@ -24,7 +24,10 @@
  * string (it is a 64-bit unsigned number); "injections" is null when the
  * injector could not count; "module_injections" is what rtlab's module
  * reported for that seed, null when it reported nothing (user mode has
- * no module and no such key).
+ * no module and no such key).  A mode "tick" injector also gets what the
+ * module's start line said: "probe" (the function of the tick it stalled
+ * in), "tick_every" (mean ticks between spins) and "hz" (null when the
+ * module did not say).
  * Return: a new JSON array (empty when no injector ran), NULL on ENOMEM.
  */
 json_t *injectlog_parse(const char *text, size_t len, json_t *commands);

@@ -43,6 +43,7 @@ static const char *const inject_mode_names[] = {
 	[TC_INJECT_USER] = "user",
 	[TC_INJECT_PREEMPT] = "preempt",
 	[TC_INJECT_IRQ] = "irq",
+	[TC_INJECT_TICK] = "tick",
 };
 
 const char *tc_inject_mode_name(enum tc_inject_mode m)
@@ -379,7 +380,7 @@ static int parse_injector_key(struct tcp *p, const char *k,
 				l->inject_mode = i;
 				return 0;
 			}
-		return tc_fail(p, v, key, "user, preempt or irq");
+		return tc_fail(p, v, key, "user, preempt, irq or tick");
 	}
 	if (!strcmp(k, "spin_us"))
 		return get_uint(p, v, key, 1, 100000, &l->spin_us);

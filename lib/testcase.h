@@ -26,6 +26,7 @@ enum tc_inject_mode {
 	TC_INJECT_USER,	   /* SCHED_FIFO 99 spinner (any board) */
 	TC_INJECT_PREEMPT, /* rtlab_inject.ko, preemption off */
 	TC_INJECT_IRQ,	   /* rtlab_inject.ko, interrupts off */
+	TC_INJECT_TICK,	   /* rtlab_inject.ko, interrupts off in the tick */
 };
 
 enum tc_net_mode {
@@ -93,7 +94,7 @@ struct testcase {
 /** tc_load_kind_name() - "hackbench", "stress-ng", ... as in the YAML. */
 const char *tc_load_kind_name(enum tc_load_kind k);
 
-/** tc_inject_mode_name() - "user", "preempt", "irq" as in the YAML. */
+/** tc_inject_mode_name() - "user", "preempt", "irq", "tick" as in the YAML. */
 const char *tc_inject_mode_name(enum tc_inject_mode m);
 
 /**

@@ -61,7 +61,7 @@ printf 'name: x\nloads:\n  - name: injector\n    mode: kernel\n' \
 	>"$tmp/bad2.yaml"
 "$AGENT" check --testcase "$tmp/bad2.yaml" >"$tmp/bad2.out" 2>&1
 check "an unknown injector mode is refused" \
-	has "$tmp/bad2.out" "loads\[0\]\.mode: expected user, preempt or irq"
+	has "$tmp/bad2.out" "loads\[0\]\.mode: expected user, preempt, irq or tick"
 
 # --- rtlab calibrate --board local ---------------------------------------
 "$RTLAB" calibrate --board local --kernel debian-rt >"$tmp/k.out" 2>&1

@@ -60,8 +60,41 @@ static void test_parse(void)
 	json_decref(cmds);
 }
 
+/* mode=tick: the module's start line says where and how often. */
+static void test_tick(void)
+{
+	static const char log[] =
+		"[    3.0] rtlab_inject: started on 1 CPU(s): mode=tick probe=update_process_times tick_every=25 hz=250 spin_us=300 period_ms=100 jitter_pct=0 seed=9 cpus=0x0\n"
+		"[    3.0] rtlab_inject: started on 1 CPU(s): mode=tick probe=scheduler_tick tick_every=1 hz=250 spin_us=300 period_ms=4 jitter_pct=0 seed=10 cpus=0x0\n"
+		"[    6.0] rtlab_inject: stopped after 30 injections (seed=9)\n"
+		"[    6.0] rtlab-agent inject: stop mode=tick seed=9 injections=30\n"
+		"[    7.0] rtlab-agent inject: stop mode=tick seed=11 injections=2\n";
+	json_t *a = injectlog_parse(log, strlen(log), NULL), *o;
+
+	CHECK(a && json_array_size(a) == 2, "two tick injectors stopped");
+	o = json_array_get(a, 0);
+	CHECK_STR(json_string_value(json_object_get(o, "probe")),
+		  "update_process_times", "the probed function of its seed");
+	CHECK_INT(json_integer_value(json_object_get(o, "tick_every")), 25,
+		  "ticks between spins");
+	CHECK_INT(json_integer_value(json_object_get(o, "hz")), 250, "HZ");
+	CHECK_INT(json_integer_value(json_object_get(o, "module_injections")),
+		  30, "the module's count");
+	o = json_array_get(a, 1);
+	CHECK(json_is_null(json_object_get(o, "probe")) &&
+		      json_is_null(json_object_get(o, "tick_every")) &&
+		      json_is_null(json_object_get(o, "hz")),
+	      "no start line for that seed: null, not another seed's figures");
+	json_decref(a);
+	a = injectlog_parse(dmesg, strlen(dmesg), NULL);
+	CHECK(a && !json_object_get(json_array_get(a, 0), "probe"),
+	      "other modes carry no tick keys");
+	json_decref(a);
+}
+
 int main(void)
 {
 	test_parse();
+	test_tick();
 	return check_exit();
 }

@@ -377,8 +377,34 @@ static void test_lab_load(void)
 	CHECK(!j, "... and nothing is returned");
 }
 
+/* The injector's modes, tick among them, as the YAML and JSON say them. */
+static void test_inject_mode(void)
+{
+	struct testcase tc;
+	struct rtlab_err e;
+	json_t *j;
+
+	CHECK_INT(parse("name: t\nloads:\n  - name: injector\n    mode: tick\n"
+			"    spin_us: 300\n    period_ms: 4\n    jitter_pct: 0\n",
+			&tc, &e),
+		  0, "an injector in mode tick parses");
+	CHECK(tc.nloads == 1 && tc.loads[0].inject_mode == TC_INJECT_TICK,
+	      "mode tick");
+	j = testcase_to_json(&tc);
+	CHECK_STR(json_string_value(json_object_get(
+			  json_array_get(json_object_get(j, "loads"), 0),
+			  "mode")),
+		  "tick", "... and its JSON says so");
+	json_decref(j);
+	testcase_cleanup(&tc);
+	expect_error("unknown injector mode",
+		     "name: t\nloads:\n  - name: injector\n    mode: kernel\n",
+		     "loads[0].mode", "user, preempt, irq or tick");
+}
+
 int main(void)
 {
+	test_inject_mode();
 	test_diff();
 	test_flags_text();
 	test_lab_load();

@@ -5,6 +5,7 @@
  * worker drives the same board_run()).
  */
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,12 +14,14 @@
 
 #include "../boards/board.h"
 #include "../kernels/kernel.h"
+#include "../kernels/module.h"
 #include "bundle-hists.h"
 #include "bundle.h"
 #include "commands.h"
 #include "common.h"
 #include "cyclictest.h"
 #include "manifest.h"
+#include "testcase.h"
 
 #define EXIT_FAULT 3
 
@@ -31,7 +34,9 @@ static void boot_usage(FILE *out)
 		"bundle, with status boot_failed, panic or hang and console.log.  The\n"
 		"timeouts count the time QEMU could run, not the time it was stopped or\n"
 		"waited for a CPU; QEMU that crashes, is killed or never gets the CPU\n"
-		"is an infrastructure error: no bundle.\n\n"
+		"is an infrastructure error: no bundle.  A testcase whose injector runs the\n"
+		"rtlab_inject module (mode preempt, irq or tick) gets it built for the\n"
+		"kernel, in the initrd.\n\n"
 		"  -b, --board NAME|FILE    board definition (default qemu-icount)\n"
 		"  -k, --kernel NAME|FILE   kernel definition (default debian-rt)\n"
 		"  -t, --testcase FILE      testcase definition (required)\n"
@@ -53,6 +58,75 @@ static void boot_usage(FILE *out)
 		"Exit status: 0 complete, 3 bundle written with another status, 1 no\n"
 		"bundle (bad definition, kernel not fetchable, infrastructure error),\n"
 		"2 usage.\n");
+}
+
+/*
+ * A testcase with an injector load run by the rtlab_inject module: the
+ * module built for @k, as an archive for the initrd, in a new directory
+ * whose path goes to *@dir (caller removes it with boot_module_remove()),
+ * the archive's to *@cpio.  Both NULL when the testcase needs no module,
+ * or does not parse (the agent on the board then says why, in the
+ * bundle).  Without the module the injector could not start and the run
+ * would not be the one asked for.  Return: 0 or a negative errno.
+ */
+static int boot_module_archive(const struct kernel_def *k, const char *testcase,
+			       bool quiet, char **dir, char **cpio,
+			       struct rtlab_err *err)
+{
+	struct kernel_ident id = { 0 };
+	const char *tmp = getenv("TMPDIR");
+	struct testcase tc;
+	bool needs;
+	int ret;
+
+	*dir = *cpio = NULL;
+	needs = !testcase_load(testcase, &tc, err) &&
+		testcase_needs_inject_module(&tc);
+	testcase_cleanup(&tc);
+	err->msg[0] = '\0';
+	if (!needs)
+		return 0;
+	ret = kernel_fetch(k, NULL, &id, err);
+	if (ret)
+		goto out;
+	if (asprintf(dir, "%s/rtlab-boot-XXXXXX", tmp && *tmp ? tmp : "/tmp") <
+	    0) {
+		*dir = NULL;
+		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+		goto out_id;
+	}
+	if (!mkdtemp(*dir)) {
+		ret = rtlab_err_seterr(err, errno, "%s: %s", *dir,
+				       strerror(errno));
+		free(*dir);
+		*dir = NULL;
+		goto out_id;
+	}
+	if (asprintf(cpio, "%s/inject.cpio.gz", *dir) < 0) {
+		*cpio = NULL;
+		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+		goto out_id;
+	}
+	if (!quiet)
+		fprintf(stderr, "rtlab boot: building %s for %s\n",
+			INJECT_MODULE, id.release);
+	ret = module_inject_archive(&id, *cpio, err);
+out_id:
+	kernel_ident_cleanup(&id);
+out:
+	return ret;
+}
+
+/* Remove what boot_module_archive() made; NULL is fine. */
+static void boot_module_remove(char **dir, char **cpio)
+{
+	if (*cpio)
+		unlink(*cpio);
+	if (*dir)
+		rmdir(*dir);
+	free(*cpio);
+	free(*dir);
+	*dir = *cpio = NULL;
 }
 
 /*
@@ -177,6 +251,7 @@ int cmd_boot(int argc, char **argv)
 	struct board_run_info info;
 	struct board_def *b = NULL;
 	struct kernel_def *k = NULL;
+	char *mod_dir = NULL, *mod_cpio = NULL;
 	bool quiet = false;
 	int c, ret;
 
@@ -270,7 +345,11 @@ int cmd_boot(int argc, char **argv)
 	k = kernel_def_find(kernel, &err);
 	if (!k)
 		goto fail;
+	if (boot_module_archive(k, testcase, quiet, &mod_dir, &mod_cpio, &err))
+		goto fail;
+	o.extra_archive = mod_cpio;
 	ret = board_run(b, k, testcase, &o, out, &info, &err);
+	boot_module_remove(&mod_dir, &mod_cpio);
 	if (ret)
 		goto fail;
 	printf("status:   %s\n", info.status);
@@ -298,6 +377,7 @@ int cmd_boot(int argc, char **argv)
 	return ret;
 fail:
 	fprintf(stderr, "rtlab boot: %s\n", err.msg);
+	boot_module_remove(&mod_dir, &mod_cpio);
 	board_def_free(b);
 	kernel_def_free(k);
 	return 1;

@@ -46,6 +46,18 @@ static const char *const inject_mode_names[] = {
 	[TC_INJECT_TICK] = "tick",
 };
 
+bool testcase_needs_inject_module(const struct testcase *tc)
+{
+	size_t i;
+
+	for (i = 0; i < tc->nloads; i++)
+		if (tc->loads[i].kind == TC_LOAD_INJECTOR &&
+		    tc->loads[i].inject_mode != TC_INJECT_USER &&
+		    !tc->loads[i].module)
+			return true;
+	return false;
+}
+
 const char *tc_inject_mode_name(enum tc_inject_mode m)
 {
 	if ((size_t)m >=

@@ -106,6 +106,14 @@ const char *tc_inject_mode_name(enum tc_inject_mode m);
 int testcase_parse(const char *path, const char *text, size_t len,
 		   struct testcase *tc, struct rtlab_err *err) __must_check;
 
+/**
+ * testcase_needs_inject_module() - whether @tc has an injector load that
+ * runs the rtlab_inject module (mode preempt, irq or tick) and names no
+ * module file of its own: a board that boots a kernel then needs the
+ * module built for that kernel in its initrd, or the run is not injected.
+ */
+bool testcase_needs_inject_module(const struct testcase *tc);
+
 /** testcase_load() - testcase_parse() of the file at @path. */
 int testcase_load(const char *path, struct testcase *tc,
 		  struct rtlab_err *err) __must_check;

@@ -289,7 +289,7 @@ static void child_error(const struct job_run *r, const char *msg)
 }
 
 /*
- * A testcase with a kernel injector load (`preempt`, `irq`) on a board
+ * A testcase with a kernel injector load (`preempt`, `irq`, `tick`) on a board
  * that boots the job's kernel: the rtlab_inject module built for that
  * kernel, as an archive for its initrd, in *@cpio (malloc'd; NULL when
  * the testcase needs none).  Without it the agent's injector finds no
@@ -299,18 +299,14 @@ static int job_module_archive(const struct job_run *r, const struct board *b,
 			      char **cpio, struct rtlab_err *err)
 {
 	struct testcase tc;
-	bool needs = false;
-	size_t i;
+	bool needs;
 	int ret;
 
 	*cpio = NULL;
 	if (!b->kind->boots_kernel)
 		return 0;
 	ret = testcase_load(r->job->testcase_file, &tc, err);
-	for (i = 0; !ret && i < tc.nloads; i++)
-		needs |= tc.loads[i].kind == TC_LOAD_INJECTOR &&
-			 tc.loads[i].inject_mode != TC_INJECT_USER &&
-			 !tc.loads[i].module;
+	needs = !ret && testcase_needs_inject_module(&tc);
 	testcase_cleanup(&tc);
 	if (ret || !needs)
 		return ret;

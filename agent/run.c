@@ -781,11 +781,16 @@ static void run_measure(struct run_ctx *r)
 	hist_path = work_path(r, oname);
 	err_path = work_path(r, ename);
 
+	/* The testcase's own interval beside the one used: a board that
+	 * overrides it (a deterministic clock, whose tick a divisor of the
+	 * tick period would phase-lock with) shows what it replaced. */
 	r->measurement =
-		json_pack("{s:I, s:I, s:s, s:I, s:b}", "planned_s",
+		json_pack("{s:I, s:I, s:s, s:I, s:I, s:b}", "planned_s",
 			  (json_int_t)r->duration_s, "interval_us",
 			  (json_int_t)r->interval_us, "interval_source",
 			  r->o.interval_us ? "board" : "testcase",
+			  "testcase_interval_us",
+			  (json_int_t)r->tc.measurement.interval_us,
 			  "samples_planned",
 			  (json_int_t)measure_samples_planned(r->duration_s,
 							      r->interval_us),

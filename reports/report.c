@@ -385,16 +385,26 @@ static void text_loads(struct strbuf *s, const json_t *loads)
 	}
 }
 
-/* ", interval 997 us (the board's)": what cyclictest -i the run used. */
+/*
+ * ", interval 997 us (the board's, not the testcase's 1000)": what
+ * cyclictest -i the run used, whose it is, and what it replaced (runs
+ * from before the manifest said so lack the last part).
+ */
 static void text_interval(struct strbuf *s, const json_t *measurement)
 {
 	const json_t *iv = json_object_get(measurement, "interval_us");
+	const json_t *tv = json_object_get(measurement, "testcase_interval_us");
 
 	if (!json_is_integer(iv))
 		return;
-	strbuf_addf(s, ", interval %" JSON_INTEGER_FORMAT " us (the %s's)",
+	strbuf_addf(s, ", interval %" JSON_INTEGER_FORMAT " us (the %s's",
 		    json_integer_value(iv),
 		    jstr(measurement, "interval_source", "testcase"));
+	if (json_is_integer(tv) &&
+	    json_integer_value(tv) != json_integer_value(iv))
+		strbuf_addf(s, ", not the testcase's %" JSON_INTEGER_FORMAT,
+			    json_integer_value(tv));
+	strbuf_addf(s, ")");
 }
 
 static void text_runs(struct strbuf *s, const char *label, const json_t *runs)

@@ -106,10 +106,11 @@ check "run idle 1 s at --interval 997" test "$(status_of "$agent" run \
 	--testcase testcases/cyclictest-idle.yaml --duration 1 \
 	--interval 997 --out "$tmp/iv.bundle")" = 0
 tar xzf "$tmp/iv.bundle" -O manifest.json >"$tmp/iv.json"
-check "... cyclictest ran at -i 997, the manifest says it came from the board" \
+check "... cyclictest ran at -i 997, the manifest says it came from the board, replacing the testcase's 1000" \
 	jqt '(.commands | any(startswith("cyclictest") and
 	 contains(" -i 997 "))) and .measurement.interval_us == 997 and
 	 .measurement.interval_source == "board" and
+	 .measurement.testcase_interval_us == 1000 and
 	 .measurement.samples_planned == 1003' "$tmp/iv.json"
 check "--interval 10 is a usage error naming the range" sh -c \
 	'"$1" run --testcase testcases/cyclictest-idle.yaml --interval 10 \

@@ -58,7 +58,7 @@ static const char ctx_text[] =
 	"      {\"name\": \"churn\", \"loops\": 200}]}},"
 	"    \"commands\": [\"cyclictest -m -p95\"],"
 	"    \"measurement\": {\"interval_us\": 997,"
-	"      \"interval_source\": \"board\"},"
+	"      \"interval_source\": \"board\", \"testcase_interval_us\": 1000},"
 	"    \"artifacts\": [{\"name\": \"trace.dat\", \"size\": 4107}]}]}";
 
 static json_t *load_ctx(void)
@@ -187,8 +187,10 @@ static void test_summary_text(void)
 	CHECK(t && strstr(t, "loads:      hackbench -g 4; churn (loops 200)"),
 	      "where: the loads");
 	CHECK(t && strstr(t, "cyclictest-hackbench, 3 s per run, interval 997 "
-			     "us (the board's)\n"),
-	      "where: the interval the runs measured at, and whose it is");
+			     "us (the board's,\n      not the testcase's "
+			     "1000)\n"),
+	      "where: the interval the runs measured at, whose it is and what "
+	      "it replaced");
 	CHECK(t && strstr(t, "== Runs ==") &&
 		      strstr(strstr(t, "== Runs =="), "samples, interval"),
 	      "runs: each run's interval");

@@ -164,8 +164,9 @@ struct tick_state {
 
 static DEFINE_PER_CPU(struct tick_state, tick_state);
 static bool tick_registered;
+static unsigned int tick_min_gap;	/* spins take at most half the time */
 
-/* tick_every +/- jitter_pct %, uniformly, in ticks, at least 1. */
+/* tick_every +/- jitter_pct %, uniformly, in ticks, at least tick_min_gap. */
 static unsigned int tick_gap(struct rnd_state *rnd)
 {
 	unsigned int span = tick_every * jitter_pct / 100;
@@ -174,7 +175,7 @@ static unsigned int tick_gap(struct rnd_state *rnd)
 	if (span)
 		gap = tick_every - span +
 		      prandom_u32_state(rnd) % (2 * span + 1);
-	return gap ? gap : 1;
+	return max(gap, tick_min_gap);
 }
 
 /*
@@ -216,6 +217,9 @@ static int tick_start(unsigned int *started)
 		       spin_us, tick_every, HZ);
 		return -EINVAL;
 	}
+	/* The jitter may shorten a gap, never below that: back to back,
+	 * irq-off spins of several ticks would starve the CPU. */
+	tick_min_gap = max(1u, DIV_ROUND_UP(spin_us * 2, USEC_PER_SEC / HZ));
 	*started = 0;
 	for_each_possible_cpu(cpu) {
 		struct tick_state *st = per_cpu_ptr(&tick_state, cpu);

@@ -10,8 +10,9 @@
  * context) spins spin_us with interrupts off on every Nth tick of a chosen
  * CPU, N = period_ms in ticks (rounded up, at least 1; the jitter varies N,
  * never the phase).  That is a regression in tick-synchronous kernel work,
- * which a measuring interval dividing the tick period never sees on a
- * deterministic board; the kthread modes cannot imitate it.
+ * which a measuring interval dividing the tick period meets at one fixed
+ * point of the stall, or never, on a deterministic board; the kthread
+ * modes cannot imitate it.
  *
  * The jitter matters: on a board whose clock counts instructions (QEMU
  * icount) a strictly periodic injector can phase-lock with cyclictest and
@@ -211,7 +212,8 @@ static int tick_start(unsigned int *started)
 	unsigned int cpu;
 	int ret;
 
-	tick_every = max(1u, DIV_ROUND_UP(period_ms * HZ, MSEC_PER_SEC));
+	tick_every = max_t(u64, 1,
+			   DIV_ROUND_UP_ULL((u64)period_ms * HZ, MSEC_PER_SEC));
 	if ((u64)spin_us * 2 > (u64)tick_every * (USEC_PER_SEC / HZ)) {
 		pr_err("rtlab_inject: mode=tick: spin_us=%u is more than half of %u tick(s) at HZ=%d\n",
 		       spin_us, tick_every, HZ);

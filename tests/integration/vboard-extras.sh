@@ -1,0 +1,151 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# A developer's own code on the virtual board: a tiny module
+# (tests/fixtures/extras-module) built against Debian's PREEMPT_RT
+# kernel's headers with `rtlab kernel module`, a file and setup/teardown
+# commands, brought by a testcase's extras.  First a copy of the module
+# whose vermagic names another kernel: refused before anything boots,
+# naming the module and both versions.  Then a 2-second run: the agent
+# loads the module with its parameter (the kernel log shows it), runs the
+# commands, removes it, and the manifest records all of it; stored
+# through a throwaway database and server, report.txt lists it under
+# the testcase.
+. "$(dirname "$0")/../lib.sh"
+
+work=$(mktemp -d /tmp/rtlab-vbextras.XXXXXX) || exit 1
+on_exit "rm -rf '$work'"
+vb_state=${RTLAB_TEST_STATE:-$RTLAB_BUILD/test-state}
+mkdir -p "$vb_state" "$work/tc/data" "$work/bad"
+
+ko=$("$RTLAB" kernel module debian-rt "$TOP/tests/fixtures/extras-module" \
+	rtlab_devmod 2>"$work/module.err")
+check "rtlab kernel module builds the fixture for debian-rt ($ko)" \
+	test -s "$ko"
+[ -s "$ko" ] || { sed 's/^/# /' "$work/module.err"; exit 1; }
+release=$(modinfo -F vermagic "$ko" | cut -d' ' -f1)
+check "... its vermagic names the kernel ($release)" \
+	sh -c "'$RTLAB' kernel fetch debian-rt | grep -qx 'release:  $release'"
+cp "$ko" "$work/tc/rtlab_devmod.ko"
+printf 'x=1\n' >"$work/tc/data/x.conf"
+cat >"$work/tc/extras.yaml" <<EOT
+name: cyclictest-extras
+duration_s: 2
+extras:
+  modules:
+    - path: rtlab_devmod.ko
+      params: "level=7"
+  files:
+    - {src: data/x.conf, dest: /etc/rtlab-extras.conf}
+  setup:
+    - "cat /sys/module/rtlab_devmod/parameters/level"
+    - "grep -qx x=1 /etc/rtlab-extras.conf"
+  teardown:
+    - "echo teardown ran"
+EOT
+
+# -- another kernel's module: refused before boot ---------------------------
+# Another ABI number of the same length: the section keeps its size.
+abi=$(echo "$release" | cut -d- -f2)
+other=$(echo "$release" | sed "s/-$abi-/-$(echo "$abi" | tr 0-9 1-90)-/")
+LC_ALL=C sed "s/vermagic=$release /vermagic=$other /" "$ko" \
+	>"$work/bad/rtlab_devmod.ko"
+check "the copy's vermagic names $other" \
+	sh -c "modinfo -F vermagic '$work/bad/rtlab_devmod.ko' | grep -q '^$other '"
+sed 's/^name: .*/name: cyclictest-extras-bad/' "$work/tc/extras.yaml" \
+	>"$work/bad/extras.yaml"
+cp -r "$work/tc/data" "$work/bad/"
+RTLAB_STATE_DIR=$vb_state "$RTLAB" boot --board qemu-icount \
+	--kernel debian-rt --testcase "$work/bad/extras.yaml" --duration 2 \
+	--out "$work/bad.bundle" -q >"$work/bad.out" 2>&1
+rc=$?
+check "a module for another kernel: rtlab boot fails (exit $rc)" test $rc != 0
+check "... naming the module and both versions" has "$work/bad.out" \
+	"extras.modules\[0\].*rtlab_devmod.ko.*vermagic '$other .*$release"
+# A board that boots yields a bundle whatever happens to it.
+check "... before anything booted (no bundle)" test ! -e "$work/bad.bundle"
+
+# -- the module, the file, the commands on the board -------------------------
+RTLAB_STATE_DIR=$vb_state "$RTLAB" boot --board qemu-icount \
+	--kernel debian-rt --testcase "$work/tc/extras.yaml" --duration 2 \
+	--out "$work/run.bundle" -q >"$work/boot.out" 2>&1
+rc=$?
+check "rtlab boot with extras: status complete (exit $rc)" test $rc = 0
+if [ ! -s "$work/run.bundle" ]; then
+	not_ok "a bundle came back"
+	sed 's/^/# /' "$work/boot.out"
+	exit 1
+fi
+mkdir "$work/b"
+tar xzf "$work/run.bundle" -C "$work/b"
+m=$work/b/manifest.json
+x='.testcase.extras'
+check "manifest: status complete" test "$(jq -r .status "$m")" = complete
+check "manifest: the module, loaded and removed, its name and params" \
+	jqt "$x.modules[0] | .name == \"rtlab_devmod\" and
+	    .file == \"rtlab_devmod.ko\" and .params == \"level=7\" and
+	    .loaded == true and .removed == true" "$m"
+check "manifest: ... its vermagic (the kernel's) and srcversion" \
+	jqt --arg v "$(modinfo -F vermagic "$ko")" \
+	--arg s "$(modinfo -F srcversion "$ko")" \
+	"$x.modules[0] | .vermagic == \$v and
+	    .srcversion == (if \$s == \"\" then null else \$s end)" "$m"
+check "manifest: ... and its sha256" test \
+	"$(jq -r "$x.modules[0].sha256" "$m")" = \
+	"$(sha256sum "$ko" | cut -d' ' -f1)"
+check "manifest: the file at its dest, with the source's sha256" test \
+	"$(jq -r "$x.files[0] | \"\(.dest) \(.sha256)\"" "$m")" = \
+	"/etc/rtlab-extras.conf $(sha256sum "$work/tc/data/x.conf" | cut -d' ' -f1)"
+check "manifest: the setup commands ran, exit 0, the parameter seen" \
+	jqt "[$x.commands[] | select(.phase == \"setup\")] |
+	    length == 2 and all(.exit_status == 0) and
+	    (.[0].output | startswith(\"7\"))" "$m"
+check "manifest: the teardown command ran" \
+	jqt "[$x.commands[] | select(.phase == \"teardown\")][0] |
+	    .exit_status == 0 and (.output | startswith(\"teardown ran\"))" "$m"
+check "manifest: the definition keeps the extras as written" \
+	jqt '.testcase.definition.extras.modules[0].path == "rtlab_devmod.ko"' \
+	"$m"
+check "guest kernel log: the module loaded with its parameter" \
+	has "$work/b/dmesg.txt" "rtlab_devmod: loaded, level=7"
+check "guest kernel log: ... and was removed" \
+	has "$work/b/dmesg.txt" "rtlab_devmod: removed"
+check "agent log: insmod and rmmod" \
+	sh -c "grep -q 'extras: insmod .*rtlab_devmod.ko level=7: loaded' \
+		'$work/b/agent.log' && \
+		grep -q 'extras: rmmod rtlab_devmod' '$work/b/agent.log'"
+
+# -- stored, and in the report --------------------------------------------------
+if ! start_db; then
+	not_ok "throwaway database starts"
+	exit 1
+fi
+board=$(jq -r .board "$m")
+token=$("$RTLAB" board add "$board" --kind qemu --quiet 2>"$work/board.err")
+check "board $board registered" test ${#token} = 64
+start_server "$work" || { not_ok "server starts"; exit 1; }
+st=$(upload "$work/run.bundle" "$token")
+check "the run is stored (HTTP $st)" test "$st" = 201
+run=$(jq -r .run_id "$m")
+# One run is no comparison: a verdict against itself, reported with
+# --force, is enough to see what the report says about the testcase.
+"$RTLAB" db psql -qc "INSERT INTO verdicts (board_id, testcase_id,
+	baseline_kernel_id, candidate_kernel_id, verdict, baseline_runs,
+	candidate_runs) SELECT board_id, testcase_id, kernel_id, kernel_id,
+	'NO_CHANGE', ARRAY[id], ARRAY[id] FROM runs WHERE uuid = '$run'" \
+	>/dev/null
+vid=$("$RTLAB" db psql -tAc "SELECT max(id) FROM verdicts")
+"$RTLAB" report "$vid" --force -o "$work/rep" >"$work/report.out" 2>&1
+check "rtlab report $vid --force: exit 0" test $? = 0
+check "report.txt: the extras under the testcase" \
+	has "$work/rep/report.txt" "^  extras: +the testcase brought its own code"
+check "report.txt: the module, loaded, with its parameter" \
+	has "$work/rep/report.txt" \
+	"^    module rtlab_devmod \(rtlab_devmod.ko level=7\): loaded$"
+check "report.txt: ... its vermagic" \
+	has "$work/rep/report.txt" "^      vermagic $release "
+check "report.txt: the file and the commands" sh -c "
+	grep -q '^    file /etc/rtlab-extras.conf (from data/x.conf): sha256 ' \
+		'$work/rep/report.txt' &&
+	grep -q '^    setup: grep -qx x=1 /etc/rtlab-extras.conf: exit status 0' \
+		'$work/rep/report.txt'"

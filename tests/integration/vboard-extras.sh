@@ -124,6 +124,18 @@ board=$(jq -r .board "$m")
 token=$("$RTLAB" board add "$board" --kind qemu --quiet 2>"$work/board.err")
 check "board $board registered" test ${#token} = 64
 start_server "$work" || { not_ok "server starts"; exit 1; }
+
+# The kernel is in the cache now: a job is checked when it is queued.
+"$RTLAB" job add --kernel debian-rt --board "$board" \
+	--testcase "$work/bad/extras.yaml" --duration 2 >"$work/add-bad.out" 2>&1
+rc=$?
+check "rtlab job add: another kernel's module refused (exit $rc)" test $rc = 1
+check "... naming the module and both versions" has "$work/add-bad.out" \
+	"extras.modules\[0\].*rtlab_devmod.ko.*vermagic '$other .*$release"
+"$RTLAB" job add --kernel debian-rt --board "$board" --quiet \
+	--testcase "$work/tc/extras.yaml" --duration 2 >"$work/add.out" 2>&1
+check "rtlab job add: the module built for the kernel is queued" \
+	test $? = 0
 st=$(upload "$work/run.bundle" "$token")
 check "the run is stored (HTTP $st)" test "$st" = 201
 run=$(jq -r .run_id "$m")

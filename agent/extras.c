@@ -103,8 +103,10 @@ static int run_command(struct extras_run *x, const char *phase, const char *cmd,
 						out + len - EXTRAS_OUTPUT_MAX :
 					out ? out :
 					      ""));
+	while (len && (out[len - 1] == '\n' || out[len - 1] == '\r'))
+		out[--len] = '\0';
 	if (status)
-		ret = rtlab_err_seterr(err, EIO, "'%s': %s%s%.200s", cmd,
+		ret = rtlab_err_seterr(err, EIO, "'%s': %s%s%s", cmd,
 				       proc_status_str(status, sbuf,
 						       sizeof(sbuf)),
 				       len ? ": " : "",

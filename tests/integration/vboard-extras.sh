@@ -138,7 +138,35 @@ check "rtlab job add: the module built for the kernel is queued" \
 	test $? = 0
 st=$(upload "$work/run.bundle" "$token")
 check "the run is stored (HTTP $st)" test "$st" = 201
-run=$(jq -r .run_id "$m")
+# -- a job with a module from the command line, run by a worker, reported -------
+cat >"$work/tc/plain.yaml" <<EOT
+name: cyclictest-devjob
+duration_s: 2
+EOT
+"$RTLAB" job add --kernel debian-rt --board "$board" --duration 2 \
+	--testcase "$work/tc/plain.yaml" \
+	--module "$work/bad/rtlab_devmod.ko level=9" >"$work/add-cli-bad.out" 2>&1
+check "rtlab job add --module: another kernel's module refused (exit $?)" \
+	has "$work/add-cli-bad.out" "vermagic '$other .*$release"
+"$RTLAB" job add --kernel debian-rt --board "$board" --duration 2 \
+	--testcase "$work/tc/plain.yaml" --module "$ko level=9" \
+	--file "$work/tc/data/x.conf:/etc/rtlab-job.conf" \
+	--setup "cat /sys/module/rtlab_devmod/parameters/level" \
+	--quiet >"$work/add-cli.out" 2>"$work/add-cli.err"
+check "rtlab job add --module --file --setup: queued" test $? = 0
+"$RTLAB" db psql -qc "DELETE FROM jobs WHERE testcase_file NOT LIKE
+	'%/jobs/testcases/%'" >/dev/null
+"$RTLAB" worker --board "$board" --drain --name w1 >"$work/w1.log" 2>&1
+check "the worker ran the job (exit $?)" test "$("$RTLAB" db psql -tAc \
+	"SELECT state FROM jobs")" = done
+run=$("$RTLAB" db psql -tAc "SELECT uuid FROM runs WHERE job_id IS NOT NULL")
+check "... and stored its run ($run)" test -n "$run"
+[ -n "$run" ] || sed 's/^/# /' "$work/w1.log" "$work/add-cli.err"
+check "the run's manifest: the module from the command line, loaded" \
+	test "$("$RTLAB" db psql -tAc "SELECT manifest->'testcase'->'extras'->
+	'modules'->0->>'loaded' || ' ' || (manifest->'testcase'->'extras'->
+	'modules'->0->>'params') FROM runs WHERE uuid = '$run'")" = \
+	"true level=9"
 # One run is no comparison: a verdict against itself, reported with
 # --force, is enough to see what the report says about the testcase.
 "$RTLAB" db psql -qc "INSERT INTO verdicts (board_id, testcase_id,
@@ -153,11 +181,11 @@ check "report.txt: the extras under the testcase" \
 	has "$work/rep/report.txt" "^  extras: +the testcase brought its own code"
 check "report.txt: the module, loaded, with its parameter" \
 	has "$work/rep/report.txt" \
-	"^    module rtlab_devmod \(rtlab_devmod.ko level=7\): loaded$"
+	"^    module rtlab_devmod \(rtlab_devmod.ko level=9\): loaded$"
 check "report.txt: ... its vermagic" \
 	has "$work/rep/report.txt" "^      vermagic $release "
 check "report.txt: the file and the commands" sh -c "
-	grep -q '^    file /etc/rtlab-extras.conf (from data/x.conf): sha256 ' \
+	grep -q '^    file /etc/rtlab-job.conf (from /' \
 		'$work/rep/report.txt' &&
-	grep -q '^    setup: grep -qx x=1 /etc/rtlab-extras.conf: exit status 0' \
+	grep -q '^    setup: cat /sys/module/rtlab_devmod/parameters/level: exit status 0' \
 		'$work/rep/report.txt'"

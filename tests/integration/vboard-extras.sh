@@ -167,6 +167,14 @@ check "the run's manifest: the module from the command line, loaded" \
 	'modules'->0->>'loaded' || ' ' || (manifest->'testcase'->'extras'->
 	'modules'->0->>'params') FROM runs WHERE uuid = '$run'")" = \
 	"true level=9"
+st=$(get "/api/v1/runs/$run")
+check "API: the run's testcase.extras (HTTP $st)" \
+	jqt '.testcase.extras.modules[0].name == "rtlab_devmod"' "$work/resp"
+rid=$("$RTLAB" db psql -tAc "SELECT id FROM runs WHERE uuid = '$run'")
+st=$(get "/runs/$rid")
+check "web run page: an Extras section with the module (HTTP $st)" sh -c \
+	"grep -q '<h2>Extras</h2>' '$work/resp' &&
+	 grep -q 'rtlab_devmod (rtlab_devmod.ko level=9): loaded' '$work/resp'"
 # One run is no comparison: a verdict against itself, reported with
 # --force, is enough to see what the report says about the testcase.
 "$RTLAB" db psql -qc "INSERT INTO verdicts (board_id, testcase_id,

@@ -54,7 +54,7 @@ int extras_check(const struct testcase *tc, const char *release,
 			ret = rtlab_err_seterr(
 				err, EINVAL,
 				"%s: built for another kernel: vermagic '%s', "
-				"the board boots %s (rebuild it against "
+				"the board's kernel is %s (rebuild it against "
 				"linux-headers-%s)",
 				path, mi.vermagic, release, release);
 		modinfo_cleanup(&mi);

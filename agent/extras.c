@@ -110,7 +110,9 @@ static int run_command(struct extras_run *x, const char *phase, const char *cmd,
 				       proc_status_str(status, sbuf,
 						       sizeof(sbuf)),
 				       len ? ": " : "",
-				       len > 200 ? out + len - 200 : out);
+				       !len	 ? "" :
+				       len > 200 ? out + len - 200 :
+						   out);
 	else
 		note(x, "extras: %s: exit status 0", phase);
 	free(out);

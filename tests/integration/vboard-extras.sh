@@ -4,13 +4,18 @@
 # A developer's own code on the virtual board: a tiny module
 # (tests/fixtures/extras-module) built against Debian's PREEMPT_RT
 # kernel's headers with `rtlab kernel module`, a file and setup/teardown
-# commands, brought by a testcase's extras.  First a copy of the module
-# whose vermagic names another kernel: refused before anything boots,
-# naming the module and both versions.  Then a 2-second run: the agent
-# loads the module with its parameter (the kernel log shows it), runs the
-# commands, removes it, and the manifest records all of it; stored
-# through a throwaway database and server, report.txt lists it under
-# the testcase.
+# commands, brought by a testcase's extras.
+#  - a copy of the module whose vermagic names another kernel is refused
+#    before anything boots, naming the module and both versions;
+#  - a 2-second run: the agent loads the module with its parameter (the
+#    kernel log shows it), runs the commands, removes it, and the
+#    manifest records all of it;
+#  - a parameter the module refuses: the run is agent_error naming it;
+#  - through a throwaway database and server: rtlab job add refuses the
+#    other kernel's module when queueing; a job given the module on the
+#    command line (--module, --file, --setup) runs on a worker, and the
+#    API, the web run page and report.txt list the module.
+# Three boots of 2 s; about 95 s.
 . "$(dirname "$0")/../lib.sh"
 
 work=$(mktemp -d /tmp/rtlab-vbextras.XXXXXX) || exit 1
@@ -114,6 +119,32 @@ check "agent log: insmod and rmmod" \
 	sh -c "grep -q 'extras: insmod .*rtlab_devmod.ko level=7: loaded' \
 		'$work/b/agent.log' && \
 		grep -q 'extras: rmmod rtlab_devmod' '$work/b/agent.log'"
+
+# -- a module the kernel refuses: the run fails, naming it ----------------------
+mkdir "$work/refused"
+cp "$ko" "$work/refused/"
+cat >"$work/refused/refused.yaml" <<EOT
+name: cyclictest-extras-refused
+duration_s: 2
+extras:
+  modules: [{path: rtlab_devmod.ko, params: "level=notanumber"}]
+  teardown: ["echo teardown ran"]
+EOT
+RTLAB_STATE_DIR=$vb_state "$RTLAB" boot --board qemu-icount \
+	--kernel debian-rt --testcase "$work/refused/refused.yaml" \
+	--duration 2 --out "$work/refused.bundle" -q >"$work/refused.out" 2>&1
+mkdir "$work/r"
+tar xzf "$work/refused.bundle" -C "$work/r" 2>/dev/null
+check "a refused insmod: status agent_error" \
+	test "$(jq -r .status "$work/r/manifest.json")" = agent_error
+check "... the error names the module and the kernel's answer" \
+	jqt '.error | test("extras.modules\\[0\\] rtlab_devmod.ko: insmod .*level=notanumber: Invalid argument")' \
+	"$work/r/manifest.json"
+check "... manifest: not loaded, with the error; teardown still ran" \
+	jqt '.testcase.extras | (.modules[0].loaded == false) and
+	    (.modules[0].error | length > 0) and
+	    ([.commands[] | select(.phase == "teardown")] | length == 1)' \
+	"$work/r/manifest.json"
 
 # -- stored, and in the report --------------------------------------------------
 if ! start_db; then

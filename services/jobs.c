@@ -191,20 +191,50 @@ static int extras_yaml(FILE *f, const struct job_extras *x,
 }
 
 /*
+ * @text (a testcase's YAML) with its top-level "name:" line replaced by
+ * "name: @name", into @f.  Return: 0, or -ENOENT when there is no such
+ * line (a flow-style document).
+ */
+static int renamed_text(FILE *f, const char *text, size_t len, const char *name)
+{
+	const char *line = text, *end = text + len, *nl;
+	bool done = false;
+
+	for (; line < end; line = nl) {
+		nl = memchr(line, '\n', end - line);
+		nl = nl ? nl + 1 : end;
+		if (!done && (size_t)(nl - line) >= 5 &&
+		    !strncmp(line, "name:", 5)) {
+			fprintf(f, "name: %s\n", name);
+			done = true;
+			continue;
+		}
+		fwrite(line, 1, nl - line, f);
+	}
+	if (len && text[len - 1] != '\n')
+		fputs("\n", f);
+	return done ? 0 : -ENOENT;
+}
+
+/*
  * The testcase at @file with the command line's extras @x: a copy with
- * an extras: block, at STATE_DIR/jobs/testcases/NAME-HASH.yaml (named by
- * its content, so queueing it twice writes it once).  A testcase with an
- * extras: block of its own is refused: two sources for one list would
- * leave the developer guessing which ran.
+ * an extras: block, at STATE_DIR/jobs/testcases/NAME.yaml.  Its name is
+ * the testcase's plus "-x" and 8 hex digits of the hash of its content:
+ * runs with a developer's code must not join the series of the lab's
+ * testcase (its baselines and verdicts), while jobs with the same extras
+ * form one series of their own.  A testcase with an extras: block of its
+ * own is refused: two sources for one list would leave the developer
+ * guessing which ran.
  * @out: malloc'd path (caller frees).
  */
 static int extras_testcase(const char *file, const struct job_extras *x,
 			   char **out, struct rtlab_err *err)
 {
-	char *text = NULL, *buf = NULL, *dir = NULL, *tmp = NULL, sha[65];
+	char *text = NULL, *block = NULL, *buf = NULL, *dir = NULL;
+	char *tmp = NULL, *name = NULL, sha[65];
 	struct rtlab_err terr = { "" };
-	struct testcase tc;
-	size_t len = 0, blen = 0;
+	struct testcase tc, copy = { 0 };
+	size_t len = 0, blen = 0, klen = 0;
 	FILE *f = NULL;
 	int ret;
 
@@ -222,24 +252,59 @@ static int extras_testcase(const char *file, const struct job_extras *x,
 		ret = file_read_all(file, &text, &len, err);
 	if (ret)
 		goto out;
+	f = open_memstream(&block, &klen);
+	if (!f) {
+		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	ret = extras_yaml(f, x, err);
+	if (fclose(f) && !ret)
+		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+	if (ret)
+		goto out;
+	f = open_memstream(&buf, &blen);
+	if (!f) {
+		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	fwrite(text, 1, len, f);
+	fwrite(block, 1, klen, f);
+	fclose(f);
+	sha256_hex(buf, blen, sha);
+	free(buf);
+	buf = NULL;
+	if (asprintf(&name, "%.100s-x%.8s", tc.name, sha) < 0) {
+		name = NULL;
+		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+		goto out;
+	}
 	f = open_memstream(&buf, &blen);
 	if (!f) {
 		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
 		goto out;
 	}
 	fprintf(f, "# %s with the extras of rtlab job add\n", file);
-	fwrite(text, 1, len, f);
-	if (len && text[len - 1] != '\n')
-		fputs("\n", f);
-	ret = extras_yaml(f, x, err);
+	ret = renamed_text(f, text, len, name);
+	fwrite(block, 1, klen, f);
 	if (fclose(f) && !ret)
+		ret = -ENOMEM;
+	if (ret == -ENOENT)
+		ret = rtlab_err_seterr(err, EINVAL,
+				       "%s: no top-level 'name:' line to "
+				       "rename the copy with the extras",
+				       file);
+	else if (ret)
 		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
-	f = NULL;
+	if (!ret && (testcase_parse(file, buf, blen, &copy, &terr) ||
+		     strcmp(copy.name, name)))
+		ret = rtlab_err_set(err,
+				    "%s with the extras of the command line "
+				    "does not parse: %s",
+				    file, terr.msg[0] ? terr.msg : "renamed");
 	if (ret)
 		goto out;
-	sha256_hex(buf, blen, sha);
 	if (asprintf(&dir, "%s/jobs/testcases", rtlab_state_dir()) < 0 ||
-	    asprintf(out, "%s/%s-%.16s.yaml", dir, tc.name, sha) < 0 ||
+	    asprintf(out, "%s/%s.yaml", dir, name) < 0 ||
 	    asprintf(&tmp, "%s.tmp.%d", *out, (int)getpid()) < 0) {
 		dir = tmp = *out = NULL;
 		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
@@ -251,17 +316,20 @@ static int extras_testcase(const char *file, const struct job_extras *x,
 	if (!ret && rename(tmp, *out) < 0)
 		ret = rtlab_err_seterr(err, errno, "%s: %s", *out,
 				       strerror(errno));
-	if (ret)
+	if (ret && tmp)
 		unlink(tmp);
 out:
 	if (ret) {
 		free(*out);
 		*out = NULL;
 	}
+	testcase_cleanup(&copy);
 	testcase_cleanup(&tc);
+	free(name);
 	free(tmp);
 	free(dir);
 	free(buf);
+	free(block);
 	free(text);
 	return ret;
 }

@@ -185,6 +185,10 @@ check "rtlab job add --module: another kernel's module refused (exit $?)" \
 	--setup "cat /sys/module/rtlab_devmod/parameters/level" \
 	--quiet >"$work/add-cli.out" 2>"$work/add-cli.err"
 check "rtlab job add --module --file --setup: queued" test $? = 0
+check "... as a testcase of its own (not the lab's series)" sh -c \
+	"'$RTLAB' db psql -tAc 'SELECT DISTINCT t.name FROM jobs j JOIN
+	testcases t ON t.id = j.testcase_id' 2>/dev/null |
+	grep -Eqx 'cyclictest-devjob-x[0-9a-f]{8}'"
 "$RTLAB" db psql -qc "DELETE FROM jobs WHERE testcase_file NOT LIKE
 	'%/jobs/testcases/%'" >/dev/null
 "$RTLAB" worker --board "$board" --drain --name w1 >"$work/w1.log" 2>&1

@@ -6,11 +6,13 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/utsname.h>
 
 #include "cmd.h"
 #include "ftrace.h"
 #include "proc.h"
 #include "testcase.h"
+#include "extras-check.h"
 
 static void check_usage(FILE *f)
 {
@@ -128,6 +130,20 @@ int cmd_check(int argc, char **argv)
 		else
 			printf("trace: trace-cmd is not on PATH; the run will measure without ftrace\n");
 		free(tcmd);
+	}
+	if (testcase_has_extras(&tc)) {
+		struct utsname u;
+
+		/* Relative to the testcase file: what a run by hand loads. */
+		uname(&u);
+		if (extras_check(&tc, u.release, &err)) {
+			printf("extras: MISSING: %s\n", err.msg);
+			missing++;
+		} else {
+			printf("extras: %zu module(s) for %s, %zu file(s) "
+			       "readable\n",
+			       tc.extras.nmodules, u.release, tc.extras.nfiles);
+		}
 	}
 	free(tools);
 	testcase_cleanup(&tc);

@@ -47,6 +47,7 @@
 #include "proc.h"
 #include "progress.h"
 #include "testcase.h"
+#include "extras.h"
 #include "upload.h"
 
 #define RUN_LOAD_SETTLE_MS 1000
@@ -64,6 +65,7 @@ struct run_opts {
 	const char *testcase, *board, *run_id, *tracefs, *out, *upload;
 	const char *token, *spool, *clock;
 	const char *kernel_name, *kernel_tree; /* what the lab calls it */
+	const char *extras;		       /* --extras DIR, or NULL */
 	unsigned int duration_s;	       /* 0: the testcase's */
 	unsigned int interval_us;	       /* 0: the testcase's */
 };
@@ -91,6 +93,8 @@ struct run_ctx {
 	struct bundle *files; /* everything but the manifest */
 	struct knob_list knobs;
 	struct load_set loads;
+	struct extras_run extras; /* the testcase's modules, files, commands */
+	bool extras_ok;		  /* extras_init() done */
 	char *started_at, *finished_at;
 	double t0;
 	struct progress prog; /* on a terminal only */
@@ -849,6 +853,28 @@ out:
 }
 
 /* Undo everything the run changed; runs on every path. */
+static void extras_note(void *ctx, const char *msg)
+{
+	rlog(ctx, LOG_LEVEL_INFO, "%s", msg);
+}
+
+/* The developer's extras in place before anything is measured. */
+static void run_setup_extras(struct run_ctx *r)
+{
+	struct rtlab_err err = { "" };
+
+	if (!testcase_has_extras(&r->tc))
+		return;
+	phase(r, "extras");
+	if (extras_init(&r->extras, &r->tc, r->o.extras, extras_note, r)) {
+		run_fail(r, "out of memory setting up the extras");
+		return;
+	}
+	r->extras_ok = true;
+	if (extras_setup(&r->extras, &err))
+		run_fail(r, "testcase %s: %s", r->tc.name, err.msg);
+}
+
 static void run_restore(struct run_ctx *r)
 {
 	struct rtlab_err err = { "" };
@@ -864,6 +890,9 @@ static void run_restore(struct run_ctx *r)
 	run_snapshot_collect(r);
 	if (r->trace_root &&
 	    ftrace_snapshot_free(r->trace_root, &r->snap, &err))
+		run_fail(r, "restoring the board: %s", err.msg);
+	/* After the loads, which may use what the extras provide. */
+	if (r->extras_ok && extras_teardown(&r->extras, &err))
 		run_fail(r, "restoring the board: %s", err.msg);
 	if (knob_restore_all(&r->knobs, &err))
 		run_fail(r, "restoring the board: %s", err.msg);
@@ -939,6 +968,9 @@ static json_t *run_manifest(struct run_ctx *r)
 	if (m && r->tc_ok)
 		json_object_set_new(json_object_get(m, "testcase"), "tool",
 				    json_string(rt_tool_name(r->tool)));
+	if (m && r->extras_ok)
+		json_object_set_new(json_object_get(m, "testcase"), "extras",
+				    extras_json(&r->extras));
 	if (m && r->results)
 		json_object_set(m, "results", r->results);
 	if (m && r->trace)
@@ -1045,7 +1077,7 @@ static void run_usage(FILE *f)
 		"                       [--run-id UUID] [--tracefs DIR] [--clock CLOCK]\n"
 		"                       [--kernel-name NAME] [--kernel-tree TREE]\n"
 		"                       (--out BUNDLE | --upload URL --token TOKEN)\n"
-		"                       [--spool DIR]\n"
+		"                       [--spool DIR] [--extras DIR]\n"
 		"\n"
 		"Run the testcase's loads and cyclictest on this board, restore the board,\n"
 		"and write the result bundle to a file or upload it.\n"
@@ -1068,6 +1100,10 @@ static void run_usage(FILE *f)
 		"  --token TOKEN       the board's token (default $RTLAB_TOKEN)\n"
 		"  --spool DIR         where undeliverable bundles wait for `flush`\n"
 		"                      (default $RTLAB_SPOOL or %s)\n"
+		"  --extras DIR        the testcase's modules are in DIR (put there by the\n"
+		"                      board, with its files at their dest); without it,\n"
+		"                      paths are relative to the testcase file and files\n"
+		"                      are copied to their dest and removed after\n"
 		"\n"
 		"Exit status: 0 complete and written, stored or spooled; 1 agent_error or\n"
 		"rejected (a bundle is still written or kept); 2 usage error.\n",
@@ -1103,6 +1139,7 @@ static int run_parse_opts(int argc, char **argv, struct run_opts *o)
 		{ "upload", required_argument, NULL, 'u' },
 		{ "token", required_argument, NULL, 't' },
 		{ "spool", required_argument, NULL, 's' },
+		{ "extras", required_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1176,6 +1213,9 @@ static int run_parse_opts(int argc, char **argv, struct run_opts *o)
 		case 's':
 			o->spool = optarg;
 			break;
+		case 'x':
+			o->extras = optarg;
+			break;
 		case 'h':
 			run_usage(stdout);
 			return -1;
@@ -1233,6 +1273,7 @@ static void run_ctx_cleanup(struct run_ctx *r)
 	json_decref(r->env);
 	bundle_free(r->files);
 	knob_list_cleanup(&r->knobs);
+	extras_cleanup(&r->extras);
 	free(r->started_at);
 	free(r->finished_at);
 	free(r->error);
@@ -1306,6 +1347,8 @@ int cmd_run(int argc, char **argv)
 	run_capture_env(&r);
 	if (!r.error)
 		run_check_tools(&r);
+	if (!r.error && !run_stopped(&r))
+		run_setup_extras(&r);
 	if (!r.error && !run_stopped(&r))
 		run_prepare_trace(&r);
 	if (!r.error && !run_stopped(&r))

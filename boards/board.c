@@ -16,6 +16,7 @@
 
 #include "board.h"
 #include "bundle.h"
+#include "extras-check.h"
 #include "initramfs.h"
 #include "manifest.h"
 
@@ -224,6 +225,32 @@ static bool is_path(const char *s)
 	return strchr(s, '/') || (n > 5 && !strcmp(s + n - 5, ".yaml"));
 }
 
+/*
+ * A testcase's modules against @k's release when the kernel is in the
+ * cache already: a module for another kernel is refused when the job is
+ * queued, not only when a worker is about to boot it.  A kernel not
+ * fetched yet is checked then.
+ */
+static int check_extras_release(const struct kernel_def *k,
+				const char *testcase_path,
+				struct rtlab_err *err)
+{
+	struct kernel_ident id;
+	struct testcase tc;
+	int ret;
+
+	ret = testcase_load(testcase_path, &tc, err);
+	if (ret || !tc.extras.nmodules)
+		goto out;
+	if (kernel_cached(k, NULL, &id, NULL))
+		goto out;
+	ret = extras_check(&tc, id.release, err);
+	kernel_ident_cleanup(&id);
+out:
+	testcase_cleanup(&tc);
+	return ret;
+}
+
 int board_check_kernel_job(const char *kernel, const char *testcase_path,
 			   int (*check_kernel)(const struct kernel_def *k,
 					       struct rtlab_err *err),
@@ -240,6 +267,8 @@ int board_check_kernel_job(const char *kernel, const char *testcase_path,
 	ret = check_kernel ? check_kernel(k, err) : 0;
 	if (!ret)
 		ret = initramfs_check_testcase(testcase_path, err);
+	if (!ret)
+		ret = check_extras_release(k, testcase_path, err);
 	if (!ret) {
 		*stored_kernel = is_path(kernel) ? realpath(k->path, NULL) :
 						   strdup(kernel);

@@ -115,6 +115,8 @@ if [ -x /usr/bin/rtlab-agent ]; then
 	# The board's interval, when it has one, replaces the testcase's.
 	set --
 	[ "${RTLAB_INTERVAL:-0}" != 0 ] && set -- --interval "$RTLAB_INTERVAL"
+	# A testcase's own modules, carried by the job archive.
+	[ -d /job/extras ] && set -- "$@" --extras /job/extras
 	rtlab-agent run --testcase /job/testcase.yaml "$@" \
 		--duration "$RTLAB_DURATION" --board "$RTLAB_BOARD" \
 		--run-id "$RTLAB_RUN_ID" --clock "$RTLAB_CLOCK" \

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "extras-check.h"
 #include "fsutil.h"
 #include "initramfs.h"
 #include "testcase.h"
@@ -253,6 +254,8 @@ int initramfs_check_testcase(const char *testcase_path, struct rtlab_err *err)
 	ret = initramfs_check_tools(tools, n, err);
 	if (ret)
 		rtlab_err_prefix(err, "testcase %s", testcase_path);
+	if (!ret)
+		ret = extras_check(&tc, NULL, err);
 out:
 	free(tools);
 	testcase_cleanup(&tc);
@@ -795,6 +798,55 @@ static bool shell_safe(const char *v)
 	return true;
 }
 
+/*
+ * The testcase's extras into @l: modules under job/extras/ (the agent
+ * loads them from there, `rtlab-agent run --extras`), files at their
+ * dest with the source's permissions.  Checked against @release first.
+ */
+static int ents_add_extras(struct ents *l, const char *testcase_path,
+			   const char *release, struct rtlab_err *err)
+{
+	struct testcase tc;
+	char dest[4096], *src;
+	struct stat st;
+	size_t i;
+	int ret;
+
+	ret = testcase_load(testcase_path, &tc, err);
+	if (!ret)
+		ret = extras_check(&tc, release, err);
+	if (ret || !testcase_has_extras(&tc))
+		goto out;
+	ents_add(l, "job/extras", ENT_DIR, 0755);
+	for (i = 0; i < tc.extras.nmodules; i++) {
+		src = testcase_extra_path(&tc, tc.extras.modules[i].path);
+		snprintf(dest, sizeof(dest), "job/extras/%s",
+			 testcase_module_file(tc.extras.modules[i].path));
+		if (src)
+			ents_add_src(l, dest, src, 0644);
+		l->failed |= !src;
+		free(src);
+	}
+	for (i = 0; i < tc.extras.nfiles; i++) {
+		src = testcase_extra_path(&tc, tc.extras.files[i].src);
+		if (src && stat(src, &st) < 0)
+			ret = rtlab_err_seterr(err, errno, "%s: %s", src,
+					       strerror(errno));
+		if (src && !ret)
+			ents_add_src(l, tc.extras.files[i].dest, src,
+				     st.st_mode & 0111 ? 0755 : 0644);
+		l->failed |= !src;
+		free(src);
+		if (ret)
+			goto out;
+	}
+	if (l->failed)
+		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+out:
+	testcase_cleanup(&tc);
+	return ret;
+}
+
 int initramfs_job(const char *path, const struct initramfs_job *j,
 		  struct rtlab_err *err)
 {
@@ -835,6 +887,8 @@ int initramfs_job(const char *path, const struct initramfs_job *j,
 	if (!ret && access(j->testcase_path, R_OK) < 0)
 		ret = rtlab_err_seterr(err, errno, "%s: testcase: %s",
 				       j->testcase_path, strerror(errno));
+	if (!ret)
+		ret = ents_add_extras(&l, j->testcase_path, j->release, err);
 	if (!ret)
 		ret = ents_write(&l, path, true, err);
 	free(params);

@@ -15,7 +15,9 @@
  *   kernel   the modules the board needs for the channel (virtio_pci,
  *            virtio_console and their dependencies, with a modules.dep from
  *            depmod -b) and /boot/config-<release>; cached per kernel
- *   job      /job/params, /job/testcase.yaml, and for tests /job/fault
+ *   job      /job/params, /job/testcase.yaml, and for tests /job/fault;
+ *            the testcase's extras: its modules in /job/extras/, its
+ *            files at their dest
  */
 
 #include <stdbool.h>
@@ -31,6 +33,8 @@ struct initramfs_job {
 	unsigned int duration_s;
 	unsigned int interval_us;  /* the agent's --interval, 0: none */
 	const char *testcase_path; /* copied to /job/testcase.yaml */
+	const char *release;	   /* the kernel booted: its extras' modules
+				    * must match it; NULL: not checked */
 	const char *fault;	   /* tests only: "panic", ...; or NULL */
 	/* ssh boards: shell assignments for /job/ssh (the transport, the
 	 * network to bring up), and a file copied to /job/authorized_keys */
@@ -49,7 +53,8 @@ int initramfs_check_tools(const char *const *tools, size_t ntools,
 /**
  * initramfs_check_testcase() - before anything boots: the testcase at
  * @testcase_path parses (the agent's own parser, lib/testcase.c, naming
- * the file and key) and the initramfs can carry every tool it needs.
+ * the file and key), the initramfs can carry every tool it needs, and its
+ * extras are readable (modules: kernel modules; extras_check()).
  * Return: 0, or a negative errno with @err naming the file, key or tool.
  */
 int initramfs_check_testcase(const char *testcase_path,
@@ -85,8 +90,10 @@ int initramfs_kernel(const char *cache_dir, const struct kernel_ident *id,
 		     struct rtlab_err *err) __must_check;
 
 /**
- * initramfs_job() - write the per-job archive to @path.
- * Return: 0 or a negative errno with @err set.
+ * initramfs_job() - write the per-job archive to @path, with the
+ * testcase's extras checked against @j->release first (extras_check()).
+ * Return: 0 or a negative errno with @err set (a module for another
+ * kernel: -EINVAL naming it and both releases).
  */
 int initramfs_job(const char *path, const struct initramfs_job *j,
 		  struct rtlab_err *err) __must_check;

@@ -53,6 +53,8 @@ out=/tmp/bundle.tar.gz
 rm -f "$out"
 set --
 [ "${RTLAB_INTERVAL:-0}" != 0 ] && set -- --interval "$RTLAB_INTERVAL"
+# A testcase's own modules, carried by the job archive.
+[ -d /job/extras ] && set -- "$@" --extras /job/extras
 # The agent's own output stays off the console: the log carries the bundle.
 rtlab-agent run --testcase /job/testcase.yaml "$@" \
 	--duration "$RTLAB_DURATION" --board "$RTLAB_BOARD" \

@@ -712,6 +712,7 @@ static int build_initrd(struct lrun *r, struct rtlab_err *err)
 	j.duration_s = r->job->duration_s;
 	j.interval_us = lb(r->b)->conf.interval_us;
 	j.testcase_path = r->job->testcase_path;
+	j.release = r->b->id.release;
 	ret = initramfs_job(jobp, &j, err);
 	if (ret)
 		goto out;

@@ -19,6 +19,7 @@
 
 #include "board.h"
 #include "config.h"
+#include "extras-check.h"
 #include "fsutil.h"
 #include "testcase.h"
 
@@ -55,6 +56,13 @@ static int local_check_job(const char *board, const char *definition_json,
 					       "on PATH)",
 					       testcase_path, tools[i]);
 		free(path);
+	}
+	if (!ret && testcase_has_extras(&tc)) {
+		struct utsname u;
+
+		/* The host's kernel is the one the modules go into. */
+		uname(&u);
+		ret = extras_check(&tc, u.release, err);
 	}
 	free(tools);
 	testcase_cleanup(&tc);

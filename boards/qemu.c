@@ -593,6 +593,7 @@ static int prepare(struct run *r, const struct kernel_def *k,
 	job.duration_s = r->o->duration_s;
 	job.interval_us = r->b->interval_us;
 	job.testcase_path = testcase_path;
+	job.release = r->id.release;
 	job.fault = r->o->fault == BOARD_FAULT_PANIC   ? "panic" :
 		    r->o->fault == BOARD_FAULT_HANG    ? "hang" :
 		    r->o->fault == BOARD_FAULT_CORRUPT ? "corrupt" :

@@ -837,6 +837,7 @@ static int build_initrd(struct srun *r, const struct board_job *job,
 	ij.duration_s = job->duration_s;
 	ij.interval_us = r->d->interval_us;
 	ij.testcase_path = job->testcase_path;
+	ij.release = r->b->id.release;
 	ij.extra_params = params;
 	ij.authorized_keys = r->d->pubkey;
 	ret = initramfs_job(jobp, &ij, err);

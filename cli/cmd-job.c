@@ -23,7 +23,9 @@ static void job_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: rtlab job add --kernel K --board B --testcase T [--repeat N]\n"
-		"                     [--duration S] [--priority P] [--quiet]\n\n"
+		"                     [--duration S] [--priority P] [--quiet]\n"
+		"                     [--module 'PATH [PARAM=VALUE ...]'] [--file SRC:DEST]\n"
+		"                     [--setup CMD] [--teardown CMD]\n\n"
 		"Queue N jobs (default 1), each one run of testcase T with kernel K on\n"
 		"board B, after checking all three.  Prints the new job ids.\n\n"
 		"  -k, --kernel K     'host' on a local board (the kernel it runs); a\n"
@@ -35,7 +37,15 @@ static void job_usage(FILE *out)
 		"  -d, --duration S   measure S seconds instead of the testcase's\n"
 		"  -p, --priority P   1 to 100, higher claimed first (default 50;\n"
 		"                     submissions 70, bisection 90, nightly 10)\n"
-		"  -q, --quiet        print the ids alone, one a line\n\n"
+		"  -q, --quiet        print the ids alone, one a line\n"
+		"  A developer's code for the board (testcases/README.md, \"Extras\"),\n"
+		"  each option repeatable; the job runs a copy of T with them:\n"
+		"      --module M     a .ko and its insmod parameters, loaded before\n"
+		"                     the measurement, removed after; its vermagic must\n"
+		"                     name the kernel K boots\n"
+		"      --file SRC:DEST  a file put at DEST on the board\n"
+		"      --setup CMD    a shell command run before the measurement\n"
+		"      --teardown CMD a shell command run after it\n\n"
 		"Exit status: 0 queued, 1 invalid job or database error, 2 usage.\n",
 		JOBS_MAX_REPEAT);
 }
@@ -50,10 +60,16 @@ static int job_add(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "priority", required_argument, NULL, 'p' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "module", required_argument, NULL, 'M' },
+		{ "file", required_argument, NULL, 'F' },
+		{ "setup", required_argument, NULL, 'S' },
+		{ "teardown", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct job_spec spec = { .repeat = 1 };
+	struct job_extras extras = { 0 };
+	const char **lists[4] = { NULL };
 	struct rtlab_err err = { "" };
 	int64_t *ids = NULL;
 	PGconn *conn = NULL;
@@ -61,10 +77,34 @@ static int job_add(int argc, char **argv)
 	size_t n = 0, i;
 	int opt, ret = 1;
 
+	/* Each option at most once per argument: argc bounds every list. */
+	for (i = 0; i < 4; i++) {
+		lists[i] = calloc(argc + 1, sizeof(*lists[i]));
+		if (!lists[i]) {
+			fprintf(stderr, "rtlab job add: out of memory\n");
+			goto out;
+		}
+	}
+	extras.modules = lists[0];
+	extras.files = lists[1];
+	extras.setup = lists[2];
+	extras.teardown = lists[3];
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "k:b:t:n:d:p:qh", opts, NULL)) !=
 	       -1) {
 		switch (opt) {
+		case 'M':
+			lists[0][extras.nmodules++] = optarg;
+			break;
+		case 'F':
+			lists[1][extras.nfiles++] = optarg;
+			break;
+		case 'S':
+			lists[2][extras.nsetup++] = optarg;
+			break;
+		case 'T':
+			lists[3][extras.nteardown++] = optarg;
+			break;
 		case 'k':
 			spec.kernel = optarg;
 			break;
@@ -76,28 +116,36 @@ static int job_add(int argc, char **argv)
 			break;
 		case 'n':
 			if (opt_uint("job add", "--repeat", optarg, 1,
-				     JOBS_MAX_REPEAT, &spec.repeat))
-				return EXIT_USAGE;
+				     JOBS_MAX_REPEAT, &spec.repeat)) {
+				ret = EXIT_USAGE;
+				goto out;
+			}
 			break;
 		case 'd':
 			if (opt_uint("job add", "--duration", optarg, 1,
-				     JOBS_MAX_DURATION_S, &spec.duration_s))
-				return EXIT_USAGE;
+				     JOBS_MAX_DURATION_S, &spec.duration_s)) {
+				ret = EXIT_USAGE;
+				goto out;
+			}
 			break;
 		case 'p':
 			if (opt_uint("job add", "--priority", optarg, 1, 100,
-				     &spec.priority))
-				return EXIT_USAGE;
+				     &spec.priority)) {
+				ret = EXIT_USAGE;
+				goto out;
+			}
 			break;
 		case 'q':
 			quiet = true;
 			break;
 		case 'h':
 			job_usage(stdout);
-			return 0;
+			ret = 0;
+			goto out;
 		default:
 			job_usage(stderr);
-			return EXIT_USAGE;
+			ret = EXIT_USAGE;
+			goto out;
 		}
 	}
 	if (optind != argc || !spec.kernel || !spec.board || !spec.testcase) {
@@ -106,22 +154,29 @@ static int job_add(int argc, char **argv)
 				"unexpected argument" :
 				"--kernel, --board and --testcase are required");
 		job_usage(stderr);
-		return EXIT_USAGE;
+		ret = EXIT_USAGE;
+		goto out;
 	}
+	if (extras.nmodules || extras.nfiles || extras.nsetup ||
+	    extras.nteardown)
+		spec.extras = &extras;
 	conn = cli_connect("job add");
 	if (!conn)
-		return 1;
+		goto out;
 	if (jobs_add(conn, &spec, &ids, &n, &err)) {
 		fprintf(stderr, "rtlab job add: %s; nothing queued\n", err.msg);
 		goto out;
 	}
 	if (!quiet)
-		printf("queued %zu job(s): %s on %s, kernel %s\n", n,
-		       spec.testcase, spec.board, spec.kernel);
+		printf("queued %zu job(s): %s on %s, kernel %s%s\n", n,
+		       spec.testcase, spec.board, spec.kernel,
+		       spec.extras ? ", with the extras given" : "");
 	for (i = 0; i < n; i++)
 		printf("%" PRId64 "\n", ids[i]);
 	ret = 0;
 out:
+	for (i = 0; i < 4; i++)
+		free(lists[i]);
 	free(ids);
 	db_disconnect(conn);
 	return ret;

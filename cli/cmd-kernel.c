@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * rtlab kernel: list the kernel definitions and fetch one into the cache
- * (see kernels/README.md).
+ * rtlab kernel: list the kernel definitions, fetch one into the cache
+ * (see kernels/README.md), build a developer's module against one.
  */
 
 #include <dirent.h>
@@ -11,19 +11,28 @@
 #include <string.h>
 
 #include "../kernels/kernel.h"
+#include "../kernels/module.h"
 #include "commands.h"
 
 static void kernel_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: rtlab kernel list\n"
-		"       rtlab kernel fetch [--cache DIR] NAME|FILE.yaml\n\n"
+		"       rtlab kernel fetch [--cache DIR] NAME|FILE.yaml\n"
+		"       rtlab kernel module [--cache DIR] NAME|FILE.yaml SRC_DIR "
+		"MODULE\n\n"
 		"list   the definitions under kernels/ and whether each is "
 		"cached\n"
 		"fetch  download, unpack and verify a kernel (once; later "
 		"calls reuse the\n"
 		"       cache under $RTLAB_STATE_DIR/cache/kernels) and print "
-		"its identity\n");
+		"its identity\n"
+		"module build MODULE.ko from the Kbuild sources in SRC_DIR "
+		"against the kernel's\n"
+		"       headers (fetched once), check its vermagic, print "
+		"the .ko's path: what a\n"
+		"       testcase's extras.modules can name "
+		"(testcases/README.md)\n");
 }
 
 static void print_ident(const struct kernel_ident *id)
@@ -67,6 +76,46 @@ static int kernel_fetch_cmd(const char *name, const char *cache)
 	print_ident(&id);
 	kernel_ident_cleanup(&id);
 	return 0;
+}
+
+static int kernel_module_cmd(const char *name, const char *cache,
+			     const char *src, const char *module)
+{
+	struct rtlab_err err = { "" };
+	struct kernel_ident id;
+	struct kernel_def *k;
+	char *ko = NULL;
+	int ret;
+
+	if (!*module ||
+	    strspn(module, "abcdefghijklmnopqrstuvwxyz"
+			   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+		    strlen(module)) {
+		fprintf(stderr,
+			"rtlab kernel module: '%s': expected a module name "
+			"(letters, digits, '_', '-'), as in obj-m := NAME.o\n",
+			module);
+		return EXIT_USAGE;
+	}
+	k = kernel_def_find(name, &err);
+	if (!k) {
+		fprintf(stderr, "rtlab kernel module: %s\n", err.msg);
+		return 1;
+	}
+	ret = kernel_fetch(k, cache, &id, &err);
+	kernel_def_free(k);
+	if (ret) {
+		fprintf(stderr, "rtlab kernel module: %s\n", err.msg);
+		return 1;
+	}
+	ret = module_build(&id, src, module, cache, &ko, &err);
+	if (ret)
+		fprintf(stderr, "rtlab kernel module: %s\n", err.msg);
+	else
+		printf("%s\n", ko);
+	free(ko);
+	kernel_ident_cleanup(&id);
+	return ret ? 1 : 0;
 }
 
 static int kernel_list_cmd(const char *cache)
@@ -153,6 +202,9 @@ int cmd_kernel(int argc, char **argv)
 		return kernel_list_cmd(cache);
 	if (!strcmp(verb, "fetch") && optind + 1 == argc)
 		return kernel_fetch_cmd(argv[optind], cache);
+	if (!strcmp(verb, "module") && optind + 3 == argc)
+		return kernel_module_cmd(argv[optind], cache, argv[optind + 1],
+					 argv[optind + 2]);
 	kernel_usage(stderr);
 	return EXIT_USAGE;
 }

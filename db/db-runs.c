@@ -615,7 +615,8 @@ int db_run_get(PGconn *conn, int64_t run_id, json_t **out,
 		"'version', k.version, 'realtime', k.realtime, "
 		"'config_sha256', k.config_sha256, 'name', k.name, "
 		"'tree', k.tree), "
-		"'testcase', json_build_object('id', t.id, 'name', t.name), "
+		"'testcase', jsonb_strip_nulls(jsonb_build_object('id', t.id, "
+		"'name', t.name, 'extras', r.manifest->'testcase'->'extras')), "
 		"'job_id', r.job_id, "
 		"'started_at', " ISO(
 			"r.started_at") ", "

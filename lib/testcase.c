@@ -650,11 +650,269 @@ static int parse_trace(struct tcp *p, const yaml_node_t *map,
 	return 0;
 }
 
+/* -- extras: a developer's modules, files and commands ------------------- */
+
+const char *testcase_module_file(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+bool testcase_has_extras(const struct testcase *tc)
+{
+	const struct tc_extras *x = &tc->extras;
+
+	return x->nmodules || x->nfiles || x->nsetup || x->nteardown;
+}
+
+char *testcase_extra_path(const struct testcase *tc, const char *rel)
+{
+	const char *slash = tc->path ? strrchr(tc->path, '/') : NULL;
+	char *out;
+
+	if (rel[0] == '/' || !slash)
+		return strdup(rel);
+	if (asprintf(&out, "%.*s/%s", (int)(slash - tc->path), tc->path, rel) <
+	    0)
+		return NULL;
+	return out;
+}
+
+/* A path with a ".." component could name anything; one with a newline
+ * or a control character would garble the board's logs. */
+static bool extra_path_valid(const char *s)
+{
+	const char *c;
+
+	for (c = s; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return false;
+	return strcmp(s, "..") && strncmp(s, "../", 3) && !strstr(s, "/../") &&
+	       !(strlen(s) >= 3 && !strcmp(s + strlen(s) - 3, "/.."));
+}
+
+/* Where a file may go: an absolute path outside what the board itself
+ * provides (/job carries the job, /proc, /sys and /dev are the kernel's). */
+static bool extra_dest_valid(const char *s)
+{
+	static const char *const refused[] = { "/job", "/proc", "/sys", "/dev",
+					       "/init" };
+	size_t i, n;
+
+	if (s[0] != '/' || !s[1] || s[strlen(s) - 1] == '/' ||
+	    !extra_path_valid(s))
+		return false;
+	for (i = 0; i < sizeof(refused) / sizeof(*refused); i++) {
+		n = strlen(refused[i]);
+		if (!strncmp(s, refused[i], n) && (!s[n] || s[n] == '/'))
+			return false;
+	}
+	return true;
+}
+
+static size_t seq_len(const yaml_node_t *n)
+{
+	return n->data.sequence.items.top - n->data.sequence.items.start;
+}
+
+static int parse_extra_module(struct tcp *p, const yaml_node_t *map, size_t idx,
+			      struct tc_module *m)
+{
+	yaml_node_pair_t *pair;
+	char where[48], key[80];
+	const char *base;
+	int ret;
+
+	snprintf(where, sizeof(where), "extras.modules[%zu]", idx);
+	if (map->type == YAML_SCALAR_NODE)
+		ret = get_str(p, map, where, &m->path);
+	else if (map->type != YAML_MAPPING_NODE)
+		return tc_fail(p, map, where, "a mapping with a 'path'");
+	else
+		ret = 0;
+	for (pair = map->type == YAML_MAPPING_NODE ?
+			    map->data.mapping.pairs.start :
+			    NULL;
+	     !ret && pair && pair < map->data.mapping.pairs.top; pair++) {
+		const yaml_node_t *v;
+		const char *k;
+
+		ret = key_of(p, pair, where, &k, &v);
+		if (ret)
+			return ret;
+		snprintf(key, sizeof(key), "%s.%s", where, k);
+		if (!strcmp(k, "path"))
+			ret = get_str(p, v, key, &m->path);
+		else if (!strcmp(k, "params"))
+			ret = get_str(p, v, key, &m->params);
+		else
+			return unknown_key(p, v, where, k, "path, params");
+		if (!ret && m->params && strpbrk(m->params, "\n\r\t'\"\\`$"))
+			return tc_fail(p, v, key,
+				       "insmod parameters (name=value separated "
+				       "by spaces, no quotes or shell characters)");
+	}
+	if (ret)
+		return ret;
+	if (!m->path)
+		return rtlab_err_set(p->err, "%s:%lu: %s: missing key 'path'",
+				     p->path,
+				     (unsigned long)map->start_mark.line + 1,
+				     where);
+	base = testcase_module_file(m->path);
+	snprintf(key, sizeof(key), "%s.path", where);
+	if (!extra_path_valid(m->path) || strlen(base) < 4 ||
+	    strcmp(base + strlen(base) - 3, ".ko") ||
+	    strspn(base, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			 "0123456789-_.") != strlen(base))
+		return rtlab_err_set(
+			p->err,
+			"%s:%lu: %s: expected a kernel module file NAME.ko (letters, digits, '-', '_'; no '..'), got '%s'",
+			p->path, (unsigned long)map->start_mark.line + 1, key,
+			m->path);
+	return 0;
+}
+
+static int parse_extra_file(struct tcp *p, const yaml_node_t *map, size_t idx,
+			    struct tc_file *f)
+{
+	yaml_node_pair_t *pair;
+	char where[48], key[80];
+	int ret;
+
+	snprintf(where, sizeof(where), "extras.files[%zu]", idx);
+	if (map->type != YAML_MAPPING_NODE)
+		return tc_fail(p, map, where,
+			       "a mapping with 'src' and 'dest'");
+	for_each_pair(p, map, pair)
+	{
+		const yaml_node_t *v;
+		const char *k;
+
+		ret = key_of(p, pair, where, &k, &v);
+		if (ret)
+			return ret;
+		snprintf(key, sizeof(key), "%s.%s", where, k);
+		if (!strcmp(k, "src")) {
+			ret = get_str(p, v, key, &f->src);
+			if (!ret && !extra_path_valid(f->src))
+				return tc_fail(p, v, key,
+					       "a file path without '..'");
+		} else if (!strcmp(k, "dest")) {
+			ret = get_str(p, v, key, &f->dest);
+			if (!ret && !extra_dest_valid(f->dest))
+				return tc_fail(
+					p, v, key,
+					"an absolute file path on the board, not under /job, /proc, /sys or /dev, without '..'");
+		} else {
+			return unknown_key(p, v, where, k, "src, dest");
+		}
+		if (ret)
+			return ret;
+	}
+	if (!f->src || !f->dest)
+		return rtlab_err_set(p->err, "%s:%lu: %s: missing key '%s'",
+				     p->path,
+				     (unsigned long)map->start_mark.line + 1,
+				     where, f->src ? "dest" : "src");
+	return 0;
+}
+
+static int parse_extras(struct tcp *p, const yaml_node_t *map,
+			struct tc_extras *x)
+{
+	static const char known[] = "modules, files, setup, teardown";
+	yaml_node_pair_t *pair;
+	yaml_node_item_t *it;
+	size_t i, j;
+	int ret;
+
+	if (map->type != YAML_MAPPING_NODE)
+		return tc_fail(p, map, "extras", "a mapping");
+	for_each_pair(p, map, pair)
+	{
+		const yaml_node_t *v;
+		const char *k;
+		char key[48];
+
+		ret = key_of(p, pair, "extras", &k, &v);
+		if (ret)
+			return ret;
+		snprintf(key, sizeof(key), "extras.%s", k);
+		if (strcmp(k, "modules") && strcmp(k, "files") &&
+		    strcmp(k, "setup") && strcmp(k, "teardown"))
+			return unknown_key(p, v, "extras", k, known);
+		if (v->type != YAML_SEQUENCE_NODE)
+			return tc_fail(p, v, key, "a list");
+		if (seq_len(v) > TC_MAX_EXTRAS)
+			return rtlab_err_set(p->err,
+					     "%s:%lu: %s: at most %u entries",
+					     p->path,
+					     (unsigned long)v->start_mark.line +
+						     1,
+					     key, TC_MAX_EXTRAS);
+		if (!strcmp(k, "setup")) {
+			ret = get_strv(p, v, key, &x->setup, &x->nsetup);
+		} else if (!strcmp(k, "teardown")) {
+			ret = get_strv(p, v, key, &x->teardown, &x->nteardown);
+		} else if (!strcmp(k, "modules")) {
+			x->modules =
+				calloc(seq_len(v) + 1, sizeof(*x->modules));
+			if (!x->modules)
+				return -ENOMEM;
+			for (it = v->data.sequence.items.start;
+			     it < v->data.sequence.items.top; it++) {
+				x->nmodules++;
+				ret = parse_extra_module(
+					p, yaml_document_get_node(p->doc, *it),
+					x->nmodules - 1,
+					&x->modules[x->nmodules - 1]);
+				if (ret)
+					return ret;
+			}
+		} else {
+			x->files = calloc(seq_len(v) + 1, sizeof(*x->files));
+			if (!x->files)
+				return -ENOMEM;
+			for (it = v->data.sequence.items.start;
+			     it < v->data.sequence.items.top; it++) {
+				x->nfiles++;
+				ret = parse_extra_file(
+					p, yaml_document_get_node(p->doc, *it),
+					x->nfiles - 1,
+					&x->files[x->nfiles - 1]);
+				if (ret)
+					return ret;
+			}
+		}
+		if (ret)
+			return ret;
+	}
+	/* One name on the board for each: a second would overwrite the first. */
+	for (i = 0; i < x->nmodules; i++)
+		for (j = 0; j < i; j++)
+			if (!strcmp(testcase_module_file(x->modules[i].path),
+				    testcase_module_file(x->modules[j].path)))
+				return rtlab_err_set(
+					p->err,
+					"%s: extras.modules[%zu]: '%s' has the file name of extras.modules[%zu]",
+					p->path, i, x->modules[i].path, j);
+	for (i = 0; i < x->nfiles; i++)
+		for (j = 0; j < i; j++)
+			if (!strcmp(x->files[i].dest, x->files[j].dest))
+				return rtlab_err_set(
+					p->err,
+					"%s: extras.files[%zu]: dest '%s' is also extras.files[%zu]'s",
+					p->path, i, x->files[i].dest, j);
+	return 0;
+}
+
 static int parse_root(struct tcp *p, const yaml_node_t *root,
 		      struct testcase *tc)
 {
 	static const char known[] = "name, description, duration_s, "
-				    "measurement, loads, trace";
+				    "measurement, loads, trace, extras";
 	yaml_node_pair_t *pair;
 	int ret;
 
@@ -687,6 +945,8 @@ static int parse_root(struct tcp *p, const yaml_node_t *root,
 			ret = parse_loads(p, v, tc);
 		} else if (!strcmp(k, "trace")) {
 			ret = parse_trace(p, v, &tc->trace);
+		} else if (!strcmp(k, "extras")) {
+			ret = parse_extras(p, v, &tc->extras);
 		} else {
 			return unknown_key(p, v, "", k, known);
 		}
@@ -826,6 +1086,18 @@ void testcase_cleanup(struct testcase *tc)
 	free(tc->loads);
 	strv_free(tc->trace.events);
 	strv_free(tc->trace.optional_events);
+	for (i = 0; i < tc->extras.nmodules; i++) {
+		free(tc->extras.modules[i].path);
+		free(tc->extras.modules[i].params);
+	}
+	free(tc->extras.modules);
+	for (i = 0; i < tc->extras.nfiles; i++) {
+		free(tc->extras.files[i].src);
+		free(tc->extras.files[i].dest);
+	}
+	free(tc->extras.files);
+	strv_free(tc->extras.setup);
+	strv_free(tc->extras.teardown);
 	memset(tc, 0, sizeof(*tc));
 }
 
@@ -839,6 +1111,34 @@ static json_t *strv_json(char *const *v)
 			return NULL;
 		}
 	return a;
+}
+
+static json_t *extras_json(const struct testcase *tc)
+{
+	const struct tc_extras *x = &tc->extras;
+	json_t *mods = json_array(), *files = json_array();
+	size_t i;
+	int bad = !mods || !files;
+
+	for (i = 0; !bad && i < x->nmodules; i++)
+		bad |= json_array_append_new(mods,
+					     json_pack("{s:s, s:s?}", "path",
+						       x->modules[i].path,
+						       "params",
+						       x->modules[i].params));
+	for (i = 0; !bad && i < x->nfiles; i++)
+		bad |= json_array_append_new(files,
+					     json_pack("{s:s, s:s}", "src",
+						       x->files[i].src, "dest",
+						       x->files[i].dest));
+	if (bad) {
+		json_decref(mods);
+		json_decref(files);
+		return NULL;
+	}
+	return json_pack("{s:o, s:o, s:o, s:o}", "modules", mods, "files",
+			 files, "setup", strv_json(x->setup), "teardown",
+			 strv_json(x->teardown));
 }
 
 json_t *testcase_to_json(const struct testcase *tc)
@@ -910,6 +1210,9 @@ json_t *testcase_to_json(const struct testcase *tc)
 						   json_string("end_of_run"));
 		bad |= json_object_set_new(root, "trace", t);
 	}
+	/* Only when there are some: definitions without stay the same. */
+	if (root && testcase_has_extras(tc))
+		bad |= json_object_set_new(root, "extras", extras_json(tc));
 	if (bad) {
 		json_decref(root);
 		return NULL;

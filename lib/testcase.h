@@ -80,6 +80,36 @@ struct tc_trace {
 	} capture;
 };
 
+/*
+ * A developer's own code for the board (testcases/README.md, "Extras"):
+ * modules loaded before the measurement and removed after, files put in
+ * place, shell commands run before and after.  Paths as written in the
+ * YAML; testcase_extra_path() resolves them.
+ */
+struct tc_module {
+	char *path;   /* a .ko, relative to the testcase's directory */
+	char *params; /* insmod parameters ("foo=1 bar=2"), may be NULL */
+};
+
+struct tc_file {
+	char *src;  /* relative to the testcase's directory */
+	char *dest; /* absolute path on the board */
+};
+
+/* At most this many of each kind: a board's initramfs is no file system. */
+#define TC_MAX_EXTRAS 32
+
+struct tc_extras {
+	struct tc_module *modules;
+	size_t nmodules;
+	struct tc_file *files;
+	size_t nfiles;
+	char **setup; /* NULL-terminated, `sh -c` each, in order */
+	size_t nsetup;
+	char **teardown; /* run after the measurement, also on failure */
+	size_t nteardown;
+};
+
 struct testcase {
 	char *path; /* the file it came from */
 	char *name;
@@ -89,6 +119,7 @@ struct testcase {
 	size_t nloads;
 	struct tc_load *loads;
 	struct tc_trace trace;
+	struct tc_extras extras;
 };
 
 /** tc_load_kind_name() - "hackbench", "stress-ng", ... as in the YAML. */
@@ -117,6 +148,23 @@ bool testcase_needs_inject_module(const struct testcase *tc);
 /** testcase_load() - testcase_parse() of the file at @path. */
 int testcase_load(const char *path, struct testcase *tc,
 		  struct rtlab_err *err) __must_check;
+
+/** testcase_has_extras() - the testcase brings modules, files or commands. */
+bool testcase_has_extras(const struct testcase *tc);
+
+/**
+ * testcase_extra_path() - @rel (a module's path or a file's src) as a
+ * path: itself when absolute, else relative to the directory of the
+ * testcase file (@tc->path).  Return: malloc'd (caller frees) or NULL.
+ */
+char *testcase_extra_path(const struct testcase *tc, const char *rel);
+
+/**
+ * testcase_module_file() - the file name a module has on the board:
+ * the last component of @path ("drv/my_driver.ko" -> "my_driver.ko").
+ * Return: a pointer into @path.
+ */
+const char *testcase_module_file(const char *path);
 
 /** testcase_cleanup() - free what a parse filled; safe twice. */
 void testcase_cleanup(struct testcase *tc);

@@ -351,6 +351,61 @@ static void text_kernel(struct strbuf *s, const char *label, const json_t *k)
 }
 
 /* "hackbench -g 4 -l 100000; hackbench-churn (loops 200)" */
+/*
+ * The developer's extras the candidate run brought (its manifest's
+ * testcase.extras, @done): each module with its version and whether it
+ * loaded, each file with its hash, each command with its exit status.
+ * A definition with extras but no record (@asked only) says so: the
+ * board ran an agent that did not know them.
+ */
+static void text_extras(struct strbuf *s, const json_t *done,
+			const json_t *asked)
+{
+	const json_t *e;
+	size_t i;
+
+	if (!done && !asked)
+		return;
+	strbuf_addf(s, "  extras:     the testcase brought its own code "
+		       "(testcase.extras)\n");
+	if (!done) {
+		strbuf_addf(s, "    asked for, but the run recorded none of "
+			       "them\n");
+		return;
+	}
+	json_array_foreach(json_object_get(done, "modules"), i, e) {
+		const char *params = jstr(e, "params", "");
+
+		strbuf_addf(s,
+			    "    module %s (%s%s%s): %s\n      vermagic %s\n",
+			    jstr(e, "name", "?"), jstr(e, "file", "?"),
+			    *params ? " " : "", params,
+			    json_is_true(json_object_get(e, "loaded")) ?
+				    "loaded" :
+				    "NOT loaded",
+			    jstr(e, "vermagic", "?"));
+		if (json_is_string(json_object_get(e, "srcversion")))
+			strbuf_addf(s, "      srcversion %s, ",
+				    jstr(e, "srcversion", "?"));
+		else
+			strbuf_addf(s, "      ");
+		strbuf_addf(s, "sha256 %.16s\n", jstr(e, "sha256", "?"));
+		if (json_is_string(json_object_get(e, "error")))
+			strbuf_addf(s, "      %s\n", jstr(e, "error", ""));
+	}
+	json_array_foreach(json_object_get(done, "files"), i, e)
+		strbuf_addf(s, "    file %s (from %s): sha256 %.16s\n",
+			    jstr(e, "dest", "?"), jstr(e, "src", "?"),
+			    jstr(e, "sha256", "?"));
+	json_array_foreach(json_object_get(done, "commands"), i, e)
+		strbuf_addf(s,
+			    "    %s: %s: exit status %" JSON_INTEGER_FORMAT
+			    "\n",
+			    jstr(e, "phase", "?"), jstr(e, "command", "?"),
+			    json_integer_value(json_object_get(e,
+							       "exit_status")));
+}
+
 static void text_loads(struct strbuf *s, const json_t *loads)
 {
 	const json_t *l, *v;
@@ -864,6 +919,10 @@ char *report_text(const json_t *ctx, const struct report_attachment *atts,
 	strbuf_addf(&s, "\n  loads:      ");
 	text_loads(&s, json_object_get(tc, "loads"));
 	strbuf_addf(&s, "\n");
+	text_extras(&s,
+		    json_object_get(json_object_get(cand, "testcase"),
+				    "extras"),
+		    json_object_get(tc, "extras"));
 
 	strbuf_addf(&s, "\n== Spike analysis ==\n");
 	trace = run_artifact(cand, "trace.dat");

@@ -530,6 +530,56 @@ static void row_text(struct strbuf *p, const char *key, const char *value)
 	html(p, "</td></tr>\n");
 }
 
+/* A developer's extras the run brought (testcases/README.md, "Extras"). */
+static void run_extras(struct strbuf *p, const json_t *x)
+{
+	const json_t *e;
+	size_t i;
+
+	if (!x)
+		return;
+	html(p, "<h2>Extras</h2>\n<table id=\"extras\">\n");
+	json_array_foreach(json_object_get(x, "modules"), i, e) {
+		html(p, "<tr><th>module</th><td>");
+		html_text(p, jstr(e, "name") ? jstr(e, "name") : "?");
+		html(p, " (");
+		html_text(p, jstr(e, "file") ? jstr(e, "file") : "?");
+		if (jstr(e, "params") && *jstr(e, "params")) {
+			html(p, " ");
+			html_text(p, jstr(e, "params"));
+		}
+		html(p, "): %s, vermagic ",
+		     json_is_true(json_object_get(e, "loaded")) ? "loaded" :
+								  "not loaded");
+		html_text(p, jstr(e, "vermagic") ? jstr(e, "vermagic") : "?");
+		html(p, ", sha256 ");
+		html_text(p, jstr(e, "sha256") ? jstr(e, "sha256") : "?");
+		if (jstr(e, "error")) {
+			html(p, "<br>");
+			html_text(p, jstr(e, "error"));
+		}
+		html(p, "</td></tr>\n");
+	}
+	json_array_foreach(json_object_get(x, "files"), i, e) {
+		html(p, "<tr><th>file</th><td>");
+		html_text(p, jstr(e, "dest") ? jstr(e, "dest") : "?");
+		html(p, ", sha256 ");
+		html_text(p, jstr(e, "sha256") ? jstr(e, "sha256") : "?");
+		html(p, "</td></tr>\n");
+	}
+	json_array_foreach(json_object_get(x, "commands"), i, e) {
+		html(p, "<tr><th>");
+		html_text(p, jstr(e, "phase") ? jstr(e, "phase") : "?");
+		html(p, "</th><td><code>");
+		html_text(p, jstr(e, "command") ? jstr(e, "command") : "?");
+		html(p,
+		     "</code>: exit status %" JSON_INTEGER_FORMAT
+		     "</td></tr>\n",
+		     json_integer_value(json_object_get(e, "exit_status")));
+	}
+	html(p, "</table>\n");
+}
+
 static enum MHD_Result run_page(struct http_request *req, const char *ref)
 {
 	static const char *const figs[] = {
@@ -582,6 +632,8 @@ static enum MHD_Result run_page(struct http_request *req, const char *ref)
 		     "\">verdict %" PRId64 "</a></td></tr>\n",
 		     vid, vid);
 	html(&p, "</table>\n");
+	run_extras(&p,
+		   json_object_get(json_object_get(run, "testcase"), "extras"));
 
 	html(&p, "<h2>Environment</h2>\n");
 	if (json_object_size(json_object_get(run, "environment"))) {

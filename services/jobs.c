@@ -20,6 +20,7 @@
 #include "../kernels/kernel.h"
 #include "config.h"
 #include "fsutil.h"
+#include "manifest.h"
 #include "../db/db-boards.h"
 #include "../db/db-jobs.h"
 #include "../db/db.h"
@@ -93,6 +94,246 @@ static int testcase_check(const char *testcase, const char *file, char **name,
 	return ret;
 }
 
+/* @s as a YAML scalar: JSON's double-quoted string is one.  Sticky @bad. */
+static void yaml_quoted(FILE *f, const char *s, bool *bad)
+{
+	json_t *j = json_string(s);
+	char *q = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
+
+	if (!q)
+		*bad = true;
+	else
+		fputs(q, f);
+	free(q);
+	json_decref(j);
+}
+
+/* @path made absolute (it must exist): the copy is read elsewhere. */
+static char *extra_abs(const char *opt, const char *path, struct rtlab_err *err)
+{
+	char *abs = realpath(path, NULL);
+
+	if (!abs)
+		rtlab_err_seterr(err, errno, "%s %s: %s", opt, path,
+				 strerror(errno));
+	return abs;
+}
+
+/* The extras block for @x, appended to @f. */
+static int extras_yaml(FILE *f, const struct job_extras *x,
+		       struct rtlab_err *err)
+{
+	bool bad = false;
+	char *abs, *copy;
+	size_t i;
+
+	fputs("\nextras:\n", f);
+	if (x->nmodules)
+		fputs("  modules:\n", f);
+	for (i = 0; i < x->nmodules; i++) {
+		const char *sp = strchr(x->modules[i], ' ');
+
+		copy = sp ? strndup(x->modules[i], sp - x->modules[i]) :
+			    strdup(x->modules[i]);
+		abs = copy ? extra_abs("--module", copy, err) : NULL;
+		free(copy);
+		if (!abs)
+			return -ENOENT;
+		fputs("    - path: ", f);
+		yaml_quoted(f, abs, &bad);
+		free(abs);
+		while (sp && *sp == ' ')
+			sp++;
+		if (sp && *sp) {
+			fputs("\n      params: ", f);
+			yaml_quoted(f, sp, &bad);
+		}
+		fputs("\n", f);
+	}
+	if (x->nfiles)
+		fputs("  files:\n", f);
+	for (i = 0; i < x->nfiles; i++) {
+		const char *colon = strrchr(x->files[i], ':');
+
+		if (!colon || colon == x->files[i] || colon[1] != '/')
+			return rtlab_err_set(err,
+					     "--file %s: expected SRC:DEST, "
+					     "DEST an absolute path on the "
+					     "board",
+					     x->files[i]);
+		copy = strndup(x->files[i], colon - x->files[i]);
+		abs = copy ? extra_abs("--file", copy, err) : NULL;
+		free(copy);
+		if (!abs)
+			return -ENOENT;
+		fputs("    - src: ", f);
+		yaml_quoted(f, abs, &bad);
+		fputs("\n      dest: ", f);
+		yaml_quoted(f, colon + 1, &bad);
+		fputs("\n", f);
+		free(abs);
+	}
+	if (x->nsetup)
+		fputs("  setup:\n", f);
+	for (i = 0; i < x->nsetup; i++) {
+		fputs("    - ", f);
+		yaml_quoted(f, x->setup[i], &bad);
+		fputs("\n", f);
+	}
+	if (x->nteardown)
+		fputs("  teardown:\n", f);
+	for (i = 0; i < x->nteardown; i++) {
+		fputs("    - ", f);
+		yaml_quoted(f, x->teardown[i], &bad);
+		fputs("\n", f);
+	}
+	return bad ? rtlab_err_seterr(err, ENOMEM, "out of memory") : 0;
+}
+
+/*
+ * @text (a testcase's YAML) with its top-level "name:" line replaced by
+ * "name: @name", into @f.  Return: 0, or -ENOENT when there is no such
+ * line (a flow-style document).
+ */
+static int renamed_text(FILE *f, const char *text, size_t len, const char *name)
+{
+	const char *line = text, *end = text + len, *nl;
+	bool done = false;
+
+	for (; line < end; line = nl) {
+		nl = memchr(line, '\n', end - line);
+		nl = nl ? nl + 1 : end;
+		if (!done && (size_t)(nl - line) >= 5 &&
+		    !strncmp(line, "name:", 5)) {
+			fprintf(f, "name: %s\n", name);
+			done = true;
+			continue;
+		}
+		fwrite(line, 1, nl - line, f);
+	}
+	if (len && text[len - 1] != '\n')
+		fputs("\n", f);
+	return done ? 0 : -ENOENT;
+}
+
+/*
+ * The testcase at @file with the command line's extras @x: a copy with
+ * an extras: block, at STATE_DIR/jobs/testcases/NAME.yaml.  Its name is
+ * the testcase's plus "-x" and 8 hex digits of the hash of its content:
+ * runs with a developer's code must not join the series of the lab's
+ * testcase (its baselines and verdicts), while jobs with the same extras
+ * form one series of their own.  A testcase with an extras: block of its
+ * own is refused: two sources for one list would leave the developer
+ * guessing which ran.
+ * @out: malloc'd path (caller frees).
+ */
+static int extras_testcase(const char *file, const struct job_extras *x,
+			   char **out, struct rtlab_err *err)
+{
+	char *text = NULL, *block = NULL, *buf = NULL, *dir = NULL;
+	char *tmp = NULL, *name = NULL, sha[65];
+	struct rtlab_err terr = { "" };
+	struct testcase tc, copy = { 0 };
+	size_t len = 0, blen = 0, klen = 0;
+	FILE *f = NULL;
+	int ret;
+
+	*out = NULL;
+	ret = testcase_load(file, &tc, &terr);
+	if (ret)
+		ret = rtlab_err_set(err, "%s", terr.msg);
+	else if (testcase_has_extras(&tc))
+		ret = rtlab_err_set(err,
+				    "%s has an extras: block already: add "
+				    "--module, --file, --setup and "
+				    "--teardown to it instead",
+				    file);
+	if (!ret)
+		ret = file_read_all(file, &text, &len, err);
+	if (ret)
+		goto out;
+	f = open_memstream(&block, &klen);
+	if (!f) {
+		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	ret = extras_yaml(f, x, err);
+	if (fclose(f) && !ret)
+		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+	if (ret)
+		goto out;
+	f = open_memstream(&buf, &blen);
+	if (!f) {
+		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	fwrite(text, 1, len, f);
+	fwrite(block, 1, klen, f);
+	fclose(f);
+	sha256_hex(buf, blen, sha);
+	free(buf);
+	buf = NULL;
+	if (asprintf(&name, "%.100s-x%.8s", tc.name, sha) < 0) {
+		name = NULL;
+		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	f = open_memstream(&buf, &blen);
+	if (!f) {
+		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	fprintf(f, "# %s with the extras of rtlab job add\n", file);
+	ret = renamed_text(f, text, len, name);
+	fwrite(block, 1, klen, f);
+	if (fclose(f) && !ret)
+		ret = -ENOMEM;
+	if (ret == -ENOENT)
+		ret = rtlab_err_seterr(err, EINVAL,
+				       "%s: no top-level 'name:' line to "
+				       "rename the copy with the extras",
+				       file);
+	else if (ret)
+		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+	if (!ret && (testcase_parse(file, buf, blen, &copy, &terr) ||
+		     strcmp(copy.name, name)))
+		ret = rtlab_err_set(err,
+				    "%s with the extras of the command line "
+				    "does not parse: %s",
+				    file, terr.msg[0] ? terr.msg : "renamed");
+	if (ret)
+		goto out;
+	if (asprintf(&dir, "%s/jobs/testcases", rtlab_state_dir()) < 0 ||
+	    asprintf(out, "%s/%s.yaml", dir, name) < 0 ||
+	    asprintf(&tmp, "%s.tmp.%d", *out, (int)getpid()) < 0) {
+		dir = tmp = *out = NULL;
+		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	ret = mkdir_p(dir, 0755, err);
+	if (!ret)
+		ret = file_write_all(tmp, buf, blen, err);
+	if (!ret && rename(tmp, *out) < 0)
+		ret = rtlab_err_seterr(err, errno, "%s: %s", *out,
+				       strerror(errno));
+	if (ret && tmp)
+		unlink(tmp);
+out:
+	if (ret) {
+		free(*out);
+		*out = NULL;
+	}
+	testcase_cleanup(&copy);
+	testcase_cleanup(&tc);
+	free(name);
+	free(tmp);
+	free(dir);
+	free(buf);
+	free(block);
+	free(text);
+	return ret;
+}
+
 /* The board row of @name: id, kind and definition (malloc'd). */
 static int board_find(PGconn *conn, const char *name, int *id, char **kind,
 		      char **definition, struct rtlab_err *err)
@@ -150,6 +391,15 @@ int jobs_add(PGconn *conn, const struct job_spec *spec, int64_t **ids,
 	if (!file) {
 		ret = -ENOENT;
 		goto out;
+	}
+	if (spec->extras) {
+		char *copy = NULL;
+
+		ret = extras_testcase(file, spec->extras, &copy, err);
+		if (ret)
+			goto out;
+		free(file);
+		file = copy;
 	}
 	ret = testcase_check(spec->testcase, file, &name, &dur, err);
 	if (ret)

@@ -30,6 +30,23 @@
 #define JOBS_MAX_REPEAT 1000
 #define JOBS_MAX_DURATION_S 604800
 
+/*
+ * A developer's extras for the job's runs (testcases/README.md, "Extras"),
+ * from the command line: the testcase is queued as a copy with an extras:
+ * block holding them (absolute paths), written once per content under
+ * STATE_DIR/jobs/testcases/.
+ */
+struct job_extras {
+	const char *const *modules; /* "PATH [PARAM=VALUE ...]", as insmod */
+	size_t nmodules;
+	const char *const *files; /* "SRC:DEST", DEST absolute */
+	size_t nfiles;
+	const char *const *setup; /* shell commands */
+	size_t nsetup;
+	const char *const *teardown;
+	size_t nteardown;
+};
+
 struct job_spec {
 	const char *kernel;	 /* definition name or path, or "host" */
 	const char *board;	 /* registered board name */
@@ -43,6 +60,7 @@ struct job_spec {
 	bool no_transaction;	 /* the caller holds a transaction */
 	int64_t bisect_id;	 /* a bisection's job (services/bisect.h) */
 	int bisect_pos;		 /* ... at this position of its range */
+	const struct job_extras *extras; /* NULL: the testcase's own only */
 };
 
 /**

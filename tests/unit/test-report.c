@@ -942,8 +942,53 @@ static void test_bisect(void)
 	json_decref(ctx);
 }
 
+/* A developer's extras: listed under the testcase, as the run did them. */
+static void test_extras(void)
+{
+	json_t *ctx = load_ctx(), *run, *x;
+	char *t;
+	size_t i;
+
+	t = report_text(ctx, NULL, 0, NULL);
+	CHECK(t && !strstr(t, "  extras:"), "no extras: no extras line");
+	free(t);
+	x = json_pack(
+		"{s:[{s:s, s:s, s:s, s:s, s:s, s:s, s:b}], s:[{s:s, s:s, s:s}],"
+		" s:[{s:s, s:s, s:i}]}",
+		"modules", "name", "my_driver", "file", "my_driver.ko",
+		"params", "foo=1", "vermagic",
+		"6.1.0-57-rt-amd64 SMP preempt_rt", "srcversion", "ABC123",
+		"sha256",
+		"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+		"loaded", 1, "files", "dest", "/etc/x.conf", "src",
+		"data/x.conf", "sha256",
+		"fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210",
+		"commands", "phase", "setup", "command", "echo 1 > /tmp/x",
+		"exit_status", 0);
+	json_array_foreach(json_object_get(ctx, "candidate_runs"), i, run)
+		json_object_set(json_object_get(run, "testcase"), "extras", x);
+	json_decref(x);
+	t = report_text(ctx, NULL, 0, NULL);
+	CHECK(t && strstr(t, "  extras:     the testcase brought its own code"),
+	      "extras: a line under the testcase");
+	CHECK(t && strstr(t, "    module my_driver (my_driver.ko foo=1): "
+			     "loaded\n"
+			     "      vermagic 6.1.0-57-rt-amd64 SMP preempt_rt\n"
+			     "      srcversion ABC123, sha256 "
+			     "0123456789abcdef\n"),
+	      "... the module, its params, version and whether it loaded");
+	CHECK(t && strstr(t, "    file /etc/x.conf (from data/x.conf): sha256 "
+			     "fedcba9876543210\n"),
+	      "... the file and its hash");
+	CHECK(t && strstr(t, "    setup: echo 1 > /tmp/x: exit status 0\n"),
+	      "... the command and its exit status");
+	free(t);
+	json_decref(ctx);
+}
+
 int main(void)
 {
+	test_extras();
 	test_bisect();
 	test_large();
 	test_tags();

@@ -5,6 +5,7 @@
  * message naming the file and the key.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,9 @@
 
 #include "../../agent/proc.h"
 #include "testcase.h"
+#include "extras-check.h"
+#include "fsutil.h"
+#include "modinfo.h"
 #include "check.h"
 
 static int parse(const char *text, struct testcase *tc, struct rtlab_err *e)
@@ -402,6 +406,282 @@ static void test_inject_mode(void)
 		     "loads[0].mode", "user, preempt, irq or tick");
 }
 
+/* -- extras ---------------------------------------------------------- */
+
+static void test_extras_parse(void)
+{
+	struct testcase tc;
+	struct rtlab_err e;
+	json_t *j, *x;
+
+	CHECK_INT(parse("name: t\n"
+			"extras:\n"
+			"  modules:\n"
+			"    - path: drv/my_driver.ko\n"
+			"      params: \"foo=1 bar=2\"\n"
+			"    - other.ko\n"
+			"  files: [{src: data/x.conf, dest: /etc/x.conf}]\n"
+			"  setup: [\"echo 1 > /tmp/a\", \"true\"]\n"
+			"  teardown: [\"rm -f /tmp/a\"]\n",
+			&tc, &e),
+		  0, "extras: a full block parses");
+	CHECK_INT(tc.extras.nmodules, 2, "... two modules");
+	CHECK_STR(tc.extras.modules[0].path, "drv/my_driver.ko",
+		  "... the first's path");
+	CHECK_STR(tc.extras.modules[0].params, "foo=1 bar=2", "... its params");
+	CHECK_STR(tc.extras.modules[1].path, "other.ko",
+		  "... a module given as a bare path");
+	CHECK(!tc.extras.modules[1].params, "... has no params");
+	CHECK_STR(testcase_module_file(tc.extras.modules[0].path),
+		  "my_driver.ko", "... the file name on the board");
+	CHECK_INT(tc.extras.nfiles, 1, "... one file");
+	CHECK_STR(tc.extras.files[0].dest, "/etc/x.conf", "... its dest");
+	CHECK_INT(tc.extras.nsetup, 2, "... two setup commands");
+	CHECK_INT(tc.extras.nteardown, 1, "... one teardown command");
+	CHECK(testcase_has_extras(&tc), "testcase_has_extras()");
+	j = testcase_to_json(&tc);
+	x = json_object_get(j, "extras");
+	CHECK_STR(json_string_value(json_object_get(
+			  json_array_get(json_object_get(x, "modules"), 0),
+			  "params")),
+		  "foo=1 bar=2", "definition: extras.modules[0].params");
+	CHECK_STR(json_string_value(json_object_get(
+			  json_array_get(json_object_get(x, "files"), 0),
+			  "src")),
+		  "data/x.conf", "definition: extras.files[0].src");
+	CHECK_INT(json_array_size(json_object_get(x, "setup")), 2,
+		  "definition: extras.setup");
+	json_decref(j);
+	testcase_cleanup(&tc);
+
+	CHECK_INT(parse("name: t\n", &tc, &e), 0, "no extras");
+	CHECK(!testcase_has_extras(&tc), "... testcase_has_extras() false");
+	j = testcase_to_json(&tc);
+	CHECK(!json_object_get(j, "extras"),
+	      "... no extras key in the definition (older ones unchanged)");
+	json_decref(j);
+	testcase_cleanup(&tc);
+}
+
+static void test_extras_paths(void)
+{
+	struct testcase tc;
+	struct rtlab_err e = { "" };
+	char *p;
+
+	static const char text[] = "name: t\nextras: {modules: [m.ko]}\n";
+
+	CHECK_INT(testcase_parse("/lab/tc/t.yaml", text, strlen(text), &tc, &e),
+		  0, "a testcase with a path");
+	p = testcase_extra_path(&tc, "drv/m.ko");
+	CHECK_STR(p, "/lab/tc/drv/m.ko",
+		  "a relative extra resolves against the testcase's directory");
+	free(p);
+	p = testcase_extra_path(&tc, "/abs/m.ko");
+	CHECK_STR(p, "/abs/m.ko", "an absolute one stays");
+	free(p);
+	testcase_cleanup(&tc);
+}
+
+static void test_extras_errors(void)
+{
+	expect_error("extras: unknown key", "name: t\nextras: {module: []}\n",
+		     "extras.module", "unknown key");
+	expect_error("extras: not a mapping", "name: t\nextras: [a]\n",
+		     "extras", "a mapping");
+	expect_error("extras.modules: not a .ko",
+		     "name: t\nextras: {modules: [{path: drv.o}]}\n",
+		     "extras.modules[0].path", "drv.o");
+	expect_error("extras.modules: '..'",
+		     "name: t\nextras: {modules: [../x/drv.ko]}\n",
+		     "extras.modules[0]", "..");
+	expect_error("extras.modules: missing path",
+		     "name: t\nextras: {modules: [{params: a=1}]}\n",
+		     "extras.modules[0]", "missing key 'path'");
+	expect_error("extras.modules: shell in params",
+		     "name: t\nextras: {modules: [{path: a.ko, params: "
+		     "\"a=$(reboot)\"}]}\n",
+		     "extras.modules[0].params", "insmod parameters");
+	expect_error("extras.modules: two of one file name",
+		     "name: t\nextras: {modules: [a/m.ko, b/m.ko]}\n",
+		     "extras.modules[1]", "file name");
+	expect_error("extras.files: relative dest",
+		     "name: t\nextras: {files: [{src: a, dest: etc/a}]}\n",
+		     "extras.files[0].dest", "absolute");
+	expect_error("extras.files: dest in /proc",
+		     "name: t\nextras: {files: [{src: a, dest: /proc/x}]}\n",
+		     "extras.files[0].dest", "/proc/x");
+	expect_error("extras.files: dest in /job",
+		     "name: t\nextras: {files: [{src: a, dest: /job/x}]}\n",
+		     "extras.files[0].dest", "/job/x");
+	expect_error("extras.files: missing dest",
+		     "name: t\nextras: {files: [{src: a}]}\n",
+		     "extras.files[0]", "missing key 'dest'");
+	expect_error("extras.files: one dest twice",
+		     "name: t\nextras: {files: [{src: a, dest: /x}, "
+		     "{src: b, dest: /x}]}\n",
+		     "extras.files[1]", "/x");
+	expect_error("extras.setup: not strings",
+		     "name: t\nextras: {setup: [{a: b}]}\n", "extras.setup",
+		     "a list of strings");
+	expect_error("extras.teardown: not a list",
+		     "name: t\nextras: {teardown: true}\n", "extras.teardown",
+		     "a list");
+}
+
+/* A minimal ELF64 little-endian relocatable file with a .modinfo. */
+static size_t fake_module(unsigned char *buf, size_t cap, const char *modinfo,
+			  size_t modinfo_len)
+{
+	static const char shstr[] = "\0.shstrtab\0.modinfo";
+	size_t off_str = 64, off_mi = off_str + sizeof(shstr);
+	size_t off_sh = (off_mi + modinfo_len + 7) & ~(size_t)7;
+	size_t total = off_sh + 3 * 64;
+	unsigned char *sh;
+
+	if (total > cap)
+		return 0;
+	memset(buf, 0, total);
+	memcpy(buf, "\177ELF\2\1\1", 7);
+	buf[16] = 1;  /* ET_REL */
+	buf[18] = 62; /* EM_X86_64 */
+	buf[20] = 1;
+	memcpy(buf + 40, &off_sh, 8); /* little-endian host */
+	buf[52] = 64;
+	buf[58] = 64;
+	buf[60] = 3;
+	buf[62] = 1;
+	memcpy(buf + off_str, shstr, sizeof(shstr));
+	memcpy(buf + off_mi, modinfo, modinfo_len);
+	sh = buf + off_sh + 64; /* [1] .shstrtab */
+	sh[0] = 1;
+	sh[4] = 3;
+	memcpy(sh + 24, &off_str, 8);
+	*(uint64_t *)(sh + 32) = sizeof(shstr);
+	sh += 64; /* [2] .modinfo */
+	sh[0] = 11;
+	sh[4] = 1;
+	memcpy(sh + 24, &off_mi, 8);
+	*(uint64_t *)(sh + 32) = modinfo_len;
+	return total;
+}
+
+static void test_modinfo(void)
+{
+	static const char mi_text[] =
+		"license=GPL\0srcversion=ABC123\0name=my_driver\0"
+		"vermagic=6.1.0-57-rt-amd64 SMP preempt_rt mod_unload modversions ";
+	unsigned char buf[1024];
+	struct rtlab_err e = { "" };
+	struct modinfo mi;
+	size_t n = fake_module(buf, sizeof(buf), mi_text, sizeof(mi_text));
+
+	CHECK_INT(modinfo_parse(buf, n, "m.ko", &mi, &e), 0,
+		  "modinfo: a module's .modinfo parses");
+	CHECK_STR(mi.name, "my_driver", "... name");
+	CHECK_STR(mi.srcversion, "ABC123", "... srcversion");
+	CHECK(mi.vermagic && !strncmp(mi.vermagic, "6.1.0-57-rt-amd64 SMP", 21),
+	      "... vermagic");
+	CHECK(modinfo_matches_release(mi.vermagic, "6.1.0-57-rt-amd64"),
+	      "... matches its release");
+	CHECK(!modinfo_matches_release(mi.vermagic, "6.1.0-57-rt"),
+	      "... not a prefix of it");
+	CHECK(!modinfo_matches_release(mi.vermagic, "6.1.0-58-rt-amd64"),
+	      "... not another release");
+	modinfo_cleanup(&mi);
+	modinfo_cleanup(&mi);
+	CHECK_INT(modinfo_parse("not an elf at all, not at all, no; "
+				"long enough to be read as one",
+				80, "x.ko", &mi, &e),
+		  -ENOEXEC, "modinfo: not an ELF file");
+	CHECK(strstr(e.msg, "x.ko") && strstr(e.msg, "not an ELF"),
+	      "... named (%s)", e.msg);
+	n = fake_module(buf, sizeof(buf), "license=GPL", 12);
+	CHECK_INT(modinfo_parse(buf, n, "y.ko", &mi, &e), -ENOEXEC,
+		  "modinfo: no vermagic");
+	CHECK(strstr(e.msg, "no vermagic"), "... said (%s)", e.msg);
+	n = fake_module(buf, sizeof(buf), mi_text, sizeof(mi_text));
+	CHECK_INT(modinfo_parse(buf, n - 100, "z.ko", &mi, &e), -ENOEXEC,
+		  "modinfo: a truncated file is refused, not read past");
+}
+
+static void test_extras_check(void)
+{
+	static const char mi_text[] =
+		"name=my_driver\0vermagic=6.1.0-57-rt-amd64 SMP preempt_rt ";
+	char dir[] = "/tmp/rtlab-tc-extras.XXXXXX", path[128], yaml[512];
+	unsigned char buf[1024];
+	struct rtlab_err e = { "" };
+	struct testcase tc;
+	size_t n;
+	FILE *f;
+
+	if (!mkdtemp(dir)) {
+		CHECK(0, "mkdtemp");
+		return;
+	}
+	n = fake_module(buf, sizeof(buf), mi_text, sizeof(mi_text));
+	snprintf(path, sizeof(path), "%s/my_driver.ko", dir);
+	f = fopen(path, "w");
+	fwrite(buf, 1, n, f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/x.conf", dir);
+	f = fopen(path, "w");
+	fputs("x=1\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/t.yaml", dir);
+	snprintf(yaml, sizeof(yaml),
+		 "name: t\nextras:\n  modules: [my_driver.ko]\n"
+		 "  files: [{src: x.conf, dest: /etc/x.conf}]\n");
+	CHECK_INT(testcase_parse(path, yaml, strlen(yaml), &tc, &e), 0,
+		  "extras_check: testcase parses");
+	CHECK_INT(extras_check(&tc, NULL, &e), 0,
+		  "extras_check: module and file there");
+	CHECK_INT(extras_check(&tc, "6.1.0-57-rt-amd64", &e), 0,
+		  "extras_check: the module's release is the kernel's");
+	CHECK_INT(extras_check(&tc, "6.1.0-99-rt-amd64", &e), -EINVAL,
+		  "extras_check: another kernel's release is refused");
+	CHECK(strstr(e.msg, "extras.modules[0]") &&
+		      strstr(e.msg, "my_driver.ko") &&
+		      strstr(e.msg, "6.1.0-57-rt-amd64 SMP") &&
+		      strstr(e.msg, "6.1.0-99-rt-amd64"),
+	      "... naming the module and both versions (%s)", e.msg);
+	testcase_cleanup(&tc);
+
+	snprintf(yaml, sizeof(yaml),
+		 "name: t\nextras: {modules: [missing.ko]}\n");
+	CHECK_INT(testcase_parse(path, yaml, strlen(yaml), &tc, &e), 0,
+		  "a testcase naming a missing module parses");
+	CHECK_INT(extras_check(&tc, NULL, &e), -ENOENT,
+		  "extras_check: a missing module is refused");
+	CHECK(strstr(e.msg, "missing.ko") && strstr(e.msg, "extras.modules[0]"),
+	      "... named (%s)", e.msg);
+	testcase_cleanup(&tc);
+
+	snprintf(yaml, sizeof(yaml), "name: t\nextras: {modules: [x.ko]}\n");
+	snprintf(path, sizeof(path), "%s/x.ko", dir);
+	f = fopen(path, "w");
+	fputs("not a module\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/t.yaml", dir);
+	CHECK_INT(testcase_parse(path, yaml, strlen(yaml), &tc, &e), 0,
+		  "a testcase naming a text file as module parses");
+	CHECK_INT(extras_check(&tc, NULL, &e), -ENOEXEC,
+		  "extras_check: a file that is no module is refused");
+	testcase_cleanup(&tc);
+
+	snprintf(yaml, sizeof(yaml),
+		 "name: t\nextras: {files: [{src: nope, dest: /etc/nope}]}\n");
+	CHECK_INT(testcase_parse(path, yaml, strlen(yaml), &tc, &e), 0,
+		  "a testcase naming a missing file parses");
+	CHECK_INT(extras_check(&tc, NULL, &e), -ENOENT,
+		  "extras_check: a missing file is refused");
+	CHECK(strstr(e.msg, "extras.files[0]") && strstr(e.msg, "nope"),
+	      "... named (%s)", e.msg);
+	testcase_cleanup(&tc);
+	rmtree(dir);
+}
+
 int main(void)
 {
 	test_inject_mode();
@@ -413,5 +693,10 @@ int main(void)
 	test_shipped();
 	test_errors();
 	test_missing_tool();
+	test_extras_parse();
+	test_extras_paths();
+	test_extras_errors();
+	test_modinfo();
+	test_extras_check();
 	return check_exit();
 }

@@ -32,6 +32,9 @@ struct initramfs_job {
 	unsigned int interval_us;  /* the agent's --interval, 0: none */
 	const char *testcase_path; /* copied to /job/testcase.yaml */
 	const char *fault;	   /* tests only: "panic", ...; or NULL */
+	/* "10.0.2.15/24": the board brings its NIC up with this address
+	 * (a load from outside, mode iperf3-nic); NULL: no NIC */
+	const char *nic_addr;
 	/* ssh boards: shell assignments for /job/ssh (the transport, the
 	 * network to bring up), and a file copied to /job/authorized_keys */
 	const char *extra_params;

@@ -616,17 +616,20 @@ static void run_nic_down(struct run_ctx *r)
 			 r->nic_if, strerror(-ret));
 		return;
 	}
-	r->nic = json_pack(
-		"{s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:I, s:I, s:I}",
-		"source", "outside", "interface", r->nic_if, "driver",
-		r->nic_driver, "address", TC_NIC_GUEST_ADDR, "port",
-		(int)l->port, "rx_bytes_before",
-		(json_int_t)r->nic_before.rx_bytes, "rx_bytes_after",
-		(json_int_t)after.rx_bytes, "rx_bytes",
-		(json_int_t)(after.rx_bytes - r->nic_before.rx_bytes),
-		"rx_packets_before", (json_int_t)r->nic_before.rx_packets,
-		"rx_packets_after", (json_int_t)after.rx_packets, "rx_packets",
-		(json_int_t)(after.rx_packets - r->nic_before.rx_packets));
+	r->nic =
+		json_pack("{s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:I, s:I, s:I}",
+			  "source", "outside", "interface", r->nic_if, "driver",
+			  r->nic_driver, "address", TC_NIC_GUEST_ADDR, "port",
+			  (int)l->port, "rx_bytes_before",
+			  (json_int_t)r->nic_before.rx_bytes, "rx_bytes_after",
+			  (json_int_t)after.rx_bytes, "rx_bytes",
+			  (json_int_t)(after.rx_bytes - r->nic_before.rx_bytes),
+			  "rx_packets_before",
+			  (json_int_t)r->nic_before.rx_packets,
+			  "rx_packets_after", (json_int_t)after.rx_packets,
+			  "rx_packets",
+			  (json_int_t)(after.rx_packets -
+				       r->nic_before.rx_packets));
 	rlog(r, LOG_LEVEL_INFO,
 	     "load network (iperf3-nic): %s received %llu packets, %llu "
 	     "bytes during the measurement",
@@ -1041,10 +1044,10 @@ static json_t *run_manifest(struct run_ctx *r)
 		json_object_set(m, "measurement", r->measurement);
 	/* beside the load's definition: the report's load line reads it */
 	if (m && r->nic && r->tc_ok && testcase_nic_load(&r->tc))
-		json_object_set(
-			json_array_get(json_object_get(tcj, "loads"),
-				       testcase_nic_load(&r->tc) - r->tc.loads),
-			"nic", r->nic);
+		json_object_set(json_array_get(json_object_get(tcj, "loads"),
+					       testcase_nic_load(&r->tc) -
+						       r->tc.loads),
+				"nic", r->nic);
 	if (m && json_array_size(r->injections))
 		json_object_set(m, "injections", r->injections);
 	return m;

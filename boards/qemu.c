@@ -418,9 +418,9 @@ static int agent_bundle(struct run *r, const unsigned char *data, size_t size,
 	if (r->nic_error[0] &&
 	    !strcmp(json_string_value(json_object_get(m, "status")) ?: "",
 		    run_status_name(RUN_STATUS_COMPLETE))) {
-		json_object_set_new(m, "status",
-				    json_string(run_status_name(
-					    RUN_STATUS_AGENT_ERROR)));
+		json_object_set_new(
+			m, "status",
+			json_string(run_status_name(RUN_STATUS_AGENT_ERROR)));
 		json_object_set_new(m, "error",
 				    json_sprintf("network load (iperf3-nic): %s",
 						 r->nic_error));
@@ -562,8 +562,7 @@ static char **nic_client_argv(const struct run *r)
 	if (asprintf(&v[i++], "%u", r->nic_host_port) < 0)
 		v[i - 1] = NULL;
 	v[i++] = strdup("-t");
-	if (asprintf(&v[i++], "%u",
-		     r->o->duration_s + NIC_CLIENT_MARGIN_S) < 0)
+	if (asprintf(&v[i++], "%u", r->o->duration_s + NIC_CLIENT_MARGIN_S) < 0)
 		v[i - 1] = NULL;
 	v[i++] = strdup("--forceflush");
 	for (size_t j = 0; j < n; j++)
@@ -1075,7 +1074,8 @@ int board_run(const struct board_def *b, const struct kernel_def *k,
 	/* the board is gone: its sender too, whatever the board said */
 	nic_stop(&r);
 	if (r.nic_error[0])
-		fprintf(stderr, "rtlab: board %s: network load (iperf3-nic): %s\n",
+		fprintf(stderr,
+			"rtlab: board %s: network load (iperf3-nic): %s\n",
 			b->name, r.nic_error);
 	if (r.t_start)
 		boot_s = r.t_start - r.t_qemu;

@@ -584,12 +584,13 @@ static int parse_loads(struct tcp *p, const yaml_node_t *seq,
 		if (tc->loads[tc->nloads - 1].net_mode == TC_NET_IPERF3_NIC &&
 		    tc->loads[tc->nloads - 1].kind == TC_LOAD_NETWORK &&
 		    testcase_nic_load(tc) != &tc->loads[tc->nloads - 1])
-			return rtlab_err_set(
-				p->err,
-				"%s:%lu: loads[%zu]: only one network load "
-				"may have mode iperf3-nic",
-				p->path, (unsigned long)e->start_mark.line + 1,
-				tc->nloads - 1);
+			return rtlab_err_set(p->err,
+					     "%s:%lu: loads[%zu]: only one network load "
+					     "may have mode iperf3-nic",
+					     p->path,
+					     (unsigned long)e->start_mark.line +
+						     1,
+					     tc->nloads - 1);
 	}
 	return 0;
 }

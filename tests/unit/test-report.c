@@ -188,7 +188,9 @@ static void test_summary_text(void)
 	CHECK(t && strstr(t, "worst spike: 4971 us, CPU 1, run 3, "),
 	      "where: the worst spike's run and CPU");
 	/* (the line wraps at 80 columns) */
-	CHECK(t && strstr(t, "loads:      hackbench -g 4; churn (loops 200); "
+	CHECK(t &&
+		      strstr(t,
+			     "loads:      hackbench -g 4; churn (loops 200); "
 			     "network (mode iperf3-nic),") &&
 		      strstr(t, "NIC-driven: eth0 (virtio_net) received 42197 "
 				"packets, 63866857 bytes from"),

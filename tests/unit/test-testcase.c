@@ -134,9 +134,9 @@ static void test_full(void)
 static void test_shipped(void)
 {
 	static const char *const names[] = {
-		"cyclictest-idle", "cyclictest-hackbench", "cyclictest-network",
-		"cyclictest-stress", "cyclictest-churn",
-		"cyclictest-network-nic"
+		"cyclictest-idle",    "cyclictest-hackbench",
+		"cyclictest-network", "cyclictest-stress",
+		"cyclictest-churn",   "cyclictest-network-nic"
 	};
 	const char *top = getenv("RTLAB_TOP");
 	char path[4096];

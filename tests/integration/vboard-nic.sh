@@ -102,3 +102,33 @@ input=$(grep -c " irq_handler_entry: *irq=[0-9]* name=virtio[0-9]*-input" \
 	"$work/report")
 check "trace: the virtio-net receive queue's interrupt ($input)" \
 	test "$input" -gt 0
+
+# A client that never gets an answer (here: refused by iperf3 itself, an
+# option it does not know, passed through the load's args) does not hang
+# the run: the host retries until the measurement ends, the run becomes
+# agent_error with the reason, and no client is left behind.
+sed -e 's/^    port: 5201$/    port: 5201\n    args: [--no-such-option]/' \
+	"$TOP/testcases/cyclictest-network-nic.yaml" >"$work/bad.yaml"
+check "variant with a client that cannot run" \
+	grep -q -- "--no-such-option" "$work/bad.yaml"
+RTLAB_STATE_DIR=$vb_state "$RTLAB" boot --board qemu-icount \
+	--kernel debian-rt --testcase "$work/bad.yaml" \
+	--duration 2 --out "$work/bad.bundle" -q \
+	>"$work/bad.out" 2>&1
+rc=$?
+check "rtlab boot with the unanswered client ends, exit non-zero ($rc)" \
+	test $rc != 0
+check "rtlab boot says why on stderr" \
+	grep -q "network load (iperf3-nic): the board's iperf3 server" \
+	"$work/bad.out"
+mkdir "$work/bad"
+tar xzf "$work/bad.bundle" -C "$work/bad" 2>/dev/null
+bm=$work/bad/manifest.json
+check "manifest: agent_error, the reason in error ($(jq -r .error "$bm" 2>/dev/null))" \
+	jqt '.status == "agent_error" and
+	 (.error | test("never answered")) and
+	 .virtual_board.nic_load.answered == false and
+	 .virtual_board.nic_load.client_starts >= 1' "$bm"
+bport=$(jq -r .virtual_board.nic_load.host_port "$bm")
+check "no host client left behind" \
+	sh -c '! pgrep -f "^iperf3 -c 127.0.0.1 -p $1 " >/dev/null' - "$bport"

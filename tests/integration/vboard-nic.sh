@@ -9,7 +9,8 @@
 # received a real flow (rx_packets in the manifest), that the end-of-run
 # trace shows the packets taken in by the virtio device's interrupt
 # thread under the NET_RX softirq, and that the host's client is gone
-# once the run is over.
+# once the run is over.  Then a client the board never answers: the run
+# ends as agent_error with the reason, not a hang.
 #
 # The kernel is fetched once into the cache all tests share
 # ($RTLAB_CACHE_DIR, see tests/lib.sh).

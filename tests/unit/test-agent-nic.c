@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The agent's NIC helpers against a faked sysfs and /proc/net/tcp: the
+ * The agent's NIC functions against a faked sysfs and /proc/net/tcp: the
  * interface backed by a device, its receive counters, a listening socket.
  */
 #include <stdio.h>

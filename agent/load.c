@@ -139,6 +139,17 @@ int load_build_cmds(const struct tc_load *l, unsigned int duration_s,
 			argv_add(&cmds[0], "127.0.0.1");
 			break;
 		}
+		if (l->net_mode == TC_NET_IPERF3_NIC) {
+			/* The client is the host's (its args too): the
+			 * traffic arrives through the NIC's interrupt. */
+			argv_add(&cmds[0], "iperf3");
+			argv_add(&cmds[0], "-s");
+			argv_add(&cmds[0], "-B");
+			argv_add(&cmds[0], TC_NIC_GUEST_ADDR);
+			argv_add(&cmds[0], "-p");
+			argv_addf(&cmds[0], "%u", l->port);
+			break;
+		}
 		*ncmds = 2;
 		argv_add(&cmds[0], "iperf3");
 		argv_add(&cmds[0], "-s");

@@ -29,7 +29,8 @@ struct load_set {
 
 /**
  * load_build_cmds() - the command line(s) load @l runs: one for most
- * loads, iperf3 server then client for a network load.  @duration_s
+ * loads, iperf3 server then client for a network load (the server alone
+ * for iperf3-nic: its client runs outside the board).  @duration_s
  * bounds tools that take a time limit, as a safety net should the agent
  * die.  @cmds[0..*ncmds-1] are initialised here; the caller cleans them up
  * with argv_cleanup() (also on failure).  Return: 0 or -ENOMEM.

@@ -40,6 +40,7 @@
 #include "ftrace.h"
 #include "knob.h"
 #include "load.h"
+#include "nic.h"
 #include "log.h"
 #include "manifest.h"
 #include "measure.h"
@@ -51,6 +52,9 @@
 #include "upload.h"
 
 #define RUN_LOAD_SETTLE_MS 1000
+/* iperf3 -s of an iperf3-nic load: how long it may take to listen */
+#define RUN_NIC_LISTEN_MS 20000
+#define RUN_NIC_NET_ROOT "/sys/class/net"
 #define RUN_LOAD_GRACE_MS 3000
 #define RUN_FILE_MAX (64u << 20)
 
@@ -95,6 +99,12 @@ struct run_ctx {
 	struct load_set loads;
 	struct extras_run extras; /* the testcase's modules, files, commands */
 	bool extras_ok;		  /* extras_init() done */
+	/* an iperf3-nic load: the NIC and its counters around the
+	 * measurement; @nic is the manifest's record of them */
+	char nic_if[64], nic_driver[64];
+	struct nic_stats nic_before;
+	bool nic_up;
+	json_t *nic;
 	char *started_at, *finished_at;
 	double t0;
 	struct progress prog; /* on a terminal only */
@@ -542,6 +552,95 @@ out:
 	free(log);
 }
 
+/*
+ * An iperf3-nic load: once its server listens on the NIC, note the NIC's
+ * counters and tell whoever drives the board (the console line
+ * RTLAB-NIC-LOAD-UP, boards/README.md) to start sending.
+ */
+static void run_nic_up(struct run_ctx *r, const struct tc_load *l)
+{
+	unsigned int waited_ms = 0;
+	int ret;
+
+	ret = nic_find(RUN_NIC_NET_ROOT, r->nic_if, sizeof(r->nic_if),
+		       r->nic_driver, sizeof(r->nic_driver));
+	if (ret) {
+		run_fail(r,
+			 "load network (iperf3-nic): the board has no network "
+			 "interface backed by a device (%s)",
+			 strerror(-ret));
+		return;
+	}
+	while (!nic_tcp_listening("/proc/net/tcp", TC_NIC_GUEST_ADDR,
+				  l->port) &&
+	       waited_ms < RUN_NIC_LISTEN_MS && !run_stopped(r)) {
+		sleep_ms_interruptible(100);
+		waited_ms += 100;
+	}
+	if (!nic_tcp_listening("/proc/net/tcp", TC_NIC_GUEST_ADDR, l->port)) {
+		run_fail(r,
+			 "load network (iperf3-nic): iperf3 -s did not listen "
+			 "on %s:%u within %u s (has %s that address?)",
+			 TC_NIC_GUEST_ADDR, l->port, RUN_NIC_LISTEN_MS / 1000,
+			 r->nic_if);
+		return;
+	}
+	ret = nic_stats_get(RUN_NIC_NET_ROOT, r->nic_if, &r->nic_before);
+	if (ret) {
+		run_fail(r, "load network (iperf3-nic): %s statistics: %s",
+			 r->nic_if, strerror(-ret));
+		return;
+	}
+	r->nic_up = true;
+	printf("RTLAB-NIC-LOAD-UP port=%u if=%s\n", l->port, r->nic_if);
+	fflush(stdout);
+	rlog(r, LOG_LEVEL_INFO,
+	     "load network (iperf3-nic): listening on %s:%u (%s, %s), rx "
+	     "%llu packets so far",
+	     TC_NIC_GUEST_ADDR, l->port, r->nic_if, r->nic_driver,
+	     r->nic_before.rx_packets);
+}
+
+/* The measurement is over: what the NIC received meanwhile, and the
+ * sender told to stop (RTLAB-NIC-LOAD-DOWN). */
+static void run_nic_down(struct run_ctx *r)
+{
+	const struct tc_load *l = testcase_nic_load(&r->tc);
+	struct nic_stats after;
+	int ret;
+
+	if (!r->nic_up)
+		return;
+	r->nic_up = false;
+	ret = nic_stats_get(RUN_NIC_NET_ROOT, r->nic_if, &after);
+	printf("RTLAB-NIC-LOAD-DOWN if=%s\n", r->nic_if);
+	fflush(stdout);
+	if (ret) {
+		run_fail(r, "load network (iperf3-nic): %s statistics: %s",
+			 r->nic_if, strerror(-ret));
+		return;
+	}
+	r->nic =
+		json_pack("{s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:I, s:I, s:I}",
+			  "source", "outside", "interface", r->nic_if, "driver",
+			  r->nic_driver, "address", TC_NIC_GUEST_ADDR, "port",
+			  (int)l->port, "rx_bytes_before",
+			  (json_int_t)r->nic_before.rx_bytes, "rx_bytes_after",
+			  (json_int_t)after.rx_bytes, "rx_bytes",
+			  (json_int_t)(after.rx_bytes - r->nic_before.rx_bytes),
+			  "rx_packets_before",
+			  (json_int_t)r->nic_before.rx_packets,
+			  "rx_packets_after", (json_int_t)after.rx_packets,
+			  "rx_packets",
+			  (json_int_t)(after.rx_packets -
+				       r->nic_before.rx_packets));
+	rlog(r, LOG_LEVEL_INFO,
+	     "load network (iperf3-nic): %s received %llu packets, %llu "
+	     "bytes during the measurement",
+	     r->nic_if, after.rx_packets - r->nic_before.rx_packets,
+	     after.rx_bytes - r->nic_before.rx_bytes);
+}
+
 static void run_start_loads(struct run_ctx *r)
 {
 	struct rtlab_err err = { "" };
@@ -568,6 +667,8 @@ static void run_start_loads(struct run_ctx *r)
 		for (j = 0; j < LOAD_MAX_CMDS; j++)
 			argv_cleanup(&cmds[j]);
 	}
+	if (!r->error && testcase_nic_load(&r->tc))
+		run_nic_up(r, testcase_nic_load(&r->tc));
 	/* Let the loads get going before measuring under them. */
 	if (r->tc.nloads && !r->error)
 		sleep_ms_interruptible(RUN_LOAD_SETTLE_MS);
@@ -881,6 +982,7 @@ static void run_restore(struct run_ctx *r)
 
 	run_stop_trace(r);
 	phase(r, "restore");
+	run_nic_down(r);
 	if (r->loads.n)
 		rlog(r, LOG_LEVEL_INFO, "stopping %zu load(s)", r->loads.n);
 	load_stop_all(&r->loads, RUN_LOAD_GRACE_MS);
@@ -977,6 +1079,12 @@ static json_t *run_manifest(struct run_ctx *r)
 		json_object_set(m, "trace", r->trace);
 	if (m && r->measurement)
 		json_object_set(m, "measurement", r->measurement);
+	/* beside the load's definition: the report's load line reads it */
+	if (m && r->nic && r->tc_ok && testcase_nic_load(&r->tc))
+		json_object_set(json_array_get(json_object_get(tcj, "loads"),
+					       testcase_nic_load(&r->tc) -
+						       r->tc.loads),
+				"nic", r->nic);
 	if (m && json_array_size(r->injections))
 		json_object_set(m, "injections", r->injections);
 	return m;
@@ -1269,6 +1377,7 @@ static void run_ctx_cleanup(struct run_ctx *r)
 	json_decref(r->measurement);
 	json_decref(r->results);
 	json_decref(r->injections);
+	json_decref(r->nic);
 	json_decref(r->kernel);
 	json_decref(r->env);
 	bundle_free(r->files);

@@ -86,6 +86,30 @@ while [ $i -lt 50 ]; do
 done
 [ -n "$port" ] || [ "$RTLAB_TRANSPORT" = ssh ] || echo "RTLAB-NO-CHANNEL (no virtio port named rtlab.0)"
 
+# A load from outside the board (network mode iperf3-nic): QEMU's user
+# network behind a virtio-net NIC, at the guest address it expects; the
+# host sends into it once the agent says RTLAB-NIC-LOAD-UP.
+if [ -n "${RTLAB_NIC_ADDR:-}" ]; then
+	modprobe virtio_pci 2>/dev/null
+	modprobe virtio_net 2>/dev/null
+	nic=""
+	i=0
+	while [ -z "$nic" ] && [ $i -lt 50 ]; do
+		for d in /sys/class/net/*; do
+			[ -e "$d/device" ] && nic=${d##*/} && break
+		done
+		[ -n "$nic" ] || sleep 0.1
+		i=$((i + 1))
+	done
+	if [ -n "$nic" ]; then
+		ip link set "$nic" up
+		ip addr add "$RTLAB_NIC_ADDR" dev "$nic"
+		echo "RTLAB-NIC-UP if=$nic addr=$RTLAB_NIC_ADDR"
+	else
+		echo "RTLAB-NO-NIC (no network interface appeared)"
+	fi
+fi
+
 fault=""
 [ -f /job/fault ] && fault=$(cat /job/fault)
 # ... or from the kernel's command line (a test's kernel definition with

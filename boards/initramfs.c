@@ -871,6 +871,20 @@ int initramfs_job(const char *path, const struct initramfs_job *j,
 		       j->kernel_tree ? j->kernel_tree : "");
 	if (len < 0)
 		return -ENOMEM;
+	if (j->nic_addr) {
+		char *p2 = NULL;
+
+		if (strspn(j->nic_addr, "0123456789./") !=
+			    strlen(j->nic_addr) ||
+		    asprintf(&p2, "%sRTLAB_NIC_ADDR='%s'\n", params,
+			     j->nic_addr) < 0) {
+			free(params);
+			return -ENOMEM;
+		}
+		free(params);
+		params = p2;
+		len = strlen(params);
+	}
 	ents_add(&l, "job", ENT_DIR, 0755);
 	ents_add_data(&l, "job/params", params, len, 0644);
 	ents_add_src(&l, "job/testcase.yaml", j->testcase_path, 0644);

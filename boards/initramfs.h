@@ -36,6 +36,9 @@ struct initramfs_job {
 	const char *release;	   /* the kernel booted: its extras' modules
 				    * must match it; NULL: not checked */
 	const char *fault;	   /* tests only: "panic", ...; or NULL */
+	/* "10.0.2.15/24": the board brings its NIC up with this address
+	 * (a load from outside, mode iperf3-nic); NULL: no NIC */
+	const char *nic_addr;
 	/* ssh boards: shell assignments for /job/ssh (the transport, the
 	 * network to bring up), and a file copied to /job/authorized_keys */
 	const char *extra_params;

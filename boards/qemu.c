@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -45,6 +46,10 @@
 #define PANIC_GRACE_S 2.0	    /* console lines after "Kernel panic" */
 #define POWEROFF_GRACE_S 30.0	    /* bundle received, waiting for poweroff */
 #define LOG_KEEP_BYTES (16UL << 20) /* console.log, qemu.log: their end */
+#define NIC_RESPAWN_S 1.0	    /* the host's iperf3 client ended: again */
+#define NIC_MAX_STARTS 30	    /* ... at most this often per run */
+#define NIC_STOP_GRACE_S 2.0	    /* SIGTERM, then SIGKILL */
+#define NIC_CLIENT_MARGIN_S 120	    /* its -t beyond the duration */
 
 void board_run_info_cleanup(struct board_run_info *info)
 {
@@ -80,6 +85,19 @@ struct run {
 	struct watchdog wd;
 	struct progress pg;
 	char what[96];
+	/* a load from outside the board (network mode iperf3-nic): QEMU's
+	 * forwarded port, and the host's iperf3 client sending into it from
+	 * the agent's RTLAB-NIC-LOAD-UP to its RTLAB-NIC-LOAD-DOWN */
+	unsigned int nic_guest_port; /* 0: no NIC load */
+	unsigned int nic_host_port;
+	char **nic_args; /* the load's args, for the client */
+	char *nic_log;	 /* the client's output */
+	pid_t nic_pid;
+	unsigned int nic_starts;
+	double nic_ended_at; /* the client last ended */
+	bool nic_answered;   /* the board's server took a test */
+	bool nic_done;	     /* the measurement ended: no more clients */
+	char nic_error[256];
 };
 
 /* Phase display on a terminal (lib/progress.h), nothing otherwise. */
@@ -226,6 +244,15 @@ static int build_qemu_argv(struct run *r, const char *initrd)
 	AF("socket,id=rtlab0,path=%s", r->sock_path);
 	A("-device");
 	A("virtserialport,chardev=rtlab0,name=rtlab.0");
+	if (r->nic_guest_port) {
+		/* restrict=on: the board reaches nothing outside QEMU; only
+		 * the forwarded port on the host's loopback reaches it */
+		A("-netdev");
+		AF("user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:%u-%s:%u",
+		   r->nic_host_port, TC_NIC_GUEST_ADDR, r->nic_guest_port);
+		A("-device");
+		A("virtio-net-pci,netdev=n0");
+	}
 	A("-kernel");
 	A(r->id.image_path);
 	A("-initrd");
@@ -263,6 +290,8 @@ static char *qemu_cmd_string(char **v)
 	return s;
 }
 
+static json_t *nic_json(const struct run *r);
+
 /* The board's own description, for every manifest. */
 static json_t *board_json(struct run *r, double boot_s, double chan_s)
 {
@@ -294,6 +323,8 @@ static json_t *board_json(struct run *r, double boot_s, double chan_s)
 				      r->wd.stopped_s, "waiting_for_cpu_s",
 				      r->wd.starved_s, "qemu_cpu_s",
 				      r->wd.cpu_s));
+	if (r->nic_guest_port)
+		json_object_set_new(j, "nic_load", nic_json(r));
 	if (r->id.package)
 		json_object_set_new(j, "kernel_package",
 				    json_sprintf("%s %s", r->id.package,
@@ -382,6 +413,18 @@ static int agent_bundle(struct run *r, const unsigned char *data, size_t size,
 		goto out;
 	}
 	json_object_set(m, "virtual_board", vboard);
+	/* the measurement ran without the traffic it was meant to run
+	 * under: not a result to compare */
+	if (r->nic_error[0] &&
+	    !strcmp(json_string_value(json_object_get(m, "status")) ?: "",
+		    run_status_name(RUN_STATUS_COMPLETE))) {
+		json_object_set_new(
+			m, "status",
+			json_string(run_status_name(RUN_STATUS_AGENT_ERROR)));
+		json_object_set_new(m, "error",
+				    json_sprintf("network load (iperf3-nic): %s",
+						 r->nic_error));
+	}
 	ret = finish_bundle(r, bd, m, out, err);
 out:
 	json_decref(m);
@@ -439,6 +482,246 @@ static pid_t spawn_qemu(struct run *r, struct rtlab_err *err)
 		_exit(127);
 	}
 	return pid;
+}
+
+/* -- a load from outside the board (iperf3-nic) ---------------------------- */
+
+/* A free TCP port on 127.0.0.1, as the kernel hands one out for port 0:
+ * never a fixed one, so boards side by side do not collide. */
+static int nic_pick_port(unsigned int *port, struct rtlab_err *err)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sa);
+	int fd, ret = 0;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&sa, &len) < 0)
+		ret = rtlab_err_seterr(err, errno,
+				       "a free port on 127.0.0.1 for the "
+				       "board's NIC: %s",
+				       strerror(errno));
+	else
+		*port = ntohs(sa.sin_port);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/* The testcase's iperf3-nic load, if any: its port and args. */
+static int nic_prepare(struct run *r, const char *testcase_path,
+		       struct rtlab_err *err)
+{
+	struct testcase tc = { 0 };
+	const struct tc_load *l;
+	size_t i;
+	int ret;
+
+	ret = testcase_load(testcase_path, &tc, err);
+	if (ret)
+		goto out;
+	l = testcase_nic_load(&tc);
+	if (!l)
+		goto out;
+	r->nic_guest_port = l->port;
+	r->nic_args = calloc(l->nargs + 1, sizeof(*r->nic_args));
+	r->nic_log = path_join(r->work, "nic-client.log");
+	if (!r->nic_args || !r->nic_log) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < l->nargs; i++) {
+		r->nic_args[i] = strdup(l->args[i]);
+		if (!r->nic_args[i]) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	ret = nic_pick_port(&r->nic_host_port, err);
+out:
+	testcase_cleanup(&tc);
+	return ret;
+}
+
+static char **nic_client_argv(const struct run *r)
+{
+	size_t n = 0, i;
+	char **v;
+
+	while (r->nic_args && r->nic_args[n])
+		n++;
+	v = calloc(n + 12, sizeof(*v));
+	if (!v)
+		return NULL;
+	i = 0;
+	v[i++] = strdup("iperf3");
+	v[i++] = strdup("-c");
+	v[i++] = strdup("127.0.0.1");
+	v[i++] = strdup("-p");
+	if (asprintf(&v[i++], "%u", r->nic_host_port) < 0)
+		v[i - 1] = NULL;
+	v[i++] = strdup("-t");
+	if (asprintf(&v[i++], "%u", r->o->duration_s + NIC_CLIENT_MARGIN_S) < 0)
+		v[i - 1] = NULL;
+	v[i++] = strdup("--forceflush");
+	for (size_t j = 0; j < n; j++)
+		v[i++] = strdup(r->nic_args[j]);
+	for (size_t j = 0; j < i; j++)
+		if (!v[j]) {
+			while (i)
+				free(v[--i]);
+			free(v);
+			return NULL;
+		}
+	return v;
+}
+
+static void nic_spawn(struct run *r)
+{
+	char **v = nic_client_argv(r);
+	pid_t pid;
+	int fd;
+
+	if (!v) {
+		snprintf(r->nic_error, sizeof(r->nic_error),
+			 "the host's iperf3 client: out of memory");
+		r->nic_done = true;
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		fd = open(r->nic_log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		fd = open("/dev/null", O_RDONLY);
+		if (fd >= 0)
+			dup2(fd, 0);
+		execvp(v[0], v);
+		dprintf(2, "cannot run %s: %s\n", v[0], strerror(errno));
+		_exit(127);
+	}
+	free_argv(v);
+	if (pid < 0) {
+		snprintf(r->nic_error, sizeof(r->nic_error),
+			 "the host's iperf3 client: fork: %s", strerror(errno));
+		r->nic_done = true;
+		return;
+	}
+	setpgid(pid, pid);
+	r->nic_pid = pid;
+	r->nic_starts++;
+}
+
+/* Did the board's server answer: an interval line ("... sec ...") in
+ * the client's output, which iperf3 prints only once a test runs. */
+static bool nic_log_answered(const struct run *r, char *last, size_t size)
+{
+	char *text = NULL, *p, *end;
+	size_t len = 0;
+	bool yes;
+
+	last[0] = '\0';
+	if (file_read_all(r->nic_log, &text, &len, NULL) || !len) {
+		free(text);
+		return false;
+	}
+	yes = strstr(text, " sec ") != NULL;
+	end = text + len;
+	while (end > text && (end[-1] == '\n' || end[-1] == '\r'))
+		end--;
+	*end = '\0';
+	p = strrchr(text, '\n');
+	snprintf(last, size, "%s", p ? p + 1 : text);
+	free(text);
+	return yes;
+}
+
+static void nic_stop(struct run *r)
+{
+	double t0 = clock_mono_s();
+	int st;
+
+	if (r->nic_pid <= 0)
+		return;
+	kill(-r->nic_pid, SIGTERM);
+	while (waitpid(r->nic_pid, &st, WNOHANG) == 0) {
+		if (clock_mono_s() - t0 > NIC_STOP_GRACE_S) {
+			kill(-r->nic_pid, SIGKILL);
+			while (waitpid(r->nic_pid, &st, 0) < 0 &&
+			       errno == EINTR)
+				;
+			break;
+		}
+		usleep(20000);
+	}
+	r->nic_pid = 0;
+}
+
+/* Once per watch: start, restart and stop the host's client as the
+ * board's console says. */
+static void nic_tick(struct run *r, double t)
+{
+	char last[200];
+	int st;
+
+	if (!r->nic_guest_port || r->nic_done)
+		return;
+	if (console_has(r, "RTLAB-NIC-LOAD-DOWN") ||
+	    console_has(r, "RTLAB-AGENT-END")) {
+		nic_stop(r);
+		r->nic_done = true;
+		r->nic_answered = nic_log_answered(r, last, sizeof(last));
+		if (!r->nic_starts && console_has(r, "RTLAB-NIC-LOAD-UP"))
+			snprintf(r->nic_error, sizeof(r->nic_error),
+				 "the host's iperf3 client never started");
+		else if (r->nic_starts && !r->nic_answered)
+			snprintf(r->nic_error, sizeof(r->nic_error),
+				 "the board's iperf3 server (%s:%u, host port "
+				 "127.0.0.1:%u) never answered the host's "
+				 "client in %u tries: %.120s",
+				 TC_NIC_GUEST_ADDR, r->nic_guest_port,
+				 r->nic_host_port, r->nic_starts, last);
+		return;
+	}
+	if (!console_has(r, "RTLAB-NIC-LOAD-UP"))
+		return;
+	if (r->nic_pid > 0 && waitpid(r->nic_pid, &st, WNOHANG) == r->nic_pid) {
+		r->nic_pid = 0;
+		r->nic_ended_at = t;
+	}
+	if (r->nic_pid > 0 || t - r->nic_ended_at < NIC_RESPAWN_S)
+		return;
+	if (r->nic_starts >= NIC_MAX_STARTS) {
+		/* keeps its answer for the error at the end */
+		return;
+	}
+	nic_spawn(r);
+}
+
+/* The host's side of the NIC load, for the manifest's virtual_board. */
+static json_t *nic_json(const struct run *r)
+{
+	char *cmd = NULL, **v = nic_client_argv(r);
+	json_t *j;
+
+	if (v)
+		cmd = qemu_cmd_string(v);
+	free_argv(v);
+	j = json_pack("{s:s, s:s, s:s, s:i, s:s, s:i, s:s?, s:i, s:b, s:s?}",
+		      "device", "virtio-net-pci", "netdev", "user,restrict=on",
+		      "host_address", "127.0.0.1", "host_port",
+		      (int)r->nic_host_port, "guest_address", TC_NIC_GUEST_ADDR,
+		      "guest_port", (int)r->nic_guest_port, "client", cmd,
+		      "client_starts", (int)r->nic_starts, "answered",
+		      r->nic_answered, "error",
+		      r->nic_error[0] ? r->nic_error : NULL);
+	free(cmd);
+	return j;
 }
 
 /* What is left on the channel once QEMU is gone, and the console's end. */
@@ -514,6 +797,7 @@ static enum board_watch supervise(struct run *r, pid_t pid, int lfd,
 			start_g = r->wd.runnable_s;
 			phase(r, "measure");
 		}
+		nic_tick(r, t);
 		if (!panic_at && console_has(r, "Kernel panic"))
 			panic_at = t;
 		if (!done_at && r->chan_len && !r->chan_overflow &&
@@ -552,6 +836,10 @@ static enum board_watch supervise(struct run *r, pid_t pid, int lfd,
 	return oc;
 }
 
+/* The NIC of a load from outside; prefix as TC_NIC_GUEST_PREFIX. */
+static const char *const nic_modules[] = { "virtio_net", NULL };
+#define NIC_PREFIX_STR "24"
+
 static int prepare(struct run *r, const struct kernel_def *k,
 		   const char *testcase_path, struct rtlab_err *err)
 {
@@ -582,7 +870,13 @@ static int prepare(struct run *r, const struct kernel_def *k,
 	ret = initramfs_base(cache, init, agent, &base, &built, err);
 	if (ret)
 		goto out;
-	ret = initramfs_kernel(cache, &r->id, NULL, &kpart, err);
+	ret = nic_prepare(r, testcase_path, err);
+	if (ret)
+		goto out;
+	/* virtio_net brings net_failover and failover (modules.dep) */
+	ret = initramfs_kernel(cache, &r->id,
+			       r->nic_guest_port ? nic_modules : NULL, &kpart,
+			       err);
 	if (ret)
 		goto out;
 	job.run_id = r->run_id;
@@ -594,6 +888,8 @@ static int prepare(struct run *r, const struct kernel_def *k,
 	job.interval_us = r->b->interval_us;
 	job.testcase_path = testcase_path;
 	job.release = r->id.release;
+	if (r->nic_guest_port)
+		job.nic_addr = TC_NIC_GUEST_ADDR "/" NIC_PREFIX_STR;
 	job.fault = r->o->fault == BOARD_FAULT_PANIC   ? "panic" :
 		    r->o->fault == BOARD_FAULT_HANG    ? "hang" :
 		    r->o->fault == BOARD_FAULT_CORRUPT ? "corrupt" :
@@ -776,6 +1072,12 @@ int board_run(const struct board_def *b, const struct kernel_def *k,
 		goto out;
 	}
 	watch = supervise(&r, pid, lfd, boot_to, hang_to, &wst);
+	/* the board is gone: its sender too, whatever the board said */
+	nic_stop(&r);
+	if (r.nic_error[0])
+		fprintf(stderr,
+			"rtlab: board %s: network load (iperf3-nic): %s\n",
+			b->name, r.nic_error);
 	if (r.t_start)
 		boot_s = r.t_start - r.t_qemu;
 	if (r.chan_len > 1)
@@ -885,6 +1187,9 @@ out:
 	free(r.cmdline);
 	free(r.con);
 	free(r.chan);
+	nic_stop(&r);
+	free_argv(r.nic_args);
+	free(r.nic_log);
 	free(r.testcase_name);
 	free(r.console_path);
 	free(r.qemu_log);

@@ -66,6 +66,30 @@ const char *tc_inject_mode_name(enum tc_inject_mode m)
 	return inject_mode_names[m];
 }
 
+const char *tc_net_mode_name(enum tc_net_mode m)
+{
+	switch (m) {
+	case TC_NET_IPERF3:
+		return "iperf3";
+	case TC_NET_PING:
+		return "ping";
+	case TC_NET_IPERF3_NIC:
+		return "iperf3-nic";
+	}
+	return "?";
+}
+
+const struct tc_load *testcase_nic_load(const struct testcase *tc)
+{
+	size_t i;
+
+	for (i = 0; i < tc->nloads; i++)
+		if (tc->loads[i].kind == TC_LOAD_NETWORK &&
+		    tc->loads[i].net_mode == TC_NET_IPERF3_NIC)
+			return &tc->loads[i];
+	return NULL;
+}
+
 const char *tc_load_kind_name(enum tc_load_kind k)
 {
 	if ((size_t)k >= sizeof(load_kind_names) / sizeof(load_kind_names[0]))
@@ -492,8 +516,11 @@ static int parse_load(struct tcp *p, const yaml_node_t *map, size_t idx,
 				l->net_mode = TC_NET_IPERF3;
 			else if (scalar(v) && !strcmp(scalar(v), "ping"))
 				l->net_mode = TC_NET_PING;
+			else if (scalar(v) && !strcmp(scalar(v), "iperf3-nic"))
+				l->net_mode = TC_NET_IPERF3_NIC;
 			else
-				return tc_fail(p, v, key, "iperf3 or ping");
+				return tc_fail(p, v, key,
+					       "iperf3, ping or iperf3-nic");
 			ret = 0;
 		} else if (!strcmp(k, "port") && l->kind == TC_LOAD_NETWORK) {
 			ret = get_uint(p, v, key, 1024, 65535, &l->port);
@@ -566,6 +593,17 @@ static int parse_loads(struct tcp *p, const yaml_node_t *seq,
 				 &tc->loads[tc->nloads - 1]);
 		if (ret)
 			return ret;
+		/* One NIC, one forwarded port: one load from outside. */
+		if (tc->loads[tc->nloads - 1].net_mode == TC_NET_IPERF3_NIC &&
+		    tc->loads[tc->nloads - 1].kind == TC_LOAD_NETWORK &&
+		    testcase_nic_load(tc) != &tc->loads[tc->nloads - 1])
+			return rtlab_err_set(p->err,
+					     "%s:%lu: loads[%zu]: only one network load "
+					     "may have mode iperf3-nic",
+					     p->path,
+					     (unsigned long)e->start_mark.line +
+						     1,
+					     tc->nloads - 1);
 	}
 	return 0;
 }
@@ -1158,9 +1196,7 @@ json_t *testcase_to_json(const struct testcase *tc)
 		if (o && l->kind == TC_LOAD_NETWORK) {
 			bad |= json_object_set_new(
 				o, "mode",
-				json_string(l->net_mode == TC_NET_PING ?
-						    "ping" :
-						    "iperf3"));
+				json_string(tc_net_mode_name(l->net_mode)));
 			bad |= json_object_set_new(o, "port",
 						   json_integer(l->port));
 		}

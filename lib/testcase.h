@@ -32,7 +32,15 @@ enum tc_inject_mode {
 enum tc_net_mode {
 	TC_NET_IPERF3, /* iperf3 server + client on 127.0.0.1 */
 	TC_NET_PING,   /* ping -f -q 127.0.0.1 */
+	/* iperf3 server on the board's NIC, the client on the host that
+	 * drives the board (the virtual board: boards/README.md) */
+	TC_NET_IPERF3_NIC,
 };
+
+/* The board's address for an iperf3-nic load: QEMU user networking's
+ * guest address, which the virtual board gives its virtio-net NIC. */
+#define TC_NIC_GUEST_ADDR "10.0.2.15"
+#define TC_NIC_GUEST_PREFIX 24
 
 struct tc_load {
 	enum tc_load_kind kind;
@@ -121,6 +129,16 @@ struct testcase {
 	struct tc_trace trace;
 	struct tc_extras extras;
 };
+
+/**
+ * testcase_nic_load() - the testcase's iperf3-nic load (whose traffic
+ * comes from outside the board, through its NIC), or NULL when it has
+ * none.  Points into @tc.
+ */
+const struct tc_load *testcase_nic_load(const struct testcase *tc);
+
+/** tc_net_mode_name() - "iperf3", "ping", "iperf3-nic" as in the YAML. */
+const char *tc_net_mode_name(enum tc_net_mode m);
 
 /** tc_load_kind_name() - "hackbench", "stress-ng", ... as in the YAML. */
 const char *tc_load_kind_name(enum tc_load_kind k);

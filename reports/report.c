@@ -437,6 +437,20 @@ static void text_loads(struct strbuf *s, const json_t *loads)
 		}
 		if (extra)
 			strbuf_addf(s, ")");
+		/* an iperf3-nic load: the traffic came in through a NIC */
+		v = json_object_get(l, "nic");
+		if (json_is_object(v))
+			strbuf_addf(
+				s,
+				", NIC-driven: %s (%s) received %" JSON_INTEGER_FORMAT
+				" packets, %" JSON_INTEGER_FORMAT
+				" bytes from outside the board",
+				jstr(v, "interface", "?"),
+				jstr(v, "driver", "?"),
+				json_integer_value(json_object_get(v,
+								   "rx_packets")),
+				json_integer_value(json_object_get(v,
+								   "rx_bytes")));
 	}
 }
 

@@ -105,6 +105,10 @@ static void test_loads(void)
 	check_load("name: x\nloads:\n  - name: network\n    mode: ping\n",
 		   "ping -f -q -w 130 127.0.0.1", NULL,
 		   "network: ping flood on loopback");
+	check_load("name: x\nloads:\n  - name: network\n    mode: iperf3-nic\n"
+		   "    port: 5202\n",
+		   "iperf3 -s -B 10.0.2.15 -p 5202", NULL,
+		   "network iperf3-nic: the server alone, on the NIC's address");
 }
 
 static void test_join(void)

@@ -55,7 +55,10 @@ static const char ctx_text[] =
 	"      \"cmdline\": \"console=ttyS0\"},"
 	"    \"testcase\": {\"duration_s\": 3, \"definition\": {\"loads\": ["
 	"      {\"name\": \"hackbench\", \"args\": [\"-g\", \"4\"]},"
-	"      {\"name\": \"churn\", \"loops\": 200}]}},"
+	"      {\"name\": \"churn\", \"loops\": 200},"
+	"      {\"name\": \"network\", \"mode\": \"iperf3-nic\","
+	"       \"nic\": {\"interface\": \"eth0\", \"driver\": \"virtio_net\","
+	"        \"rx_packets\": 42197, \"rx_bytes\": 63866857}}]}},"
 	"    \"commands\": [\"cyclictest -m -p95\"],"
 	"    \"measurement\": {\"interval_us\": 997,"
 	"      \"interval_source\": \"board\", \"testcase_interval_us\": 1000},"
@@ -184,8 +187,14 @@ static void test_summary_text(void)
 	      "statistics");
 	CHECK(t && strstr(t, "worst spike: 4971 us, CPU 1, run 3, "),
 	      "where: the worst spike's run and CPU");
-	CHECK(t && strstr(t, "loads:      hackbench -g 4; churn (loops 200)"),
-	      "where: the loads");
+	/* (the line wraps at 80 columns) */
+	CHECK(t &&
+		      strstr(t,
+			     "loads:      hackbench -g 4; churn (loops 200); "
+			     "network (mode iperf3-nic),") &&
+		      strstr(t, "NIC-driven: eth0 (virtio_net) received 42197 "
+				"packets, 63866857 bytes from"),
+	      "where: the loads, a NIC-driven one with what its NIC received");
 	CHECK(t && strstr(t, "cyclictest-hackbench, 3 s per run, interval 997 "
 			     "us (the board's,\n      not the testcase's "
 			     "1000)\n"),

@@ -138,8 +138,9 @@ static void test_full(void)
 static void test_shipped(void)
 {
 	static const char *const names[] = {
-		"cyclictest-idle", "cyclictest-hackbench", "cyclictest-network",
-		"cyclictest-stress", "cyclictest-churn"
+		"cyclictest-idle",    "cyclictest-hackbench",
+		"cyclictest-network", "cyclictest-stress",
+		"cyclictest-churn",   "cyclictest-network-nic"
 	};
 	const char *top = getenv("RTLAB_TOP");
 	char path[4096];
@@ -158,6 +159,10 @@ static void test_shipped(void)
 			  "shipped testcase's name matches its file");
 		CHECK_INT(tc.duration_s, 60,
 			  "shipped testcases default to 60 s");
+		CHECK(!strcmp(names[i], "cyclictest-network-nic") ==
+			      (testcase_nic_load(&tc) != NULL),
+		      "%s: a load from outside only in the NIC testcase",
+		      names[i]);
 		testcase_cleanup(&tc);
 	}
 }
@@ -167,6 +172,13 @@ static void test_errors(void)
 	struct testcase tc;
 	struct rtlab_err e;
 
+	expect_error("two loads from outside the board",
+		     "name: x\nloads:\n  - name: network\n    mode: iperf3-nic\n"
+		     "  - name: network\n    mode: iperf3-nic\n    port: 5300\n",
+		     "loads[1]", "only one network load");
+	expect_error("unknown network mode",
+		     "name: x\nloads:\n  - name: network\n    mode: nic\n",
+		     "mode", "iperf3-nic");
 	expect_error("unknown top-level key", "name: x\nfoo: 1\n", "foo",
 		     "unknown key");
 	expect_error("unknown measurement key",
@@ -210,7 +222,7 @@ static void test_errors(void)
 	expect_error("network mode",
 		     "name: x\nloads:\n  - name: network\n"
 		     "    mode: udp\n",
-		     "loads[0].mode", "iperf3 or ping");
+		     "loads[0].mode", "iperf3, ping or iperf3-nic");
 	expect_error("missing name", "duration_s: 3\n", "name", "missing");
 	expect_error("not a mapping", "- a\n- b\n", "top level", NULL);
 	expect_error("invalid YAML", "name: [x\n", "not valid YAML", NULL);

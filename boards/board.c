@@ -19,6 +19,7 @@
 #include "extras-check.h"
 #include "initramfs.h"
 #include "manifest.h"
+#include "testcase.h"
 
 static const struct board_kind *const kinds[] = {
 	&board_kind_local,
@@ -276,6 +277,27 @@ int board_check_kernel_job(const char *kernel, const char *testcase_path,
 			ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
 	}
 	kernel_def_free(k);
+	return ret;
+}
+
+int board_refuse_nic_load(const char *kind, const char *board,
+			  const char *testcase_path, struct rtlab_err *err)
+{
+	struct testcase tc;
+	int ret;
+
+	ret = testcase_load(testcase_path, &tc, err);
+	if (ret)
+		return ret;
+	if (testcase_nic_load(&tc))
+		ret = rtlab_err_set(err,
+				    "testcase %s: its network load (mode "
+				    "iperf3-nic) is sent by the host into a "
+				    "virtual board's NIC, which board '%s' "
+				    "(kind %s) does not have: use mode iperf3 "
+				    "there",
+				    testcase_path, board, kind);
+	testcase_cleanup(&tc);
 	return ret;
 }
 

@@ -270,6 +270,17 @@ void board_close(struct board *b);
  * @info->status ("" when unreadable). */
 void board_bundle_status(const char *path, struct board_run_info *info);
 
+/**
+ * board_refuse_nic_load() - a kind's check_job on a board that cannot take
+ * traffic from outside: the testcase at @testcase_path has no iperf3-nic
+ * load (only the virtual board has the host-driven NIC it needs).
+ * Return: 0, or a negative errno with @err naming board @board of kind
+ * @kind and the load.
+ */
+int board_refuse_nic_load(const char *kind, const char *board,
+			  const char *testcase_path,
+			  struct rtlab_err *err) __must_check;
+
 /* -- for the kinds that boot a kernel definition ---------------------------- */
 
 /**

@@ -106,11 +106,39 @@ static void test_local(void)
 	board_close(NULL);
 }
 
+/* A load the host sends through a virtual NIC is refused on the kinds
+ * that have none, before anything is queued. */
+static void test_nic_load_refused(void)
+{
+	const char *top = getenv("RTLAB_TOP");
+	struct rtlab_err err = { "" };
+	char nic[4096], plain[4096];
+	char *kernel = NULL;
+	int ret;
+
+	snprintf(nic, sizeof(nic), "%s/testcases/cyclictest-network-nic.yaml",
+		 top ? top : ".");
+	snprintf(plain, sizeof(plain), "%s/testcases/cyclictest-network.yaml",
+		 top ? top : ".");
+	ret = board_refuse_nic_load("ssh", "rpi4", nic, &err);
+	CHECK(ret < 0 && strstr(err.msg, "iperf3-nic") &&
+		      strstr(err.msg, "'rpi4' (kind ssh)"),
+	      "an iperf3-nic testcase is refused on an ssh board (%s)",
+	      err.msg);
+	CHECK_INT(board_refuse_nic_load("lava", "bbb", plain, &err), 0,
+		  "... a loopback network testcase is not");
+	ret = board_check_job("local", "l1", NULL, "host", nic, &kernel, &err);
+	CHECK(ret < 0 && strstr(err.msg, "(kind local)"),
+	      "a local board's job check refuses it (%s)", err.msg);
+	free(kernel);
+}
+
 int main(void)
 {
 	test_kinds();
 	test_definition_name();
 	test_open_refused();
 	test_local();
+	test_nic_load_refused();
 	return check_exit();
 }

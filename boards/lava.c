@@ -778,7 +778,7 @@ static int run_dispatcher(struct lrun *r, unsigned int limit_s,
 	char idbuf[32], *outdir = path_join(r->work, "lava-output");
 	char tmpdir[64];
 	double t0 = clock_mono_s();
-	int fd, st = 0, ret = 0;
+	int st = 0, ret = 0;
 	pid_t pid, w;
 
 	*ran = false;
@@ -791,27 +791,16 @@ static int run_dispatcher(struct lrun *r, unsigned int limit_s,
 	snprintf(idbuf, sizeof(idbuf), "%ld", r->lava_job_id);
 	snprintf(tmpdir, sizeof(tmpdir), "/var/lib/lava/dispatcher/tmp/%s",
 		 idbuf);
-	pid = fork();
+	{
+		char *argv[] = { c->lava_run,	 "--job-id",  idbuf,
+				 "--output-dir", outdir,      "--device",
+				 c->device,	 r->job_path, NULL };
+
+		pid = spawn_logged(argv, log_path, false, 0, err);
+	}
 	if (pid < 0) {
 		free(outdir);
-		return rtlab_err_seterr(err, errno, "fork: %s",
-					strerror(errno));
-	}
-	if (!pid) {
-		fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			  0644);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		fd = open("/dev/null", O_RDONLY);
-		if (fd >= 0)
-			dup2(fd, 0);
-		setpgid(0, 0);
-		execlp(c->lava_run, c->lava_run, "--job-id", idbuf,
-		       "--output-dir", outdir, "--device", c->device,
-		       r->job_path, (char *)NULL);
-		_exit(127);
+		return pid;
 	}
 	for (;;) {
 		w = waitpid(pid, &st, WNOHANG);

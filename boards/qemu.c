@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -455,33 +454,10 @@ static int listen_unix(const char *path, struct rtlab_err *err)
 	return fd;
 }
 
+/* A board never outlives its driver (Ctrl-C, killed worker). */
 static pid_t spawn_qemu(struct run *r, struct rtlab_err *err)
 {
-	pid_t pid;
-	int fd;
-
-	pid = fork();
-	if (pid < 0)
-		return rtlab_err_seterr(err, errno, "fork: %s",
-					strerror(errno));
-	if (pid == 0) {
-		setpgid(0, 0);
-		/* a board never outlives its driver (Ctrl-C, killed worker) */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		fd = open(r->qemu_log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		fd = open("/dev/null", O_RDONLY);
-		if (fd >= 0)
-			dup2(fd, 0);
-		execvp(r->qemu_argv[0], r->qemu_argv);
-		dprintf(2, "cannot run %s: %s\n", r->qemu_argv[0],
-			strerror(errno));
-		_exit(127);
-	}
-	return pid;
+	return spawn_logged(r->qemu_argv, r->qemu_log, false, SIGKILL, err);
 }
 
 /* -- a load from outside the board (iperf3-nic) ---------------------------- */
@@ -580,8 +556,8 @@ static char **nic_client_argv(const struct run *r)
 static void nic_spawn(struct run *r)
 {
 	char **v = nic_client_argv(r);
+	struct rtlab_err err = { "" };
 	pid_t pid;
-	int fd;
 
 	if (!v) {
 		snprintf(r->nic_error, sizeof(r->nic_error),
@@ -589,30 +565,14 @@ static void nic_spawn(struct run *r)
 		r->nic_done = true;
 		return;
 	}
-	pid = fork();
-	if (pid == 0) {
-		setpgid(0, 0);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		fd = open(r->nic_log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		fd = open("/dev/null", O_RDONLY);
-		if (fd >= 0)
-			dup2(fd, 0);
-		execvp(v[0], v);
-		dprintf(2, "cannot run %s: %s\n", v[0], strerror(errno));
-		_exit(127);
-	}
+	pid = spawn_logged(v, r->nic_log, true, SIGKILL, &err);
 	free_argv(v);
 	if (pid < 0) {
 		snprintf(r->nic_error, sizeof(r->nic_error),
-			 "the host's iperf3 client: fork: %s", strerror(errno));
+			 "the host's iperf3 client: %s", err.msg);
 		r->nic_done = true;
 		return;
 	}
-	setpgid(pid, pid);
 	r->nic_pid = pid;
 	r->nic_starts++;
 }

@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -501,27 +500,14 @@ static const char *recover(struct srun *r)
 
 static void console_start(struct srun *r)
 {
-	int fd;
+	struct rtlab_err err = { "" };
+	char *argv[] = { "/bin/sh", "-c", NULL, NULL };
 
 	if (!r->d->console)
 		return;
-	fd = open(r->console_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-		  0644);
-	if (fd < 0)
-		return;
-	r->console_pid = fork();
-	if (!r->console_pid) {
-		int nul = open("/dev/null", O_RDONLY);
-
-		setpgid(0, 0);
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		dup2(nul, 0);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execl("/bin/sh", "sh", "-c", r->d->console, (char *)NULL);
-		_exit(127);
-	}
-	close(fd);
+	argv[2] = r->d->console;
+	r->console_pid =
+		spawn_logged(argv, r->console_path, true, SIGTERM, &err);
 	if (r->console_pid < 0)
 		r->console_pid = 0;
 }

@@ -12,10 +12,48 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "fsutil.h"
+
+pid_t spawn_logged(char *const argv[], const char *log_path, bool append,
+		   int death_signal, struct rtlab_err *err)
+{
+	pid_t parent = getpid(), pid;
+	int fd;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return rtlab_err_seterr(err, errno, "%s: fork: %s", argv[0],
+					strerror(errno));
+	if (pid == 0) {
+		setpgid(0, 0);
+		if (death_signal) {
+			prctl(PR_SET_PDEATHSIG, death_signal);
+			if (getppid() != parent)
+				_exit(126);
+		}
+		fd = open(log_path,
+			  O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC),
+			  0644);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		fd = open("/dev/null", O_RDONLY);
+		if (fd >= 0)
+			dup2(fd, 0);
+		execvp(argv[0], argv);
+		dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	/* the group exists before the caller signals it, whoever runs first */
+	setpgid(pid, pid);
+	return pid;
+}
 
 int spawn_capture(char *const argv[], const char *cwd, int with_stderr,
 		  char **out, struct rtlab_err *err)

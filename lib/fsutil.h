@@ -8,6 +8,7 @@
  * removing directory trees.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include "error.h"
@@ -22,6 +23,17 @@
  */
 int spawn_capture(char *const argv[], const char *cwd, int with_stderr,
 		  char **out, struct rtlab_err *err) __must_check;
+
+/**
+ * spawn_logged() - start @argv (argv[0] looked up in PATH) in a process
+ * group of its own, stdin from /dev/null, stdout and stderr into
+ * @log_path (truncated, or appended to when @append); @death_signal
+ * (0: none) is sent to it if the caller dies first.  Does not wait.
+ * Return: its pid (the group's id too) or a negative errno with @err
+ * naming the tool.
+ */
+pid_t spawn_logged(char *const argv[], const char *log_path, bool append,
+		   int death_signal, struct rtlab_err *err) __must_check;
 
 /**
  * file_sha256_hex() - sha256 of a file's contents as 64 hex digits.

@@ -17,6 +17,11 @@
 #   $RTLAB, $AGENT             the binaries of $RTLAB_BUILD (default build/)
 #   $TOP                       the source tree
 #   $RTLAB_CACHE_DIR           kernel and initramfs cache shared by all tests
+#   vboard_boot LABEL WHAT TESTCASE [BOOT OPTIONS]
+#                              one run on the virtual board (qemu-icount,
+#                              debian-rt unless the options say otherwise)
+#                              that must complete; its files in $work/LABEL/,
+#                              its manifest in $m; returns 1 without a bundle
 
 TOP=${RTLAB_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 RTLAB_BUILD=${RTLAB_BUILD:-$TOP/build}
@@ -203,4 +208,30 @@ start_notify_sink() {
 	done
 	SMTP_PORT=$(awk '/^smtp/ {print $2}' "$work/sink.out")
 	HOOK_PORT=$(awk '/^smtp/ {print $4}' "$work/sink.out")
+}
+
+# vboard_boot LABEL WHAT TESTCASE [BOOT OPTIONS]: 'rtlab boot' of TESTCASE,
+# checked ("WHAT: ... status complete"), the bundle unpacked into
+# $work/LABEL/ and $m set to its manifest; 'rtlab boot' says in
+# $work/LABEL.out.  The board's state is $RTLAB_TEST_STATE (shared by the
+# virtual-board tests, default build/test-state).
+vboard_boot() {
+	label=$1 what=$2 tc=$3
+	shift 3
+	vb_state=${RTLAB_TEST_STATE:-$RTLAB_BUILD/test-state}
+	mkdir -p "$vb_state"
+	RTLAB_STATE_DIR=$vb_state "$RTLAB" boot --board qemu-icount \
+		--kernel debian-rt --testcase "$tc" \
+		--out "$work/$label.bundle" -q "$@" >"$work/$label.out" 2>&1
+	rc=$?
+	check "$what: rtlab boot, status complete (exit $rc)" test $rc = 0
+	if [ ! -s "$work/$label.bundle" ]; then
+		not_ok "$what: a bundle came back"
+		sed 's/^/#   /' "$work/$label.out" | tail -n 20
+		return 1
+	fi
+	rm -rf "$work/$label"
+	mkdir "$work/$label"
+	tar xzf "$work/$label.bundle" -C "$work/$label"
+	m=$work/$label/manifest.json
 }

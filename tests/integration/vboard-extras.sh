@@ -71,19 +71,7 @@ check "... naming the module and both versions" has "$work/bad.out" \
 check "... before anything booted (no bundle)" test ! -e "$work/bad.bundle"
 
 # -- the module, the file, the commands on the board -------------------------
-RTLAB_STATE_DIR=$vb_state "$RTLAB" boot --board qemu-icount \
-	--kernel debian-rt --testcase "$work/tc/extras.yaml" --duration 2 \
-	--out "$work/run.bundle" -q >"$work/boot.out" 2>&1
-rc=$?
-check "rtlab boot with extras: status complete (exit $rc)" test $rc = 0
-if [ ! -s "$work/run.bundle" ]; then
-	not_ok "a bundle came back"
-	sed 's/^/# /' "$work/boot.out"
-	exit 1
-fi
-mkdir "$work/b"
-tar xzf "$work/run.bundle" -C "$work/b"
-m=$work/b/manifest.json
+vboard_boot b "with extras" "$work/tc/extras.yaml" --duration 2 || exit 1
 x='.testcase.extras'
 check "manifest: status complete" test "$(jq -r .status "$m")" = complete
 check "manifest: the module, loaded and removed, its name and params" \
@@ -167,7 +155,7 @@ check "... naming the module and both versions" has "$work/add-bad.out" \
 	--testcase "$work/tc/extras.yaml" --duration 2 >"$work/add.out" 2>&1
 check "rtlab job add: the module built for the kernel is queued" \
 	test $? = 0
-st=$(upload "$work/run.bundle" "$token")
+st=$(upload "$work/b.bundle" "$token")
 check "the run is stored (HTTP $st)" test "$st" = 201
 # -- a job with a module from the command line, run by a worker, reported -------
 cat >"$work/tc/plain.yaml" <<EOT

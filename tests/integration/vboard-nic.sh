@@ -34,22 +34,8 @@ sed -e 's/^  buffer_kb: .*/  buffer_kb: 2048\n  capture: end_of_run/' \
 check "short variant of cyclictest-network-nic.yaml keeps the end of the run" \
 	grep -qx "  capture: end_of_run" "$work/testcase.yaml"
 
-mkdir -p "$vb_state"
-RTLAB_STATE_DIR=$vb_state "$RTLAB" boot --board qemu-icount \
-	--kernel debian-rt --testcase "$work/testcase.yaml" \
-	--duration $DURATION_S --out "$work/run.bundle" -q \
-	>"$work/boot.out" 2>&1
-rc=$?
-check "rtlab boot: the board ran the testcase, status complete (exit $rc)" \
-	test $rc = 0
-if [ ! -s "$work/run.bundle" ]; then
-	not_ok "a bundle came back"
-	cat "$work/boot.out"
-	exit 1
-fi
-mkdir "$work/b"
-tar xzf "$work/run.bundle" -C "$work/b"
-m=$work/b/manifest.json
+vboard_boot b "the board ran the testcase" "$work/testcase.yaml" \
+	--duration $DURATION_S || exit 1
 check "manifest: status complete ($(jq -r '"\(.status) \(.error)"' "$m"))" \
 	test "$(jq -r .status "$m")" = complete
 

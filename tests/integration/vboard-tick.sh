@@ -21,10 +21,8 @@ set -u
 
 DURATION_S=3
 SPIN_US=300
-vb_state=${RTLAB_TEST_STATE:-$RTLAB_BUILD/test-state}
 work=$(mktemp -d /tmp/rtlab-vbtick.XXXXXX) || exit 1
 on_exit "rm -rf '$work'"
-mkdir -p "$vb_state"
 
 cat >"$work/testcase.yaml" <<EOF
 name: tick-stall
@@ -60,21 +58,8 @@ check "a copy of qemu-icount.yaml measures at 1000 us" \
 run() {
 	label=$1 board=$2 interval=$3
 	max=
-	RTLAB_STATE_DIR=$vb_state "$RTLAB" boot --board "$board" \
-		--kernel debian-rt --testcase "$work/testcase.yaml" \
-		--duration $DURATION_S --out "$work/$label.bundle" -q \
-		>"$work/$label.out" 2>&1
-	rc=$?
-	check "$label: rtlab boot ran the testcase, status complete (exit $rc)" \
-		test $rc = 0
-	if [ ! -s "$work/$label.bundle" ]; then
-		not_ok "$label: a bundle came back"
-		sed 's/^/#   /' "$work/$label.out" | tail -n 20
-		return 1
-	fi
-	mkdir "$work/$label"
-	tar xzf "$work/$label.bundle" -C "$work/$label"
-	m=$work/$label/manifest.json
+	vboard_boot "$label" "$label: the testcase ran" "$work/testcase.yaml" \
+		--board "$board" --duration $DURATION_S || return 1
 	check "$label: manifest: measurement.interval_us $interval, from the board" \
 		test "$(jq -r '"\(.measurement.interval_us) \(.measurement.interval_source)"' "$m")" = \
 		"$interval board"

@@ -18,7 +18,6 @@
 
 DURATION_S=3
 INTERVAL_US=997
-vb_state=${RTLAB_TEST_STATE:-$RTLAB_BUILD/test-state}
 work=$(mktemp -d /tmp/rtlab-vbtrace.XXXXXX) || exit 1
 on_exit "rm -rf '$work'"
 
@@ -28,22 +27,8 @@ sed -e 's/^  buffer_kb: .*/  buffer_kb: 2048/' \
 check "short variant of cyclictest-hackbench.yaml has buffer_kb 2048" \
 	grep -qx "  buffer_kb: 2048" "$work/testcase.yaml"
 
-mkdir -p "$vb_state"
-RTLAB_STATE_DIR=$vb_state "$RTLAB" boot --board qemu-icount \
-	--kernel debian-rt --testcase "$work/testcase.yaml" \
-	--duration $DURATION_S --out "$work/run.bundle" -q \
-	>"$work/boot.out" 2>&1
-rc=$?
-check "rtlab boot: the board ran the testcase, status complete (exit $rc)" \
-	test $rc = 0
-if [ ! -s "$work/run.bundle" ]; then
-	not_ok "a bundle came back"
-	cat "$work/boot.out"
-	exit 1
-fi
-mkdir "$work/b"
-tar xzf "$work/run.bundle" -C "$work/b"
-m=$work/b/manifest.json
+vboard_boot b "the board ran the testcase" "$work/testcase.yaml" \
+	--duration $DURATION_S || exit 1
 check "trace.dat is in the bundle" test -s "$work/b/trace.dat"
 check "the manifest lists trace.dat with its size and sha256" test \
 	"$(jq -r '.files["trace.dat"] | "\(.size) \(.sha256)"' "$m")" = \
@@ -134,7 +119,7 @@ api=$URL/api/v1/runs
 st=$(curl -s -o "$work/resp" -w '%{http_code}' \
 	-H "Authorization: Bearer $token" \
 	-H 'Content-Type: application/gzip' \
-	--data-binary @"$work/run.bundle" "$api")
+	--data-binary @"$work/b.bundle" "$api")
 check "the board's bundle is stored (HTTP $st)" test "$st" = 201
 run=$(jq -r .run_id "$m")
 st=$(curl -s -o "$work/trace.got" -w '%{http_code}' "$api/$run/trace.dat")

@@ -23,7 +23,7 @@ PKG_CONFIG ?= pkg-config
 
 # Libraries by pkg-config name.  The agent must fit on a board, so it takes
 # only what it needs; the rtlab front end takes the server side.
-PKGS_LIB   := jansson libarchive libcrypto zlib
+PKGS_LIB   := jansson libarchive libcrypto zlib libkmod
 PKGS_AGENT := $(PKGS_LIB) yaml-0.1 libcurl uuid libtracefs libtraceevent
 PKGS_RTLAB := $(PKGS_LIB) yaml-0.1 libcurl uuid libpq libmicrohttpd \
 	      libtracecmd libtraceevent

@@ -4,9 +4,9 @@
 
 /*
  * What a kernel module file says about itself: the "key=value" strings of
- * its ELF .modinfo section (name, vermagic, srcversion), read without
- * modinfo(8) or libkmod so that the host checks a developer's module
- * before boot and the agent records it on the board with the same code.
+ * its ELF .modinfo section (name, vermagic, srcversion), read with libkmod
+ * so that the host checks a developer's module before boot and the agent
+ * records it on the board with the same code.
  */
 
 #include <stdbool.h>
@@ -20,19 +20,11 @@ struct modinfo {
 };
 
 /**
- * modinfo_parse() - the .modinfo of the ELF image @data (@size bytes);
- * @what names it in messages.
+ * modinfo_read() - the .modinfo of the module file at @path (libkmod).
  * Return: 0 with @mi filled (release with modinfo_cleanup()); -ENOEXEC
- * when it is not a 64- or 32-bit little- or big-endian ELF relocatable
- * file with a .modinfo section holding a vermagic; -ENOMEM.  @err says
- * which.
- */
-int modinfo_parse(const void *data, size_t size, const char *what,
-		  struct modinfo *mi, struct rtlab_err *err) __must_check;
-
-/**
- * modinfo_read() - modinfo_parse() of the file at @path.
- * Return: as modinfo_parse(), or the negative errno of reading it.
+ * when it is not a kernel module (no ELF .modinfo with a vermagic); the
+ * negative errno of reading it, -EFBIG past 64 MiB, -ENOMEM.  @err says
+ * which, naming @path.
  */
 int modinfo_read(const char *path, struct modinfo *mi,
 		 struct rtlab_err *err) __must_check;

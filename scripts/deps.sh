@@ -12,7 +12,7 @@ gcc make pkg-config
 gcc-12 libelf1
 libjansson-dev libyaml-dev libarchive-dev libcurl4-openssl-dev
 libmicrohttpd-dev libpq-dev uuid-dev libssl-dev zlib1g-dev
-libtracefs-dev libtraceevent-dev libtracecmd-dev
+libtracefs-dev libtraceevent-dev libtracecmd-dev libkmod-dev
 postgresql-15 postgresql-client-15
 rt-tests stress-ng iperf3 trace-cmd rtla xz-utils
 gnuplot-nox

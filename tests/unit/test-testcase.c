@@ -578,18 +578,43 @@ static size_t fake_module(unsigned char *buf, size_t cap, const char *modinfo,
 	return total;
 }
 
+/* @name in @dir: a fake module of @modinfo, cut @cut bytes short. */
+static const char *write_module(const char *dir, const char *name,
+				const char *modinfo, size_t modinfo_len,
+				size_t cut)
+{
+	static char path[256];
+	unsigned char buf[1024];
+	size_t n = fake_module(buf, sizeof(buf), modinfo, modinfo_len);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (f) {
+		fwrite(buf, 1, n > cut ? n - cut : 0, f);
+		fclose(f);
+	}
+	return path;
+}
+
 static void test_modinfo(void)
 {
 	static const char mi_text[] =
 		"license=GPL\0srcversion=ABC123\0name=my_driver\0"
 		"vermagic=6.1.0-57-rt-amd64 SMP preempt_rt mod_unload modversions ";
-	unsigned char buf[1024];
+	char dir[] = "/tmp/rtlab-modinfo.XXXXXX";
 	struct rtlab_err e = { "" };
 	struct modinfo mi;
-	size_t n = fake_module(buf, sizeof(buf), mi_text, sizeof(mi_text));
+	const char *path;
+	FILE *f;
 
-	CHECK_INT(modinfo_parse(buf, n, "m.ko", &mi, &e), 0,
-		  "modinfo: a module's .modinfo parses");
+	if (!mkdtemp(dir)) {
+		CHECK(0, "mkdtemp");
+		return;
+	}
+	path = write_module(dir, "m.ko", mi_text, sizeof(mi_text), 0);
+	CHECK(modinfo_read(path, &mi, &e) == 0,
+	      "modinfo: a module's .modinfo is read (%s)", e.msg);
 	CHECK_STR(mi.name, "my_driver", "... name");
 	CHECK_STR(mi.srcversion, "ABC123", "... srcversion");
 	CHECK(mi.vermagic && !strncmp(mi.vermagic, "6.1.0-57-rt-amd64 SMP", 21),
@@ -602,19 +627,36 @@ static void test_modinfo(void)
 	      "... not another release");
 	modinfo_cleanup(&mi);
 	modinfo_cleanup(&mi);
-	CHECK_INT(modinfo_parse("not an elf at all, not at all, no; "
-				"long enough to be read as one",
-				80, "x.ko", &mi, &e),
-		  -ENOEXEC, "modinfo: not an ELF file");
-	CHECK(strstr(e.msg, "x.ko") && strstr(e.msg, "not an ELF"),
+
+	path = write_module(dir, "x.ko", "", 0, 0);
+	f = fopen(path, "w");
+	if (f) {
+		fputs("not an elf at all, not at all, no; long enough to be "
+		      "read as one if it were\n",
+		      f);
+		fclose(f);
+	}
+	CHECK_INT(modinfo_read(path, &mi, &e), -ENOEXEC,
+		  "modinfo: not an ELF file");
+	CHECK(strstr(e.msg, "x.ko") && strstr(e.msg, "not a kernel module"),
 	      "... named (%s)", e.msg);
-	n = fake_module(buf, sizeof(buf), "license=GPL", 12);
-	CHECK_INT(modinfo_parse(buf, n, "y.ko", &mi, &e), -ENOEXEC,
+	path = write_module(dir, "y.ko", "license=GPL", 12, 0);
+	CHECK_INT(modinfo_read(path, &mi, &e), -ENOEXEC,
 		  "modinfo: no vermagic");
-	CHECK(strstr(e.msg, "no vermagic"), "... said (%s)", e.msg);
-	n = fake_module(buf, sizeof(buf), mi_text, sizeof(mi_text));
-	CHECK_INT(modinfo_parse(buf, n - 100, "z.ko", &mi, &e), -ENOEXEC,
-		  "modinfo: a truncated file is refused, not read past");
+	CHECK(strstr(e.msg, "y.ko") && strstr(e.msg, "no vermagic"),
+	      "... said (%s)", e.msg);
+	path = write_module(dir, "z.ko", mi_text, sizeof(mi_text), 100);
+	CHECK(modinfo_read(path, &mi, &e) == -ENOEXEC,
+	      "modinfo: a truncated file is refused, not read past (%s)",
+	      e.msg);
+	CHECK(modinfo_read(dir, &mi, &e) == -EINVAL,
+	      "modinfo: a directory is refused (%s)", e.msg);
+	snprintf(e.msg, sizeof(e.msg), "%s/none.ko", dir);
+	path = strdup(e.msg);
+	CHECK(modinfo_read(path, &mi, &e) == -ENOENT,
+	      "modinfo: a missing file: its errno (%s)", e.msg);
+	free((char *)path);
+	rmtree(dir);
 }
 
 static void test_extras_check(void)

@@ -110,7 +110,7 @@ static void test_failures(void)
 	CHECK_INT(extras_init(&x, &tc, NULL, NULL, NULL), 0, "extras_init");
 	CHECK_INT(extras_setup(&x, &e), -ENOEXEC, "setup refuses it");
 	CHECK(strstr(e.msg, "extras.modules[0] fake.ko") &&
-		      strstr(e.msg, "not an ELF"),
+		      strstr(e.msg, "not a kernel module"),
 	      "... naming it (%s)", e.msg);
 	j = extras_json(&x);
 	CHECK(json_is_false(json_object_get(

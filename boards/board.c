@@ -118,12 +118,21 @@ int board_check_job(const char *kind, const char *board,
 		    struct rtlab_err *err)
 {
 	const struct board_kind *k = kind_driven(kind, board, err);
+	int ret;
 
 	*stored_kernel = NULL;
 	if (!k)
 		return -EINVAL;
-	return k->check_job(board, definition_json, kernel, testcase_path,
-			    stored_kernel, err);
+	ret = k->check_job(board, definition_json, kernel, testcase_path,
+			   stored_kernel, err);
+	if (!ret && !k->host_nic) {
+		ret = board_refuse_nic_load(k->name, board, testcase_path, err);
+		if (ret) {
+			free(*stored_kernel);
+			*stored_kernel = NULL;
+		}
+	}
+	return ret;
 }
 
 static struct board *open_kind(const struct board_kind *kind, const char *name,

@@ -162,6 +162,9 @@ struct board_kind {
 	const char *name;  /* as registered: "local", "qemu", ... */
 	bool boots_kernel; /* boots a kernel definition; else runs the
 			    * host's (the job's kernel is "host") */
+	bool host_nic;	   /* takes traffic the host sends into its NIC
+			    * (an iperf3-nic load); else such a job is
+			    * refused (board_refuse_nic_load()) */
 	/* Before a job is queued: the kernel and the testcase fit the
 	 * board; *stored_kernel gets what the job keeps (malloc'd). */
 	int (*check_job)(const char *board, const char *definition_json,
@@ -271,9 +274,9 @@ void board_close(struct board *b);
 void board_bundle_status(const char *path, struct board_run_info *info);
 
 /**
- * board_refuse_nic_load() - a kind's check_job on a board that cannot take
- * traffic from outside: the testcase at @testcase_path has no iperf3-nic
- * load (only the virtual board has the host-driven NIC it needs).
+ * board_refuse_nic_load() - for a board without a host-driven NIC (its
+ * kind's host_nic false; board_check_job() asks): the testcase at
+ * @testcase_path has no iperf3-nic load.
  * Return: 0, or a negative errno with @err naming board @board of kind
  * @kind and the load.
  */

@@ -34,24 +34,35 @@ RTLAB_TRANSPORT=virtio
 echo "RTLAB-BOARD-UP release=$(uname -r) run=$RTLAB_RUN_ID"
 status() { echo "$1 $RTLAB_RUN_ID" >/tmp/rtlab-status; }
 
+# net_up TRIES ADDR MAC: wait (TRIES times 0.1 s) for the interface with
+# MAC, or with MAC empty the first one backed by a device (names differ
+# between kernels), and bring it up at ADDR; its name in $netif.
+net_up() {
+	netif=""
+	i=0
+	while [ -z "$netif" ] && [ $i -lt "$1" ]; do
+		for d in /sys/class/net/*; do
+			if [ -n "$3" ]; then
+				[ "$(cat "$d/address" 2>/dev/null)" = "$3" ] &&
+					netif=${d##*/}
+			else
+				[ -e "$d/device" ] && netif=${d##*/} && break
+			fi
+		done
+		[ -n "$netif" ] || sleep 0.1
+		i=$((i + 1))
+	done
+	[ -n "$netif" ] || return 1
+	ip link set "$netif" up
+	ip addr add "$2" dev "$netif"
+}
+
 if [ "$RTLAB_TRANSPORT" = ssh ]; then
 	# The board's interface, found by its MAC (names differ between
 	# kernels), with the address it had before the kexec.
 	modprobe virtio_pci 2>/dev/null # the bus of a virtual board's NIC
 	for m in $RTLAB_NET_MODULES; do modprobe "$m" 2>/dev/null; done
-	netif=""
-	i=0
-	while [ -z "$netif" ] && [ $i -lt 100 ]; do
-		for d in /sys/class/net/*; do
-			[ "$(cat "$d/address" 2>/dev/null)" = "$RTLAB_NET_MAC" ] &&
-				netif=${d##*/}
-		done
-		[ -n "$netif" ] || sleep 0.1
-		i=$((i + 1))
-	done
-	if [ -n "$netif" ]; then
-		ip link set "$netif" up
-		ip addr add "$RTLAB_NET_ADDR" dev "$netif"
+	if net_up 100 "$RTLAB_NET_ADDR" "$RTLAB_NET_MAC"; then
 		[ -n "$RTLAB_NET_GW" ] &&
 			ip route add default via "$RTLAB_NET_GW" dev "$netif"
 	else
@@ -92,19 +103,8 @@ done
 if [ -n "${RTLAB_NIC_ADDR:-}" ]; then
 	modprobe virtio_pci 2>/dev/null
 	modprobe virtio_net 2>/dev/null
-	nic=""
-	i=0
-	while [ -z "$nic" ] && [ $i -lt 50 ]; do
-		for d in /sys/class/net/*; do
-			[ -e "$d/device" ] && nic=${d##*/} && break
-		done
-		[ -n "$nic" ] || sleep 0.1
-		i=$((i + 1))
-	done
-	if [ -n "$nic" ]; then
-		ip link set "$nic" up
-		ip addr add "$RTLAB_NIC_ADDR" dev "$nic"
-		echo "RTLAB-NIC-UP if=$nic addr=$RTLAB_NIC_ADDR"
+	if net_up 50 "$RTLAB_NIC_ADDR" ""; then
+		echo "RTLAB-NIC-UP if=$netif addr=$RTLAB_NIC_ADDR"
 	else
 		echo "RTLAB-NO-NIC (no network interface appeared)"
 	fi

@@ -630,9 +630,6 @@ static int lava_check_job(const char *board, const char *definition_json,
 	if (ret)
 		return ret;
 	lava_conf_cleanup(&c);
-	ret = board_refuse_nic_load("lava", board, testcase_path, err);
-	if (ret)
-		return ret;
 	return board_check_kernel_job(kernel, testcase_path, NULL,
 				      stored_kernel, err);
 }

@@ -41,9 +41,6 @@ static int local_check_job(const char *board, const char *definition_json,
 				     "board, which runs the host's kernel: "
 				     "expected --kernel " BOARD_KERNEL_HOST,
 				     kernel, board);
-	ret = board_refuse_nic_load("local", board, testcase_path, err);
-	if (ret)
-		return ret;
 	ret = testcase_load(testcase_path, &tc, err);
 	if (ret)
 		return ret;

@@ -1246,6 +1246,7 @@ static int qemu_run(struct board *b, const struct board_job *job,
 const struct board_kind board_kind_qemu = {
 	.name = "qemu",
 	.boots_kernel = true,
+	.host_nic = true,
 	.check_job = qemu_check_job,
 	.open = qemu_open,
 	.prepare = qemu_prepare,

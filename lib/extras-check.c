@@ -7,27 +7,21 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "extras-check.h"
+#include "fsutil.h"
 #include "modinfo.h"
 
 /* @path is a regular file this process can read. */
 static int readable_file(const char *path, struct rtlab_err *err)
 {
-	struct stat st;
+	int ret = file_regular(path, NULL, err);
 
-	if (stat(path, &st) < 0)
-		return rtlab_err_seterr(err, errno, "%s: %s", path,
-					strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		return rtlab_err_seterr(err, EINVAL, "%s: not a regular file",
-					path);
-	if (access(path, R_OK) < 0)
-		return rtlab_err_seterr(err, errno, "%s: %s", path,
-					strerror(errno));
-	return 0;
+	if (!ret && access(path, R_OK) < 0)
+		ret = rtlab_err_seterr(err, errno, "%s: %s", path,
+				       strerror(errno));
+	return ret;
 }
 
 int extras_check(const struct testcase *tc, const char *release,

@@ -55,6 +55,21 @@ pid_t spawn_logged(char *const argv[], const char *log_path, bool append,
 	return pid;
 }
 
+int file_regular(const char *path, size_t *size, struct rtlab_err *err)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return rtlab_err_seterr(err, errno, "%s: %s", path,
+					strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return rtlab_err_seterr(err, EINVAL, "%s: not a regular file",
+					path);
+	if (size)
+		*size = st.st_size;
+	return 0;
+}
+
 int spawn_capture(char *const argv[], const char *cwd, int with_stderr,
 		  char **out, struct rtlab_err *err)
 {

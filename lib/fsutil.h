@@ -43,6 +43,15 @@ int file_sha256_hex(const char *path, char out[65],
 		    struct rtlab_err *err) __must_check;
 
 /**
+ * file_regular() - @path is a regular file (symlinks followed); its size
+ * in *@size when @size is not NULL.
+ * Return: 0 or a negative errno with @err naming @path (-EINVAL: not a
+ * regular file).
+ */
+int file_regular(const char *path, size_t *size,
+		 struct rtlab_err *err) __must_check;
+
+/**
  * file_read_all() - the whole file, NUL-terminated, in *@data (caller
  * frees).  Return: 0 or a negative errno with @err naming @path.
  */

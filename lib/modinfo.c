@@ -8,10 +8,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <libkmod.h>
 
+#include "fsutil.h"
 #include "modinfo.h"
 
 /* A module larger than this is not one a board's initramfs carries. */
@@ -42,22 +42,18 @@ int modinfo_read(const char *path, struct modinfo *mi, struct rtlab_err *err)
 	struct kmod_list *info = NULL, *l;
 	struct kmod_module *mod = NULL;
 	struct kmod_ctx *ctx;
-	struct stat st;
+	size_t size;
 	int ret = 0, n;
 
 	memset(mi, 0, sizeof(*mi));
-	if (stat(path, &st) < 0)
-		return rtlab_err_seterr(err, errno, "%s: %s", path,
-					strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		return rtlab_err_seterr(err, EINVAL, "%s: not a regular file",
-					path);
-	if ((unsigned long long)st.st_size > MODINFO_MAX_SIZE)
+	ret = file_regular(path, &size, err);
+	if (ret)
+		return ret;
+	if (size > MODINFO_MAX_SIZE)
 		return rtlab_err_seterr(err, EFBIG,
-					"%s: %lld bytes, larger than a module "
+					"%s: %zu bytes, larger than a module "
 					"can be here (%u MiB)",
-					path, (long long)st.st_size,
-					MODINFO_MAX_SIZE >> 20);
+					path, size, MODINFO_MAX_SIZE >> 20);
 	/* no module directory: only this file is read */
 	ctx = kmod_new("/nonexistent", NULL);
 	if (!ctx)

@@ -149,7 +149,12 @@ static int parse_thread(enum rt_tool tool, json_t *tj, const char *file,
 				     what);
 	if (a)
 		t->avg_us = json_number_value(a);
-	if (a && t->cycles && (t->avg_us < t->min_us || t->avg_us > t->max_us))
+	/* min and max are whole microseconds, rounded from the tool's
+	 * nanoseconds (cyclicdeadline: min 5 with avg 4.68), the average
+	 * is not: it may lie up to 1 us beyond them. */
+	if (a && t->cycles &&
+	    (t->avg_us < (double)t->min_us - 1 ||
+	     t->avg_us > (double)t->max_us + 1))
 		return rtlab_err_set(err,
 				     "%s: %s.avg: %g lies outside min %u .. "
 				     "max %u",

@@ -213,6 +213,25 @@ static void test_summaries(void)
 			"a return code that is a string");
 	}
 	free(text);
+	text = fixture("cyclicdeadline.json", &len);
+	if (text) {
+		struct rt_summary s = { 0 };
+		struct rtlab_err err = { "" };
+		char *f = strstr(text, "\"avg\": 7.91");
+
+		/* min is rounded to whole microseconds, avg is not */
+		if (f)
+			memcpy(f, "\"avg\": 1.68", 11);
+		CHECK(f && !rt_summary_parse(RT_TOOL_CYCLICDEADLINE, text, len,
+					     &s, &err),
+		      "cyclicdeadline: an avg under the rounded min parses: %s",
+		      err.msg);
+		rt_summary_cleanup(&s);
+		garbled(RT_TOOL_CYCLICDEADLINE, text, "\"avg\": 1.68",
+			"\"avg\": 0.5", "lies outside min 2",
+			"an avg a whole microsecond under min");
+	}
+	free(text);
 	text = fixture("pmqtest.json", &len);
 	if (text)
 		garbled(RT_TOOL_PMQTEST, text, "\"receiver\"", "\"recv\"",

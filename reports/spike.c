@@ -752,8 +752,7 @@ int spike_analyze_cpu(const char *path, int want_cpu, struct spike_result *res,
 		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
 		goto out;
 	}
-	if (tracecmd_iterate_events(h, NULL, 0, pass1_cb, &p1) < 0 ||
-	    p1.nomem) {
+	if (trace_lean_iterate(h, pass1_cb, &p1) < 0 || p1.nomem) {
 		ret = p1.nomem ?
 			      rtlab_err_seterr(err, ENOMEM, "out of memory") :
 			      rtlab_err_set(err,

@@ -16,6 +16,7 @@
 
 #include <dlfcn.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <traceevent/event-parse.h>
 
@@ -79,4 +80,42 @@ struct tracecmd_input *trace_lean_open(const char *path)
 	h = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
 	lean = false;
 	return h;
+}
+
+int trace_lean_iterate(struct tracecmd_input *h,
+		       int (*cb)(struct tracecmd_input *h,
+				 struct tep_record *rec, int cpu, void *data),
+		       void *data)
+{
+	int ncpus = tep_get_cpus(tracecmd_get_tep(h));
+	struct tep_record **next;
+	int cpu, first, ret = 0;
+
+	if (ncpus < 1)
+		ncpus = 1;
+	next = calloc(ncpus, sizeof(*next));
+	if (!next)
+		return -1;
+	/* One record held per CPU: each CPU's reader keeps its own page. */
+	for (cpu = 0; cpu < ncpus; cpu++)
+		next[cpu] = tracecmd_read_cpu_first(h, cpu);
+	for (;;) {
+		first = -1;
+		for (cpu = 0; cpu < ncpus; cpu++)
+			if (next[cpu] &&
+			    (first < 0 || next[cpu]->ts < next[first]->ts))
+				first = cpu;
+		if (first < 0)
+			break;
+		ret = cb(h, next[first], first, data);
+		tracecmd_free_record(next[first]);
+		next[first] = NULL;
+		if (ret < 0)
+			break;
+		next[first] = tracecmd_read_data(h, first);
+	}
+	for (cpu = 0; cpu < ncpus; cpu++)
+		tracecmd_free_record(next[cpu]);
+	free(next);
+	return ret < 0 ? ret : 0;
 }

@@ -95,6 +95,8 @@ check "trace-cmd report reads it" grep -q 'cpus=' "$work/trace.head"
 # Kept at the end, not at the worst: the trace's own worst wakeup.
 check "rtlab analyze finds its spike" grep -q \
 	"hit its worst wakeup-to-run latency" "$work/full.spike"
+grep -q "hit its worst wakeup-to-run latency" "$work/full.spike" ||
+	sed 's/^/# analyze: /' "$work/full.spike"
 
 phase "writing and uploading the runs"
 # -- 1000 runs into a real server ----------------------------------------------

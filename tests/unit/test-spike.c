@@ -227,6 +227,33 @@ out:
 	spike_result_cleanup(&r);
 }
 
+/*
+ * An overwritten buffer: the CPU's first page follows lost events and
+ * starts with an event of a system the lean open leaves out
+ * (raw_syscalls:sys_enter).  libtracecmd 3.1's iterator looks that event
+ * up and gives up on the whole trace; the analysis must read on.
+ */
+static void test_overwritten(void)
+{
+	struct rtlab_err err = { "" };
+	struct spike_result r;
+	int ret;
+
+	ret = spike_analyze_file(fixture("overwritten-first-page.dat"), &r,
+				 &err);
+	CHECK(ret == 0, "overwritten-first-page.dat analyzed (%s)", err.msg);
+	if (ret)
+		goto out;
+	CHECK_INT(r.nevents, 311, "every record read, lost events or not");
+	CHECK(r.source == SPIKE_SOURCE_WAKEUP && r.thread.pid == 376 &&
+		      !strcmp(r.thread.comm, "cyclictest"),
+	      "the worst wakeup-to-run of cyclictest:376 (%s:%d)",
+	      r.thread.comm, r.thread.pid);
+	CHECK_INT(r.lat_us, 67, "its latency, as trace-cmd report shows it");
+out:
+	spike_result_cleanup(&r);
+}
+
 /* Traced past the measurement's end (no spike): nothing to analyze. */
 static void test_nothing(void)
 {
@@ -332,6 +359,7 @@ int main(void)
 	test_inject("inject-preempt.dat", false);
 	test_inject("inject-irq.dat", true);
 	test_no_mark();
+	test_overwritten();
 	test_nothing();
 	test_errors();
 	return check_exit();

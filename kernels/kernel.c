@@ -494,6 +494,28 @@ out:
 	return ret;
 }
 
+/*
+ * ident.json names the entry's files relative to the entry, so a cache
+ * that was moved or copied (another state directory, a CI cache restored
+ * elsewhere) still finds them.  An absolute path (older entries, or a file
+ * outside the entry) is kept as it is.
+ */
+static const char *path_in_entry(const char *dir, const char *path)
+{
+	size_t n = strlen(dir);
+
+	if (path && !strncmp(path, dir, n) && path[n] == '/' && path[n + 1])
+		return path + n + 1;
+	return path;
+}
+
+static char *path_from_entry(const char *dir, const char *stored)
+{
+	if (!stored)
+		return NULL;
+	return stored[0] == '/' ? strdup(stored) : path_join(dir, stored);
+}
+
 static int ident_from_json(const char *dir, struct kernel_ident *id,
 			   struct rtlab_err *err)
 {
@@ -517,10 +539,18 @@ static int ident_from_json(const char *dir, struct kernel_ident *id,
 		 NULL)
 	id->release = JS("release");
 	id->version = JS("version");
-	id->image_path = JS("image");
-	id->modules_dir = JS("modules");
-	id->config_path = JS("config");
 #undef JS
+	id->image_path =
+		path_from_entry(dir,
+				json_string_value(json_object_get(j, "image")));
+	id->modules_dir =
+		path_from_entry(dir,
+				json_string_value(json_object_get(j,
+								  "modules")));
+	id->config_path =
+		path_from_entry(dir,
+				json_string_value(json_object_get(j,
+								  "config")));
 	snprintf(id->config_sha256, sizeof(id->config_sha256), "%s",
 		 json_string_value(json_object_get(j, "config_sha256")) ?: "");
 	id->realtime = json_is_true(json_object_get(j, "realtime"))  ? 1 :
@@ -535,8 +565,9 @@ out:
 	return ret;
 }
 
-static int ident_to_json(const char *dir, const struct kernel_ident *id,
-			 struct rtlab_err *err)
+/* Written into @dir, naming the files relative to the entry @entry. */
+static int ident_to_json(const char *dir, const char *entry,
+			 const struct kernel_ident *id, struct rtlab_err *err)
 {
 	char *path = path_join(dir, IDENT_FILE);
 	json_t *j;
@@ -545,9 +576,10 @@ static int ident_to_json(const char *dir, const struct kernel_ident *id,
 	j = json_pack("{s:s, s:s, s:s, s:s?, s:s, s:s?, s:s?, s:s?, s:o}",
 		      "package", id->package, "package_version",
 		      id->package_version, "release", id->release, "version",
-		      id->version, "image", id->image_path, "modules",
-		      id->modules_dir, "config", id->config_path,
-		      "config_sha256",
+		      id->version, "image",
+		      path_in_entry(entry, id->image_path), "modules",
+		      path_in_entry(entry, id->modules_dir), "config",
+		      path_in_entry(entry, id->config_path), "config_sha256",
 		      id->config_sha256[0] ? id->config_sha256 : NULL,
 		      "realtime",
 		      id->realtime < 0 ? json_null() :
@@ -772,7 +804,7 @@ static int debian_fetch(const struct kernel_def *k, const char *cache_root,
 		goto out;
 	ret = debian_unpack(k, &a, tmp, final, id, err);
 	if (!ret)
-		ret = ident_to_json(tmp, id, err);
+		ret = ident_to_json(tmp, final, id, err);
 	if (ret)
 		goto out;
 	if (rename(tmp, final) < 0) {

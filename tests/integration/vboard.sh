@@ -52,6 +52,14 @@ check "debian-rt records a config sha256" \
 "$rtlab" kernel fetch debian-rt >"$tmp/k-rt2.out" 2>&1
 check "second fetch is served from the cache" \
 	has "$tmp/k-rt2.out" '\(cached\)'
+# a cache entry names its files relative to itself: moved, it is still used
+"$rtlab" kernel fetch --cache "$tmp/kc" debian-rt >/dev/null 2>&1
+mv "$tmp/kc" "$tmp/kc-moved"
+"$rtlab" kernel fetch --cache "$tmp/kc-moved" debian-rt >"$tmp/k-moved.out" 2>&1
+check "a moved kernel cache is served as it is, not fetched again" \
+	sh -c "grep -q '(cached)' '$tmp/k-moved.out' &&
+	       grep -q '^image: *$tmp/kc-moved/' '$tmp/k-moved.out'"
+rm -rf "$tmp/kc-moved"
 "$rtlab" kernel fetch debian >"$tmp/k.out" 2>&1
 check "kernel fetch debian (the non-RT twin) succeeds" test $? = 0
 check "debian is not PREEMPT_RT" has "$tmp/k.out" '^realtime: no'

@@ -32,7 +32,7 @@ if [ -z "$def" ]; then
 	def=$RTLAB_STATE_DIR/lava.json
 	printf '{"mode": "dispatcher", "device": "%s", "device_type": "qemu"}\n' \
 		"$top/tests/fixtures/lava/qemu-device.yaml" >"$def"
-	what="lava-run, QEMU TCG device"
+	what="lava-run, QEMU device"
 else
 	what="lava-server ($def)"
 fi
@@ -54,14 +54,14 @@ measure() {
 	     FROM jobs j JOIN boards b ON b.id = j.board_id
 	     WHERE b.name = '$1' ORDER BY j.id" |
 		while IFS='|' read -r id state wall; do
-			printf '%-26s %5s %-8s %8s %10s\n' "$2" "$id" "$state" \
+			printf '%-34s %4s %-6s %7s %10s\n' "$2" "$id" "$state" \
 				"$wall" "$(echo "$wall" |
 				awk -v d=$duration '{ printf "%.1f", $1 - d }')"
 		done
 }
 
 echo "one job = boot Debian's PREEMPT_RT kernel, ${duration} s of cyclictest, result stored"
-printf '%-26s %5s %-8s %8s %10s\n' path job state wall_s overhead_s
+printf '%-34s %4s %-6s %7s %10s\n' path job state wall_s overhead_s
 measure vb "rtlab virtual board" | tee "$RTLAB_STATE_DIR/vb.rows"
 measure lava "LAVA: $what" | tee "$RTLAB_STATE_DIR/lava.rows"
 med() {	# FILE: median overhead of the done jobs

@@ -4,8 +4,8 @@
 # bench/trace-analysis.sh [TRACE.DAT...]: times the spike analysis next to
 # `trace-cmd report > /dev/null` on each file (build/bench/trace-analysis).
 # Without arguments it first captures a large trace on the icount virtual
-# board -- cyclictest-hackbench with a 48 MiB buffer and a breaktrace
-# threshold high enough that tracing runs to the end, 20 s, a few minutes
+# board -- cyclictest-hackbench-fulltrace with a 48 MiB buffer, kept at
+# the end of 20 s of measurement (full: ~50 MB of trace.dat), a few minutes
 # of wall time -- and times that and the fixtures under
 # tests/fixtures/traces.  Prints figures; asserts nothing.
 #
@@ -21,9 +21,9 @@ reps=${REPS:-5}
 if [ $# = 0 ]; then
 	work=$(mktemp -d /tmp/rtlab-bench-trace.XXXXXX)
 	trap 'rm -rf "$work"' EXIT INT TERM
-	sed -e 's/^  break_us: .*/  break_us: 3000/' \
-		-e 's/^  buffer_kb: .*/  buffer_kb: 49152/' \
-		"$top/testcases/cyclictest-hackbench.yaml" >"$work/big.yaml"
+	sed -e 's/^  buffer_kb: .*/  buffer_kb: 49152/' \
+		"$top/testcases/cyclictest-hackbench-fulltrace.yaml" \
+		>"$work/big.yaml"
 	echo "capturing a large trace on the virtual board (a few minutes)..."
 	if "$RTLAB" boot --board qemu-icount --kernel debian-rt \
 		--testcase "$work/big.yaml" --duration 20 \

@@ -32,7 +32,11 @@ static void farm_usage(FILE *out)
 		"submissions whose\n"
 		"        runs ended, and tell people about regressions and "
 		"finished\n"
-		"        submissions.  Nothing done or queued is queued "
+		"        submissions; for entries with 'bisect: true', start a "
+		"bisection\n"
+		"        of each regression with untested kernels of the tree "
+		"between its\n"
+		"        two kernels.  Nothing done or queued is queued "
 		"again.\n"
 		"status  jobs queued, running, done and failed per tree "
 		"(or submission) and\n"
@@ -124,9 +128,10 @@ static int farm_tick_cmd(int argc, char **argv)
 		goto out;
 	}
 	printf("tick: %u new kernels, %u cells, %u jobs %s, %u submissions "
-	       "settled, %u messages, %u errors\n",
+	       "settled, %u messages, %u errors, %u bisections %s\n",
 	       r.new_kernels, r.cells, r.queued,
-	       o.dry_run ? "to queue" : "queued", r.settled, r.told, r.errors);
+	       o.dry_run ? "to queue" : "queued", r.settled, r.told, r.errors,
+	       r.bisections, o.dry_run ? "to start" : "started");
 	ret = r.errors ? 1 : 0;
 out:
 	db_disconnect(conn);

@@ -146,6 +146,45 @@ int db_farm_regressions(PGconn *conn, const char *tree, json_t **out,
 		1, p, out, err, "reading a tree's regressions");
 }
 
+int db_farm_bisectable(PGconn *conn, const char *tree, json_t **out,
+		       struct rtlab_err *err)
+{
+	const char *p[1] = { tree };
+
+	return db_query_json(
+		conn,
+		"WITH v AS (SELECT DISTINCT ON (v.board_id, v.testcase_id, "
+		"  v.baseline_kernel_id, v.candidate_kernel_id) v.* "
+		"  FROM verdicts v WHERE EXISTS (SELECT 1 FROM jobs j "
+		"  WHERE j.kernel_id = v.candidate_kernel_id AND j.tree = $1) "
+		"  ORDER BY v.board_id, v.testcase_id, v.baseline_kernel_id, "
+		"  v.candidate_kernel_id, v.created_at DESC, v.id DESC), "
+		"s AS (SELECT v.id, v.board_id, b.name AS board, "
+		"  t.name AS testcase, "
+		"  (SELECT j.kernel FROM jobs j WHERE j.kernel_id = "
+		"   v.baseline_kernel_id AND j.tree = $1 ORDER BY j.id DESC "
+		"   LIMIT 1) AS good, "
+		"  (SELECT j.kernel FROM jobs j WHERE j.kernel_id = "
+		"   v.candidate_kernel_id AND j.tree = $1 ORDER BY j.id DESC "
+		"   LIMIT 1) AS bad "
+		"  FROM v JOIN boards b ON b.id = v.board_id "
+		"  JOIN testcases t ON t.id = v.testcase_id "
+		"  WHERE v.verdict = 'REGRESSION'), "
+		"p AS (SELECT s.*, "
+		"  (SELECT position FROM tree_kernels k WHERE k.tree = $1 AND "
+		"   k.package || '=' || k.version = s.good) AS gpos, "
+		"  (SELECT position FROM tree_kernels k WHERE k.tree = $1 AND "
+		"   k.package || '=' || k.version = s.bad) AS bpos FROM s) "
+		"SELECT COALESCE(json_agg(json_build_object('id', p.id, "
+		"  'board', p.board, 'testcase', p.testcase, 'good', p.good, "
+		"  'bad', p.bad) ORDER BY p.id), '[]') FROM p "
+		"WHERE p.bpos - p.gpos > 1 AND NOT EXISTS (SELECT 1 FROM "
+		"  bisections x WHERE x.board_id = p.board_id AND "
+		"  x.testcase = p.testcase AND x.kernels[1] = p.good AND "
+		"  x.kernels[cardinality(x.kernels)] = p.bad)",
+		1, p, out, err, "reading a tree's regressions to bisect");
+}
+
 int db_notification_get(PGconn *conn, const char *subject, char **message_id,
 			char **last_id, char **last_state,
 			struct rtlab_err *err)

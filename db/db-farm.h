@@ -71,6 +71,18 @@ int db_farm_regressions(PGconn *conn, const char *tree, json_t **out,
 			struct rtlab_err *err) __must_check;
 
 /**
+ * db_farm_bisectable() - the pairs of @tree to bisect: the latest verdict
+ * of each (board, testcase, baseline, candidate) whose candidate the
+ * farm's jobs of @tree measured, when it is REGRESSION, both kernels are
+ * kernels of the tree (PACKAGE=VERSION, as its jobs named them) with at
+ * least one kernel between them in the tree's order, and no bisection of
+ * that board and testcase from the one to the other exists:
+ * [{id, board, testcase, good, bad}].  Return: 0 with *@out.
+ */
+int db_farm_bisectable(PGconn *conn, const char *tree, json_t **out,
+		       struct rtlab_err *err) __must_check;
+
+/**
  * db_notification_get() - what was told about @subject: *@message_id
  * (the first message, thread root) and *@last_id, *@last_state (all
  * malloc'd, caller frees).  Return: 0; -ENOENT never told; -EIO.

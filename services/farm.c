@@ -18,6 +18,7 @@
 #include "../db/db-trees.h"
 #include "../db/db.h"
 #include "../kernels/tree.h"
+#include "bisect.h"
 #include "farm.h"
 #include "jobs.h"
 #include "notify.h"
@@ -150,7 +151,7 @@ static int entry_parse(json_t *o, const char *path, size_t idx,
 {
 	static const char *const known[] = { "tree",	"boards", "testcases",
 					     "kernels", "runs",	  "priority",
-					     "notify",	NULL };
+					     "notify",	"bisect", NULL };
 	json_t *x, *notify;
 	const char *key;
 	size_t i;
@@ -168,7 +169,7 @@ static int entry_parse(json_t *o, const char *path, size_t idx,
 					     "%s: matrix[%zu]: unknown field "
 					     "'%s' (expected tree, boards, "
 					     "testcases, kernels, runs, "
-					     "priority or notify)",
+					     "priority, notify or bisect)",
 					     path, idx, key);
 	}
 	x = json_object_get(o, "tree");
@@ -196,6 +197,15 @@ static int entry_parse(json_t *o, const char *path, size_t idx,
 		       err) ||
 	    uint_field(o, "priority", path, idx, 1, 100, &e->priority, err))
 		return -EINVAL;
+	x = json_object_get(o, "bisect");
+	if (x &&
+	    (!json_is_string(x) || (strcmp(json_string_value(x), "true") &&
+				    strcmp(json_string_value(x), "false"))))
+		return rtlab_err_set(err,
+				     "%s: matrix[%zu].bisect: expected true "
+				     "or false",
+				     path, idx);
+	e->bisect = x && !strcmp(json_string_value(x), "true");
 	notify = json_object_get(o, "notify");
 	if (notify && !json_is_object(notify))
 		return rtlab_err_set(err,
@@ -577,6 +587,68 @@ static int tell_regressions(PGconn *conn, const struct rtlab_config *cfg,
 	return 0;
 }
 
+/*
+ * Start a bisection of each REGRESSION of @e's tree that has none yet and
+ * whose kernels have untested kernels of the tree between them (between
+ * neighbours the culprit is the candidate itself).  A bisection that
+ * cannot start is said and counted; the tick goes on.
+ */
+static int bisect_regressions(PGconn *conn, const struct farm_entry *e,
+			      const struct farm_tick_opts *o, FILE *out,
+			      struct farm_tick_result *r, struct rtlab_err *err)
+{
+	json_t *regs = NULL, *v;
+	struct tree_def *t;
+	size_t i;
+	int ret;
+
+	t = tree_def_find(e->tree, err);
+	if (!t)
+		return 0; /* said by tick_entry() */
+	ret = db_farm_bisectable(conn, t->name, &regs, err);
+	tree_def_free(t);
+	if (ret)
+		return ret;
+	json_array_foreach(regs, i, v) {
+		struct bisect_spec spec = { 0 };
+		struct rtlab_err berr = { "" };
+		int64_t id = 0;
+
+		spec.board = json_string_value(json_object_get(v, "board"));
+		spec.testcase =
+			json_string_value(json_object_get(v, "testcase"));
+		spec.good = json_string_value(json_object_get(v, "good"));
+		spec.bad = json_string_value(json_object_get(v, "bad"));
+		spec.verdict_id = json_integer_value(json_object_get(v, "id"));
+		if (o->dry_run) {
+			fprintf(out,
+				"  would bisect verdict %" PRId64
+				" on %s/%s: %s .. %s\n",
+				spec.verdict_id, spec.board, spec.testcase,
+				spec.good, spec.bad);
+			r->bisections++;
+			continue;
+		}
+		if (bisect_start(conn, &spec, &id, &berr)) {
+			fprintf(out,
+				"  bisecting verdict %" PRId64
+				" on %s/%s: %s\n",
+				spec.verdict_id, spec.board, spec.testcase,
+				berr.msg);
+			r->errors++;
+			continue;
+		}
+		fprintf(out,
+			"  bisection %" PRId64 " of verdict %" PRId64
+			" on %s/%s: %s .. %s\n",
+			id, spec.verdict_id, spec.board, spec.testcase,
+			spec.good, spec.bad);
+		r->bisections++;
+	}
+	json_decref(regs);
+	return 0;
+}
+
 int farm_tick(PGconn *conn, const struct rtlab_config *cfg,
 	      const struct farm_schedule *s, const struct farm_tick_opts *o,
 	      FILE *out, struct farm_tick_result *r, struct rtlab_err *err)
@@ -592,5 +664,9 @@ int farm_tick(PGconn *conn, const struct rtlab_config *cfg,
 					    &r->settled, &r->told, err);
 	for (i = 0; !ret && !o->dry_run && !o->no_notify && i < s->n; i++)
 		ret = tell_regressions(conn, cfg, &s->e[i], out, r, err);
+	for (i = 0; !ret && i < s->n; i++)
+		if (s->e[i].bisect)
+			ret = bisect_regressions(conn, &s->e[i], o, out, r,
+						 err);
 	return ret;
 }

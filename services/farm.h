@@ -10,8 +10,10 @@
  * discovers the trees' new kernels, queues exactly the runs each kernel
  * still needs (the first look; a further look only when a verdict is
  * INCONCLUSIVE and asks for it), settles the submissions whose runs have
- * ended (services/submission.h), and tells people about the trees'
- * regressions and the finished submissions.
+ * ended (services/submission.h), tells people about the trees'
+ * regressions and the finished submissions, and, for entries that ask
+ * for it (bisect: true), starts a bisection of each REGRESSION whose two
+ * kernels have untested kernels of the tree between them.
  */
 
 #include <stdbool.h>
@@ -31,6 +33,7 @@ struct farm_entry {
 	unsigned int priority; /* of the jobs queued */
 	char **emails;	       /* NULL-terminated, may be empty */
 	char *webhook;	       /* may be NULL */
+	bool bisect;	       /* bisect the tree's regressions */
 };
 
 struct farm_schedule {
@@ -57,6 +60,7 @@ struct farm_tick_opts {
 
 struct farm_tick_result {
 	unsigned int new_kernels, queued, cells, errors, told, settled;
+	unsigned int bisections; /* started (dry run: that would start) */
 };
 
 /**

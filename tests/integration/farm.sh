@@ -137,6 +137,47 @@ check "... the webhook says which message it follows" \
 check "... one notification row, two messages" \
 	test "$(sql 'SELECT messages FROM notifications')" = 2
 
+# -- bisecting a regression ----------------------------------------------------
+# An entry with 'bisect: true': a REGRESSION from r10 to r12, with r11
+# untested between them in the tree, is bisected once, over the tree's
+# kernels; the neighbours' REGRESSION (r11 to r12) is not: nothing is
+# between them.
+k10=linux-image-6.1.0-10-rtlabfarm-amd64=6.1.10-1
+sed 's/^    runs: 3$/    runs: 3\n    bisect: true/' "$work/farm.yaml" \
+	>"$work/farm-bisect.yaml"
+sql "INSERT INTO kernels (release) VALUES ('r10');
+     UPDATE jobs SET kernel_id = (SELECT id FROM kernels WHERE release = 'r10') WHERE kernel = '$k10';
+     UPDATE verdicts SET verdict = 'REGRESSION';
+     INSERT INTO verdicts (board_id, testcase_id, baseline_kernel_id, candidate_kernel_id, verdict, details)
+     SELECT b.id, t.id, (SELECT id FROM kernels WHERE release = 'r10'), (SELECT id FROM kernels WHERE release = 'r12'),
+            'REGRESSION', '{\"reason\": \"max 40 -> 90 us\"}'
+       FROM boards b, testcases t WHERE b.name = 'vb' AND t.name = 'cyclictest-churn'" >/dev/null
+vid=$(sql "SELECT max(id) FROM verdicts")
+nbisect() { sql "SELECT count(*) FROM bisections"; }
+"$RTLAB" farm tick --no-discover --dry-run --schedule "$work/farm-bisect.yaml" \
+	>"$work/b0.out" 2>&1
+check "a dry run names the bisection it would start and starts none" \
+	sh -c "grep -q '^  would bisect verdict $vid on vb/cyclictest-churn: $k10 \.\. $k12' '$work/b0.out' &&
+	       grep -q '^tick: .* 1 bisections to start' '$work/b0.out' &&
+	       test $(nbisect) = 0"
+"$RTLAB" farm tick --no-discover --no-notify --schedule "$work/farm-bisect.yaml" \
+	>"$work/b1.out" 2>&1
+check "a regression with an untested kernel between its two: one bisection started" \
+	sh -c "grep -q '^tick: .* 0 errors, 1 bisections started' '$work/b1.out' &&
+	       test $(nbisect) = 1"
+check "... over the tree's kernels from the baseline to the candidate, for that verdict" \
+	test "$(sql "SELECT array_to_string(kernels, ' ') || ' ' || regression_id FROM bisections")" = \
+	"$k10 $k11 $k12 $vid"
+check "... its first runs queued at bisection priority (90)" \
+	test "$(sql "SELECT count(*) FROM jobs WHERE bisect_id IS NOT NULL AND priority = 90 AND state = 'queued'")" -gt 0
+"$RTLAB" farm tick --no-discover --no-notify --schedule "$work/farm-bisect.yaml" \
+	>"$work/b2.out" 2>&1
+check "the next tick starts none again; the neighbours' regression is never bisected" \
+	sh -c "grep -q '^tick: .* 0 bisections started' '$work/b2.out' &&
+	       test $(nbisect) = 1"
+sql "DELETE FROM jobs WHERE bisect_id IS NOT NULL; DELETE FROM bisections;
+     UPDATE verdicts SET verdict = 'NO_CHANGE'" >/dev/null
+
 # -- bad schedules -------------------------------------------------------------
 printf 'matrix:\n  - tree: ft\n    boards: [vb]\n    testcase: [x]\n' >"$work/bad1.yaml"
 "$RTLAB" farm tick --schedule "$work/bad1.yaml" >"$work/bad.out" 2>&1
@@ -150,6 +191,11 @@ printf 'matrix:\n  - tree: %s\n    boards: [nosuch]\n    testcases: [cyclictest-
 "$RTLAB" farm tick --no-discover --schedule "$work/bad3.yaml" >"$work/bad.out" 2>&1
 check "an unknown board: exit 1, the cell named, nothing queued for it" \
 	sh -c "test $? = 1 && grep -q 'nosuch cyclictest-idle: .*nosuch' '$work/bad.out'"
+
+printf 'matrix:\n  - tree: ft\n    boards: [vb]\n    testcases: [x]\n    bisect: often\n' >"$work/bad4.yaml"
+"$RTLAB" farm tick --schedule "$work/bad4.yaml" >"$work/bad.out" 2>&1
+check "bisect neither true nor false: refused, naming the field" \
+	has "$work/bad.out" "bad4.yaml: matrix\[0\]\.bisect: expected true or false"
 
 # -- the web page ----------------------------------------------------------------
 start_server "$work" --threads 2 || { not_ok "server starts"; exit 1; }

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * rtlab plot: a stored run's latency histogram as PNG or SVG; plot compare
- * and plot trend, the series plots a maintainer reads beside a verdict: a
- * baseline kernel's pooled histogram over a candidate's, and max / p99.9
- * across the kernels of a tree.  The drawing is the one the server's
- * pages show.
+ * rtlab plot: a stored run's latency histogram as PNG or SVG; plot
+ * compare, plot trend and plot longterm, the series plots a maintainer
+ * reads beside a verdict: a baseline kernel's pooled histogram over a
+ * candidate's, max / p99.9 across the kernels of a tree, and every
+ * kernel's pooled histogram stacked along the tree.  The drawing is the
+ * one the server's pages show.
  */
 
 #include <errno.h>
@@ -53,6 +54,27 @@ static void trend_usage(FILE *out)
 		"latest run.\n");
 }
 
+static void longterm_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: rtlab plot longterm --board B --testcase T "
+		"[--tree TREE]\n"
+		"                           [--clock C] [--kernels N] "
+		"-o FILE.png|FILE.svg\n\n"
+		"Draw the long-term view of a tree on one board and testcase "
+		"(OSADL's latency\n"
+		"plot over time, flat): a row per kernel, oldest at the "
+		"bottom, each with all\n"
+		"its complete runs pooled; every 1 us bucket a mark at its "
+		"latency coloured by\n"
+		"the fraction of the kernel's samples it holds, each "
+		"kernel's maximum marked.\n"
+		"The newest N kernels (default %d, at most %d).  Tree and "
+		"clock default to\n"
+		"those of the latest run.\n",
+		REPORTING_LONGTERM_DEFAULT, REPORTING_LONGTERM_MAX);
+}
+
 static int write_file(const char *cmd, const char *path, const void *data,
 		      size_t size)
 {
@@ -76,14 +98,18 @@ static int write_file(const char *cmd, const char *path, const void *data,
 	return 0;
 }
 
-/* Options of both modes; which are required differs. */
+enum plot_mode { MODE_COMPARE, MODE_TREND, MODE_LONGTERM };
+
+/* Options of the series modes; which are required differs. */
 struct plot_opts {
 	const char *board, *testcase, *baseline, *candidate, *tree, *clock;
 	const char *out;
+	unsigned int kernels;
 	enum plot_format fmt;
 };
 
-static int parse(int argc, char **argv, bool compare, struct plot_opts *o)
+static int parse(int argc, char **argv, enum plot_mode mode,
+		 struct plot_opts *o)
 {
 	static const struct option opts[] = {
 		{ "board", required_argument, NULL, 'b' },
@@ -92,15 +118,21 @@ static int parse(int argc, char **argv, bool compare, struct plot_opts *o)
 		{ "candidate", required_argument, NULL, 'C' },
 		{ "tree", required_argument, NULL, 'T' },
 		{ "clock", required_argument, NULL, 'k' },
+		{ "kernels", required_argument, NULL, 'n' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	void (*usage)(FILE *) = compare ? compare_usage : trend_usage;
+	void (*usage)(FILE *) = mode == MODE_COMPARE ? compare_usage :
+				mode == MODE_TREND   ? trend_usage :
+						       longterm_usage;
+	bool compare = mode == MODE_COMPARE;
 	const char *missing = NULL;
+	char *end;
 	int c;
 
 	memset(o, 0, sizeof(*o));
+	o->kernels = REPORTING_LONGTERM_DEFAULT;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -121,6 +153,28 @@ static int parse(int argc, char **argv, bool compare, struct plot_opts *o)
 			break;
 		case 'k':
 			o->clock = optarg;
+			break;
+		case 'n':
+			errno = 0;
+			o->kernels = (unsigned int)strtoul(optarg, &end, 10);
+			if (mode != MODE_LONGTERM || errno || *end ||
+			    o->kernels < 1 ||
+			    o->kernels > REPORTING_LONGTERM_MAX) {
+				if (mode != MODE_LONGTERM)
+					fprintf(stderr,
+						"rtlab plot %s: --kernels "
+						"belongs to 'rtlab plot "
+						"longterm'\n",
+						argv[0]);
+				else
+					fprintf(stderr,
+						"rtlab plot %s: --kernels "
+						"'%s': expected a number from "
+						"1 to %d\n",
+						argv[0], optarg,
+						REPORTING_LONGTERM_MAX);
+				return -EINVAL;
+			}
 			break;
 		case 'o':
 			o->out = optarg;
@@ -145,8 +199,10 @@ static int parse(int argc, char **argv, bool compare, struct plot_opts *o)
 		return -EINVAL;
 	}
 	if (!compare && (o->baseline || o->candidate)) {
-		fprintf(stderr, "rtlab plot trend: --baseline and --candidate "
-				"belong to 'rtlab plot compare'\n");
+		fprintf(stderr,
+			"rtlab plot %s: --baseline and --candidate "
+			"belong to 'rtlab plot compare'\n",
+			argv[0]);
 		return -EINVAL;
 	}
 	if (!o->board)
@@ -175,7 +231,7 @@ static int parse(int argc, char **argv, bool compare, struct plot_opts *o)
 	return 0;
 }
 
-static int plot_mode(int argc, char **argv, bool compare)
+static int plot_mode(int argc, char **argv, enum plot_mode mode)
 {
 	struct rtlab_err err = { "" };
 	struct plot_opts o;
@@ -184,7 +240,7 @@ static int plot_mode(int argc, char **argv, bool compare)
 	PGconn *conn;
 	int ret;
 
-	ret = parse(argc, argv, compare, &o);
+	ret = parse(argc, argv, mode, &o);
 	if (ret)
 		return ret > 0 ? 0 : EXIT_USAGE;
 	conn = db_connect(&err);
@@ -192,7 +248,7 @@ static int plot_mode(int argc, char **argv, bool compare)
 		fprintf(stderr, "rtlab plot %s: %s\n", argv[0], err.msg);
 		return 1;
 	}
-	if (compare) {
+	if (mode == MODE_COMPARE) {
 		struct reporting_compare_query q = {
 			o.board, o.testcase, o.baseline, o.candidate, o.clock,
 		};
@@ -207,7 +263,11 @@ static int plot_mode(int argc, char **argv, bool compare)
 			o.clock,
 		};
 
-		ret = reporting_plot_trend(conn, &q, o.fmt, &img, &size, &err);
+		ret = mode == MODE_TREND ?
+			      reporting_plot_trend(conn, &q, o.fmt, &img, &size,
+						   &err) :
+			      reporting_plot_longterm(conn, &q, o.kernels,
+						      o.fmt, &img, &size, &err);
 	}
 	if (ret)
 		fprintf(stderr, "rtlab plot %s: %s\n", argv[0], err.msg);
@@ -221,16 +281,6 @@ static int plot_mode(int argc, char **argv, bool compare)
 	return ret ? 1 : 0;
 }
 
-static int cmd_plot_compare(int argc, char **argv)
-{
-	return plot_mode(argc, argv, true);
-}
-
-static int cmd_plot_trend(int argc, char **argv)
-{
-	return plot_mode(argc, argv, false);
-}
-
 static void plot_usage(FILE *out)
 {
 	fprintf(out,
@@ -238,10 +288,13 @@ static void plot_usage(FILE *out)
 		"       rtlab plot compare --board B --testcase T "
 		"--baseline K1 --candidate K2 -o F\n"
 		"       rtlab plot trend --board B --testcase T [--tree TREE] "
-		"-o F\n\n"
+		"-o F\n"
+		"       rtlab plot longterm --board B --testcase T [--tree TREE] "
+		"[--kernels N] -o F\n\n"
 		"Draw a run's per-CPU latency histogram (log-scale counts, "
-		"1 us\nbuckets, maxima marked) with gnuplot; 'compare' and "
-		"'trend' draw a series\n(see 'rtlab plot compare --help').\n");
+		"1 us\nbuckets, maxima marked) with gnuplot; 'compare', "
+		"'trend' and 'longterm' draw\na series (see 'rtlab plot "
+		"compare --help').\n");
 }
 
 int cmd_plot(int argc, char **argv)
@@ -263,9 +316,11 @@ int cmd_plot(int argc, char **argv)
 	int c, ret = 1;
 
 	if (argc > 1 && !strcmp(argv[1], "compare"))
-		return cmd_plot_compare(argc - 1, argv + 1);
+		return plot_mode(argc - 1, argv + 1, MODE_COMPARE);
 	if (argc > 1 && !strcmp(argv[1], "trend"))
-		return cmd_plot_trend(argc - 1, argv + 1);
+		return plot_mode(argc - 1, argv + 1, MODE_TREND);
+	if (argc > 1 && !strcmp(argv[1], "longterm"))
+		return plot_mode(argc - 1, argv + 1, MODE_LONGTERM);
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':

@@ -815,3 +815,126 @@ out:
 	strbuf_cleanup(&s);
 	return ret;
 }
+
+/* ---- the long-term view of a series ------------------------------------ */
+
+static unsigned int longterm_height(const struct plot_longterm *l)
+{
+	size_t h = 140 + 16 * l->nkernels;
+
+	if (l->height_px)
+		return l->height_px;
+	return h < 500 ? 500 : h > 2400 ? 2400 : (unsigned int)h;
+}
+
+/* The highest latency any kernel reached: the x range's end. */
+static uint32_t longterm_hi(const struct plot_longterm *l)
+{
+	uint32_t hi = 1;
+	size_t k;
+
+	for (k = 0; k < l->nkernels; k++)
+		if (l->kernels[k].hist && l->kernels[k].hist->samples &&
+		    l->kernels[k].hist->max_us > hi)
+			hi = l->kernels[k].hist->max_us;
+	return hi;
+}
+
+int plot_script_longterm(const struct plot_longterm *l, enum plot_format fmt,
+			 struct strbuf *s)
+{
+	unsigned int w = l->width_px ? l->width_px : 1000;
+	size_t k, every;
+
+	memset(s, 0, sizeof(*s));
+	if (!l->nkernels)
+		return -EINVAL;
+	plot_preamble(s, "long-term", fmt, w, longterm_height(l), l->title,
+		      l->subtitle);
+	strbuf_addf(s,
+		    " noenhanced\n"
+		    "set xlabel 'Latency (µs, log)'\n"
+		    "set logscale x\n"
+		    "set xrange [0.8:%g]\n"
+		    "set yrange [-0.5:%zu.5]\n"
+		    "set grid xtics mxtics lc rgb '#e0e0e0'\n"
+		    "set cblabel 'log10 of the fraction of the kernel''s "
+		    "samples'\n"
+		    "set cbrange [-8:0]\n"
+		    "set palette defined (-8 '#f0f0ff', -6 '#9ecae1', "
+		    "-4 '#3182bd', -2 '#fd8d3c', 0 '#a50f15')\n"
+		    "set key outside top center horizontal noenhanced\n",
+		    (double)longterm_hi(l) * 1.5 + 2, l->nkernels - 1);
+	/* At most ~60 labels: every n-th kernel named when there are more. */
+	every = l->nkernels / 60 + 1;
+	strbuf_addf(s, "set ytics noenhanced (");
+	for (k = 0; k < l->nkernels; k += every) {
+		strbuf_addf(s, "%s", k ? ", " : "");
+		ps_quoted(s, l->kernels[k].release);
+		strbuf_addf(s, " %zu", k);
+	}
+	strbuf_addf(s, ")\n");
+	strbuf_addf(s, "plot 'buckets.dat' using 1:2:3 with points pt 5 ps 0.5 "
+		       "lc palette notitle, \\\n"
+		       "\t'max.dat' using 1:2 with points pt 2 ps 1.2 "
+		       "lc rgb 'black' title 'maximum of the kernel''s runs'\n"
+		       "set output\n");
+	return s->failed ? -ENOMEM : 0;
+}
+
+/* buckets.dat: "latency kernel log10(fraction)" per non-empty bucket, at
+ * the bucket's middle; max.dat: "max kernel" per kernel with samples. */
+static int longterm_data(const struct plot_longterm *l, struct strbuf *buckets,
+			 struct strbuf *max)
+{
+	size_t k;
+	uint32_t i;
+
+	memset(buckets, 0, sizeof(*buckets));
+	memset(max, 0, sizeof(*max));
+	strbuf_addf(buckets, "# lat_us kernel log10_fraction\n");
+	strbuf_addf(max, "# max_us kernel\n");
+	for (k = 0; k < l->nkernels; k++) {
+		const struct hist *h = l->kernels[k].hist;
+
+		if (!h || !h->samples)
+			continue;
+		for (i = 0; i < h->nbuckets; i++)
+			if (h->counts[i])
+				strbuf_addf(buckets, "%.1f %zu %.4f\n", i + 0.5,
+					    k,
+					    log10((double)h->counts[i] /
+						  (double)h->samples));
+		strbuf_addf(max, "%.1f %zu\n", h->max_us + 0.5, k);
+	}
+	return buckets->failed || max->failed ? -ENOMEM : 0;
+}
+
+int plot_longterm_render(const struct plot_longterm *l, enum plot_format fmt,
+			 void **img, size_t *size, struct rtlab_err *err)
+{
+	static const char *const names[] = { "buckets.dat", "max.dat" };
+	struct strbuf s, data[2];
+	int ret;
+
+	memset(data, 0, sizeof(data));
+	ret = plot_script_longterm(l, fmt, &s);
+	if (ret) {
+		rtlab_err_seterr(err, -ret,
+				 ret == -EINVAL ?
+					 "plot: no kernels to draw" :
+					 "plot: out of memory building the script");
+		goto out;
+	}
+	ret = longterm_data(l, &data[0], &data[1]);
+	if (ret) {
+		rtlab_err_seterr(err, ENOMEM, "plot: out of memory");
+		goto out;
+	}
+	ret = render_files(&s, names, data, 2, fmt, img, size, err);
+out:
+	strbuf_cleanup(&data[0]);
+	strbuf_cleanup(&data[1]);
+	strbuf_cleanup(&s);
+	return ret;
+}

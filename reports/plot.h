@@ -152,4 +152,41 @@ int plot_trend_render(const struct plot_trend *t, enum plot_format fmt,
 		      void **img, size_t *size,
 		      struct rtlab_err *err) __must_check;
 
+/* One kernel of a long-term plot: its runs pooled. */
+struct plot_longterm_kernel {
+	const char *release;	 /* y tick label */
+	const struct hist *hist; /* all CPUs of all its runs; not owned */
+	unsigned int nruns;
+};
+
+struct plot_longterm {
+	const char *title;
+	const char *subtitle; /* may be NULL */
+	size_t nkernels;
+	const struct plot_longterm_kernel *kernels; /* oldest first, upwards */
+	unsigned int width_px, height_px; /* 0: 1000 x (by the kernels) */
+};
+
+/**
+ * plot_script_longterm() - the gnuplot script of @l, the long-term view of
+ * a series (OSADL's latency plot over time, drawn flat): one row per
+ * kernel, oldest at the bottom, each 1 µs bucket a mark at its latency
+ * (log scale) coloured by the fraction of that kernel's samples it holds
+ * (log10), each kernel's maximum marked.  It reads "buckets.dat" and
+ * "max.dat" (written by plot_longterm_render()).
+ * Return: 0, -EINVAL (no kernels) or -ENOMEM.  Caller releases @s with
+ * strbuf_cleanup() either way.
+ */
+int plot_script_longterm(const struct plot_longterm *l, enum plot_format fmt,
+			 struct strbuf *s) __must_check;
+
+/**
+ * plot_longterm_render() - render the long-term plot of @l.
+ * Return: as plot_run_histogram() (*@img malloc'd, caller frees); -EINVAL
+ * when @l has no kernels.
+ */
+int plot_longterm_render(const struct plot_longterm *l, enum plot_format fmt,
+			 void **img, size_t *size,
+			 struct rtlab_err *err) __must_check;
+
 #endif

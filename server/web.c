@@ -298,6 +298,7 @@ enum web_route {
 	WEB_REPORT_FILE,
 	WEB_PLOT_COMPARE,
 	WEB_PLOT_TREND,
+	WEB_PLOT_LONGTERM,
 	WEB_BISECT,
 };
 
@@ -347,6 +348,9 @@ static void web_route(const char *path, struct web_match *m)
 		else if (!strcmp(rest, "trend.png") ||
 			 !strcmp(rest, "trend.svg"))
 			m->route = WEB_PLOT_TREND;
+		else if (!strcmp(rest, "longterm.png") ||
+			 !strcmp(rest, "longterm.svg"))
+			m->route = WEB_PLOT_LONGTERM;
 		if (m->route && plot_format_parse(rest, &m->fmt))
 			m->route = WEB_NONE;
 	} else if ((rest = take_ref(path, "/runs/", m))) {
@@ -365,6 +369,13 @@ static void web_route(const char *path, struct web_match *m)
 	}
 }
 
+/* The plots: drawn by gnuplot, answered by the slow pool. */
+static bool is_plot(enum web_route r)
+{
+	return r == WEB_PLOT_COMPARE || r == WEB_PLOT_TREND ||
+	       r == WEB_PLOT_LONGTERM;
+}
+
 bool web_match(const char *path)
 {
 	struct web_match m;
@@ -379,9 +390,7 @@ enum http_pool web_pool(const char *method, const char *path)
 
 	(void)method;
 	web_route(path, &m);
-	return m.route == WEB_PLOT_COMPARE || m.route == WEB_PLOT_TREND ?
-		       HTTP_POOL_SLOW :
-		       HTTP_POOL_NONE;
+	return is_plot(m.route) ? HTTP_POOL_SLOW : HTTP_POOL_NONE;
 }
 
 /* ------------------------------------------------------------------ */
@@ -468,7 +477,10 @@ static enum MHD_Result overview(struct http_request *req)
 		html(&p, "<br><small><a href=\"" PLOTS "trend.svg");
 		url_arg(&p, true, "board", jstr(row, "board"));
 		url_arg(&p, false, "testcase", jstr(row, "testcase"));
-		html(&p, "\">trend</a></small></th>");
+		html(&p, "\">trend</a> <a href=\"" PLOTS "longterm.svg");
+		url_arg(&p, true, "board", jstr(row, "board"));
+		url_arg(&p, false, "testcase", jstr(row, "testcase"));
+		html(&p, "\">long-term</a></small></th>");
 		json_array_foreach(kernels, j, k) {
 			const char *verdict;
 
@@ -1179,6 +1191,10 @@ static enum MHD_Result verdict_page(struct http_request *req, const char *ref)
 	plot_block(&p, v, "trend",
 		   "max and p99.9 across the kernels of the "
 		   "tree");
+	html(&p, "<h2>Long-term view of the tree</h2>\n");
+	plot_block(&p, v, "longterm",
+		   "every kernel's pooled histogram, oldest at the "
+		   "bottom");
 	report_block(&p, req->db, id);
 	html(&p,
 	     "<p><a href=\"/api/v1/verdicts/%" PRId64 "\">verdict as "
@@ -1417,10 +1433,26 @@ static enum MHD_Result plot_answer(struct http_request *req,
 			http_query(req, "clock"),
 		};
 
+		const char *nk = http_query(req, "kernels");
+		unsigned long kernels = REPORTING_LONGTERM_DEFAULT;
+		char *end = NULL;
+
 		if (q.clock && !*q.clock)
 			q.clock = NULL;
-		ret = reporting_plot_trend(req->db, &q, m->fmt, &img, &size,
-					   &err);
+		if (m->route == WEB_PLOT_TREND)
+			ret = reporting_plot_trend(req->db, &q, m->fmt, &img,
+						   &size, &err);
+		else if (nk && (kernels = strtoul(nk, &end, 10),
+				!*nk || *end || kernels > UINT_MAX))
+			ret = rtlab_err_set(&err,
+					    "kernels '%s': expected a number "
+					    "from 1 to %d",
+					    nk, REPORTING_LONGTERM_MAX);
+		else
+			ret = reporting_plot_longterm(req->db, &q,
+						      (unsigned int)kernels,
+						      m->fmt, &img, &size,
+						      &err);
 	}
 	if (ret)
 		r = http_respond_error(req, http_errno_status(ret), "%s",
@@ -1503,7 +1535,7 @@ enum MHD_Result web_handle(struct http_request *req)
 				    style_css, sizeof(style_css) - 1,
 				    "Cache-Control", "max-age=3600");
 	if (!req->db) {
-		if (m.route == WEB_PLOT_COMPARE || m.route == WEB_PLOT_TREND)
+		if (is_plot(m.route))
 			return http_respond_error(req,
 						  MHD_HTTP_SERVICE_UNAVAILABLE,
 						  "database unavailable: %s",
@@ -1528,6 +1560,7 @@ enum MHD_Result web_handle(struct http_request *req)
 		return bisect_page(req, m.ref);
 	case WEB_PLOT_COMPARE:
 	case WEB_PLOT_TREND:
+	case WEB_PLOT_LONGTERM:
 		return plot_answer(req, &m);
 	default:
 		return error_page(req, MHD_HTTP_NOT_FOUND, "Not found",

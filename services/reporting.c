@@ -463,6 +463,82 @@ out:
 	return ret;
 }
 
+int reporting_plot_longterm(PGconn *conn, const struct reporting_trend_query *q,
+			    unsigned int nkernels, enum plot_format fmt,
+			    void **img, size_t *size, struct rtlab_err *err)
+{
+	struct plot_longterm_kernel *lk = NULL;
+	struct plot_longterm pl = { 0 };
+	struct hist *h = NULL;
+	char title[400], sub[300];
+	json_t *t = NULL, *kernels, *k;
+	const char *clock;
+	size_t i, n = 0, first;
+	int board_id, testcase_id;
+	int ret;
+
+	if (nkernels < 1 || nkernels > REPORTING_LONGTERM_MAX)
+		return rtlab_err_set(err,
+				     "kernels %u: expected 1 to %d (the newest "
+				     "kernels of the series drawn)",
+				     nkernels, REPORTING_LONGTERM_MAX);
+	ret = db_board_lookup(conn, q->board, &board_id, err);
+	if (!ret)
+		ret = db_testcase_lookup(conn, q->testcase, &testcase_id, err);
+	if (!ret)
+		ret = db_web_trend(conn, q->board, q->testcase, q->tree,
+				   q->clock, &t, err);
+	if (ret)
+		goto out;
+	kernels = json_object_get(t, "kernels");
+	clock = jstr2(t, "clock");
+	first = json_array_size(kernels) > nkernels ?
+			json_array_size(kernels) - nkernels :
+			0;
+	n = json_array_size(kernels) - first;
+	lk = calloc(n + 1, sizeof(*lk));
+	h = calloc(n + 1, sizeof(*h));
+	if (!lk || !h) {
+		ret = rtlab_err_seterr(err, ENOMEM, "plot: out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		k = json_array_get(kernels, first + i);
+		ret = hist_init(&h[i], 1);
+		if (ret) {
+			rtlab_err_seterr(err, ENOMEM, "plot: out of memory");
+			goto out;
+		}
+		ret = pool_kernel(conn, board_id, testcase_id,
+				  (int)json_integer_value(json_object_get(k,
+									  "id")),
+				  clock, &h[i], &lk[i].nruns, err);
+		if (ret)
+			goto out;
+		lk[i].release = jstr2(k, "release");
+		lk[i].hist = &h[i];
+	}
+	snprintf(title, sizeof(title),
+		 "%s / %s: the long-term view of tree '%s'", q->board,
+		 q->testcase, jstr2(t, "tree") ? jstr2(t, "tree") : "");
+	snprintf(sub, sizeof(sub),
+		 "clock %s; %zu kernel(s), oldest at the bottom, each with "
+		 "all its complete runs pooled",
+		 clock ? clock : "?", n);
+	pl.title = title;
+	pl.subtitle = sub;
+	pl.nkernels = n;
+	pl.kernels = lk;
+	ret = plot_longterm_render(&pl, fmt, img, size, err);
+out:
+	for (i = 0; h && i < n; i++)
+		hist_cleanup(&h[i]);
+	free(h);
+	free(lk);
+	json_decref(t);
+	return ret;
+}
+
 /* A figure of the trend's JSON, NAN when null. */
 static double jfig(const json_t *o, const char *key)
 {

@@ -74,4 +74,20 @@ int reporting_plot_trend(PGconn *conn, const struct reporting_trend_query *q,
 			 enum plot_format fmt, void **img, size_t *size,
 			 struct rtlab_err *err) __must_check;
 
+/* The most kernels a long-term plot draws, and its default. */
+#define REPORTING_LONGTERM_MAX 500
+#define REPORTING_LONGTERM_DEFAULT 100
+
+/**
+ * reporting_plot_longterm() - the long-term view of the series @q follows
+ * (the kernels of reporting_plot_trend(), the newest @nkernels of them,
+ * 1 to REPORTING_LONGTERM_MAX): each kernel's complete runs pooled into
+ * one histogram, drawn as a row, oldest at the bottom.
+ * Return: as reporting_plot_trend(); -EINVAL for @nkernels out of range.
+ */
+int reporting_plot_longterm(PGconn *conn, const struct reporting_trend_query *q,
+			    unsigned int nkernels, enum plot_format fmt,
+			    void **img, size_t *size,
+			    struct rtlab_err *err) __must_check;
+
 #endif

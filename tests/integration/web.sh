@@ -259,7 +259,7 @@ check "/verdicts/$VID: p99.9 row with interval and test" \
 check "/verdicts/$VID: links every run of both sides" \
 	test "$(grep -o 'href="/runs/[0-9]*"' "$work/verdict.dom" | sort -u |
 		wc -l)" = 10
-check_imgs verdict 2
+check_imgs verdict 3
 check "/verdicts/$VID: links the report's files" \
 	grep -q "href=\"/verdicts/$VID/report/report.txt\"" "$work/verdict.dom"
 check "/verdicts/$VID/report/report.txt is the written report" \
@@ -314,6 +314,13 @@ check "compare.png by release: a PNG" is_image "$work/resp" png 5000
 cp "$work/resp" "$work/compare.png"
 get "/api/v1/plots/trend.png?board=web1&testcase=cyclictest-idle&tree=debian-rt" >/dev/null
 check "trend.png by tree: a PNG" is_image "$work/resp" png 5000
+get "/api/v1/plots/longterm.svg?board=web1&testcase=cyclictest-idle&tree=debian-rt" >/dev/null
+check "longterm.svg by tree: an SVG naming both kernels" \
+	sh -c "is_image() { :; }; grep -q 'long-term view of tree' '$work/resp' &&
+	       grep -q '$K1' '$work/resp' && grep -q '$K2' '$work/resp' &&
+	       grep -q '2 kernel(s), oldest at the bottom' '$work/resp'"
+check "longterm.png?kernels=0: 400 naming the range" \
+	test "$(get "/api/v1/plots/longterm.png?board=web1&testcase=cyclictest-idle&kernels=0")" = 400
 check "POST on a page: 405" \
 	test "$(curl -s -o /dev/null -w '%{http_code}' -X POST "$URL/regressions")" = 405
 
@@ -328,6 +335,14 @@ check "... naming both releases with their run counts" \
 check "rtlab plot trend -o F.png: a PNG" is_image "$work/trend.png" png 5000
 "$RTLAB" plot trend --board web1 -o "$work/x.png" >/dev/null 2>&1
 check "rtlab plot trend without --testcase: usage error (2)" test $? = 2
+"$RTLAB" plot longterm --board web1 --testcase cyclictest-idle \
+	--tree debian-rt --kernels 1 -o "$work/lt.png" >>"$work/plot.out" 2>&1
+check "rtlab plot longterm --kernels 1 -o F.png: a PNG" \
+	is_image "$work/lt.png" png 5000
+"$RTLAB" plot longterm --board web1 --testcase cyclictest-idle \
+	--kernels 501 -o "$work/x.png" >/dev/null 2>"$work/plot.err"
+check "rtlab plot longterm --kernels 501: usage error naming the range" \
+	sh -c "[ $? = 2 ] && grep -q 'expected a number from 1 to 500' '$work/plot.err'"
 "$RTLAB" plot compare --board web1 --testcase cyclictest-idle \
 	--baseline $K1 --candidate 9.9-nope -o "$work/x.png" \
 	>/dev/null 2>"$work/plot.err"

@@ -151,7 +151,8 @@ static int entry_parse(json_t *o, const char *path, size_t idx,
 {
 	static const char *const known[] = { "tree",	"boards", "testcases",
 					     "kernels", "runs",	  "priority",
-					     "notify",	"bisect", NULL };
+					     "notify",	"bisect", "duration_s",
+					     NULL };
 	json_t *x, *notify;
 	const char *key;
 	size_t i;
@@ -169,7 +170,8 @@ static int entry_parse(json_t *o, const char *path, size_t idx,
 					     "%s: matrix[%zu]: unknown field "
 					     "'%s' (expected tree, boards, "
 					     "testcases, kernels, runs, "
-					     "priority, notify or bisect)",
+					     "duration_s, priority, notify or "
+					     "bisect)",
 					     path, idx, key);
 	}
 	x = json_object_get(o, "tree");
@@ -195,6 +197,8 @@ static int entry_parse(json_t *o, const char *path, size_t idx,
 		       &e->kernels, err) ||
 	    uint_field(o, "runs", path, idx, 1, JOBS_MAX_REPEAT, &e->runs,
 		       err) ||
+	    uint_field(o, "duration_s", path, idx, 1, JOBS_MAX_DURATION_S,
+		       &e->duration_s, err) ||
 	    uint_field(o, "priority", path, idx, 1, 100, &e->priority, err))
 		return -EINVAL;
 	x = json_object_get(o, "bisect");
@@ -382,6 +386,7 @@ static int tick_cell(PGconn *conn, const struct farm_entry *e, const char *tree,
 	js.board = board;
 	js.testcase = testcase;
 	js.repeat = want - (unsigned int)have;
+	js.duration_s = e->duration_s;
 	js.priority = e->priority;
 	js.origin = "farm";
 	js.tree = tree;

@@ -26,14 +26,15 @@
 
 struct farm_entry {
 	char *tree;
-	char **boards;	       /* NULL-terminated */
-	char **testcases;      /* NULL-terminated */
-	unsigned int kernels;  /* newest kernels of the tree kept measured */
-	unsigned int runs;     /* first look; 0: the testcase's min_runs */
-	unsigned int priority; /* of the jobs queued */
-	char **emails;	       /* NULL-terminated, may be empty */
-	char *webhook;	       /* may be NULL */
-	bool bisect;	       /* bisect the tree's regressions */
+	char **boards;		 /* NULL-terminated */
+	char **testcases;	 /* NULL-terminated */
+	unsigned int kernels;	 /* newest kernels of the tree kept measured */
+	unsigned int runs;	 /* first look; 0: the testcase's min_runs */
+	unsigned int duration_s; /* of each run; 0: the testcase's */
+	unsigned int priority;	 /* of the jobs queued */
+	char **emails;		 /* NULL-terminated, may be empty */
+	char *webhook;		 /* may be NULL */
+	bool bisect;		 /* bisect the tree's regressions */
 };
 
 struct farm_schedule {

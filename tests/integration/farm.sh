@@ -40,6 +40,7 @@ matrix:
     testcases: [cyclictest-idle, cyclictest-churn]
     kernels: 2
     runs: 3
+    duration_s: 2
     notify:
       email: [rt-list@lab.test, dev@lab.test]
       webhook: http://127.0.0.1:$HOOK_PORT/hook
@@ -61,6 +62,8 @@ check "the first tick: 3 new kernels, 2 newest x 2 testcases x 3 runs queued" \
 check "... of the two newest kernels only, at nightly priority" \
 	test "$(sql "SELECT string_agg(DISTINCT kernel || ' ' || priority || ' ' || origin, ',') FROM jobs")" = \
 	"linux-image-6.1.0-10-rtlabfarm-amd64=6.1.10-1 10 farm,linux-image-6.1.0-11-rtlabfarm-amd64=6.1.11-1 10 farm"
+check "... each run as long as the entry's duration_s (2 s)" \
+	test "$(sql "SELECT string_agg(DISTINCT duration_s::text, ',') FROM jobs")" = 2
 "$RTLAB" farm tick >"$work/t2.out" 2>&1
 check "a second tick queues nothing" \
 	has "$work/t2.out" "^tick: 0 new kernels, 4 cells, 0 jobs queued"

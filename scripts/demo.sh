@@ -106,11 +106,36 @@ drain_vboard() {
 	return $rc
 }
 
-say "RT kernel: $VRUNS runs of $TC (${VDURATION}s each) on the virtual board"
-"$RTLAB" job add --kernel debian-rt --board vboard --testcase $TC \
-	--repeat "$VRUNS" --duration "$VDURATION" --quiet >/dev/null
+# -- a night of the farm: Debian's PREEMPT_RT builds, newest two ----------------
+#
+# The farm follows Debian 12's PREEMPT_RT 6.1 series
+# (kernels/trees/debian-6.1-rt.yaml): a tick asks apt for the tree's
+# builds, queues the runs its two newest still need on the virtual board,
+# the workers run them, and the newer build's runs are judged against the
+# build before it as they land.  A verdict that cannot decide yet names its
+# next look, and the next tick queues exactly those runs.
+say "a night of the farm: the two newest builds of Debian's RT 6.1 tree, $VRUNS runs each"
+cat >"$out/farm.yaml" <<YAML
+matrix:
+  - tree: debian-6.1-rt
+    boards: [vboard]
+    testcases: [$TC]
+    kernels: 2
+    runs: $VRUNS
+    duration_s: $VDURATION
+YAML
+"$RTLAB" farm tick --schedule "$out/farm.yaml" --no-notify || true
 drain_vboard || true
+say "the farm's next tick: only what a verdict still asks for"
+"$RTLAB" farm tick --schedule "$out/farm.yaml" --no-discover --no-notify || true
+drain_vboard || true
+"$RTLAB" farm status
 rt_release=$("$RTLAB" kernel fetch debian-rt | sed -n 's/^release: *//p')
+"$RTLAB" plot trend --board vboard --testcase $TC --tree debian-6.1-rt \
+	-o "$out/farm-trend.png" || true
+"$RTLAB" plot longterm --board vboard --testcase $TC --tree debian-6.1-rt \
+	-o "$out/farm-longterm.png" || true
+echo "page:   $URL/farm"
 nonrt_release=$("$RTLAB" kernel fetch debian | sed -n 's/^release: *//p')
 
 # The non-RT kernel's runs are judged against the RT kernel: pin it as the

@@ -149,8 +149,9 @@ json_t *env_environment_json(const char *root, const char *clock)
 			"/sys/devices/system/clocksource/clocksource0/current_clocksource")),
 		/* x86: the revision loaded; a board health check compares it */
 		"microcode",
-		json_take(env_read(root,
-				   "/sys/devices/system/cpu/cpu0/microcode/version")),
+		json_take(env_read(
+			root,
+			"/sys/devices/system/cpu/cpu0/microcode/version")),
 		"sys_kernel_realtime", rt ? rt : "absent", "rt_tests_version",
 		json_take(env_rt_tests_version()), "clock",
 		clock ? clock : "host");

@@ -282,15 +282,17 @@ static int board_list(int argc, char **argv)
 	}
 	printf("%-20s %-6s %-9s %-8s %-32s %s\n", "NAME", "KIND", "STATE",
 	       "TOKEN", "JOB", "LAST HEALTH CHECK");
-	json_array_foreach(boards, i, b)
-	{
+	json_array_foreach(boards, i, b) {
 		h = json_object_get(b, "health");
 		job_text(json_object_get(b, "job"), job, sizeof(job));
 		if (json_is_object(h))
-			snprintf(health, sizeof(health), "%s %s (job %" JSON_INTEGER_FORMAT ")",
-				 json_string_value(json_object_get(h, "result")),
+			snprintf(health, sizeof(health),
+				 "%s %s (job %" JSON_INTEGER_FORMAT ")",
+				 json_string_value(json_object_get(h,
+								   "result")),
 				 json_string_value(json_object_get(h, "at")),
-				 json_integer_value(json_object_get(h, "job_id")));
+				 json_integer_value(json_object_get(h,
+								    "job_id")));
 		else
 			snprintf(health, sizeof(health), "never");
 		printf("%-20s %-6s %-9s %-8s %-32s %s\n",
@@ -303,8 +305,8 @@ static int board_list(int argc, char **argv)
 		       job, health);
 		if (json_string_value(json_object_get(b, "state_reason")))
 			printf("    out of service: %s\n",
-			       json_string_value(
-				       json_object_get(b, "state_reason")));
+			       json_string_value(json_object_get(b,
+								 "state_reason")));
 		if (json_is_object(h) &&
 		    json_string_value(json_object_get(h, "reason")))
 			printf("    last health check: %s\n",
@@ -336,8 +338,8 @@ static int board_health(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "d:m:qh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
-			bad |= opt_uint("board health", "--duration", optarg,
-					1, JOBS_MAX_DURATION_S, &duration_s) != 0;
+			bad |= opt_uint("board health", "--duration", optarg, 1,
+					JOBS_MAX_DURATION_S, &duration_s) != 0;
 			break;
 		case 'D':
 			due = true;
@@ -381,7 +383,8 @@ static int board_health(int argc, char **argv)
 	else if (!due && quiet)
 		printf("%" PRId64 "\n", id);
 	else if (!due)
-		printf("board %s: health job %" PRId64 " queued; its other jobs wait for it\n",
+		printf("board %s: health job %" PRId64
+		       " queued; its other jobs wait for it\n",
 		       argv[optind], id);
 	return 0;
 }

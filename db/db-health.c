@@ -30,8 +30,9 @@ int db_board_health_get(PGconn *conn, const char *name, json_t **out,
 		"state_reason, 'calibration', calibration, 'environment', "
 		"environment, 'environment_run_id', environment_run_id, "
 		"'health_result', health_result, 'health_reason', "
-		"health_reason, 'health_at', " ISO("health_at") ")::text "
-		"FROM boards WHERE name = $1",
+		"health_reason, 'health_at', " ISO(
+			"health_at") ")::text "
+				     "FROM boards WHERE name = $1",
 		1, p, out, err, "reading the board's health");
 	if (ret == -ENOENT)
 		rtlab_err_seterr(err, ENOENT,
@@ -47,16 +48,15 @@ int db_board_state_set(PGconn *conn, const char *name, const char *state,
 	int64_t id;
 	int ret;
 
-	ret = db_query_id(
-		conn,
-		"UPDATE boards SET state = $2, state_reason = $3, "
-		"state_changed_at = now(), "
-		"environment = CASE WHEN $2 = 'ready' THEN NULL "
-		"ELSE environment END, "
-		"environment_run_id = CASE WHEN $2 = 'ready' THEN NULL "
-		"ELSE environment_run_id END "
-		"WHERE name = $1 RETURNING id",
-		3, p, &id, err, "changing the board's state");
+	ret = db_query_id(conn,
+			  "UPDATE boards SET state = $2, state_reason = $3, "
+			  "state_changed_at = now(), "
+			  "environment = CASE WHEN $2 = 'ready' THEN NULL "
+			  "ELSE environment END, "
+			  "environment_run_id = CASE WHEN $2 = 'ready' THEN NULL "
+			  "ELSE environment_run_id END "
+			  "WHERE name = $1 RETURNING id",
+			  3, p, &id, err, "changing the board's state");
 	if (ret == -ENOENT || ret == -ENODATA)
 		ret = rtlab_err_seterr(
 			err, ENOENT,
@@ -95,8 +95,7 @@ int db_board_environment_set(PGconn *conn, int board_id, int64_t run_id,
 }
 
 int db_board_health_record(PGconn *conn, int board_id, int64_t job_id,
-			   bool pass, const char *reason,
-			   struct rtlab_err *err)
+			   bool pass, const char *reason, struct rtlab_err *err)
 {
 	char id[16], jid[24];
 	const char *p[4] = { id, jid, pass ? "pass" : "fail", reason };

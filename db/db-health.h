@@ -26,8 +26,7 @@
  * such a run is never compared (db/db-verdicts.c leaves it out). */
 #define DB_RUN_FLAG_OUT_OF_SERVICE "board_out_of_service"
 /* SQL: run r is one a comparison may use. */
-#define DB_RUN_COMPARABLE(r) \
-	"NOT " r "flags ? '" DB_RUN_FLAG_OUT_OF_SERVICE "'"
+#define DB_RUN_COMPARABLE(r) "NOT " r "flags ? '" DB_RUN_FLAG_OUT_OF_SERVICE "'"
 
 /**
  * db_board_health_get() - board @name's health record: {"id", "name",

@@ -13,9 +13,8 @@
 
 #include "board-health.h"
 
-const char *const health_env_keys[] = { "cpu_model",   "cpus",
-					"microcode",   "clocksource",
-					"isolcpus",    "cmdline",
+const char *const health_env_keys[] = { "cpu_model",   "cpus",	   "microcode",
+					"clocksource", "isolcpus", "cmdline",
 					"clock",       NULL };
 
 /* A field's value for people: strings as they are, null or absent
@@ -58,9 +57,9 @@ bool health_env_drift(json_t *before, json_t *now, char *reason, size_t size)
 		value_text(x, a, sizeof(a));
 		value_text(y, b, sizeof(b));
 		if (len < size)
-			len += snprintf(reason + len, size - len, "%s%s %s → %s",
-					len ? "; " : "", health_env_keys[i], a,
-					b);
+			len += snprintf(reason + len, size - len,
+					"%s%s %s → %s", len ? "; " : "",
+					health_env_keys[i], a, b);
 	}
 	return drift;
 }
@@ -70,8 +69,10 @@ bool health_env_drift(json_t *before, json_t *now, char *reason, size_t size)
 static long side_est(json_t *v, const char *side, const char *q)
 {
 	json_t *d = json_object_get(v, "details");
-	json_t *e = json_object_get(
-		json_object_get(json_object_get(d ? d : v, side), q), "est_us");
+	json_t *e = json_object_get(json_object_get(json_object_get(d ? d : v,
+								    side),
+						    q),
+				    "est_us");
 
 	return json_is_integer(e) && json_integer_value(e) >= 0 ?
 		       (long)json_integer_value(e) :

@@ -438,8 +438,7 @@ static int boards_table(struct http_request *req, struct strbuf *p,
 	html(p, "<h2>Boards</h2>\n<table id=\"boards\">\n<tr><th>board</th>"
 		"<th>kind</th><th>state</th><th>job</th><th>queued</th>"
 		"<th>last health check</th></tr>\n");
-	json_array_foreach(boards, i, b)
-	{
+	json_array_foreach(boards, i, b) {
 		job = json_object_get(b, "job");
 		h = json_object_get(b, "health");
 		html(p, "<tr class=\"b-");

@@ -90,8 +90,7 @@ int health_queue_due(PGconn *conn, unsigned int max_age_h, FILE *out,
 	int ret;
 
 	ret = db_health_due(conn, max_age_h, &due, err);
-	json_array_foreach(due, i, b)
-	{
+	json_array_foreach(due, i, b) {
 		const char *name = jstr(b, "name");
 
 		if (!board_kind_has_driver(board_kind_find(jstr(b, "kind"))))
@@ -104,7 +103,8 @@ int health_queue_due(PGconn *conn, unsigned int max_age_h, FILE *out,
 		n++;
 		log_info("board %s: health check due: job %" PRId64, name, id);
 		if (out)
-			fprintf(out, "board %s: health job %" PRId64 " queued\n",
+			fprintf(out,
+				"board %s: health job %" PRId64 " queued\n",
 				name, id);
 	}
 	json_decref(due);
@@ -132,18 +132,20 @@ void health_after_job(PGconn *conn, const struct db_job *job)
 	    strcmp(jstr(j, "state"), "failed"))
 		goto out;
 	run.status = jstr(j, "status");
-	run.p99_us = json_is_integer(json_object_get(j, "p99_us")) ?
-			     (long)json_integer_value(
-				     json_object_get(j, "p99_us")) :
-			     -1;
-	run.p999_us = json_is_integer(json_object_get(j, "p999_us")) ?
-			      (long)json_integer_value(
-				      json_object_get(j, "p999_us")) :
-			      -1;
+	run.p99_us =
+		json_is_integer(json_object_get(j, "p99_us")) ?
+			(long)json_integer_value(json_object_get(j, "p99_us")) :
+			-1;
+	run.p999_us =
+		json_is_integer(json_object_get(j, "p999_us")) ?
+			(long)json_integer_value(json_object_get(j,
+								 "p999_us")) :
+			-1;
 	if (!run.status) {
 		pass = false;
 		snprintf(reason, sizeof(reason), "no run: %s",
-			 jstr(j, "error") ? jstr(j, "error") : "the job failed");
+			 jstr(j, "error") ? jstr(j, "error") :
+					    "the job failed");
 	} else {
 		pass = health_judge(&run, json_object_get(b, "calibration"),
 				    reason, sizeof(reason));
@@ -169,8 +171,8 @@ void health_after_job(PGconn *conn, const struct db_job *job)
 			 job->board, job->id, reason);
 		goto out;
 	}
-	snprintf(why, sizeof(why), "health job %" PRId64 " failed: %s",
-		 job->id, reason);
+	snprintf(why, sizeof(why), "health job %" PRId64 " failed: %s", job->id,
+		 reason);
 	if (db_board_unhealthy(conn, job->board_id, why, &err))
 		goto fail;
 	log_warn("board %s: out of service: %s", job->board, why);
@@ -263,6 +265,5 @@ void health_ingest_stored(PGconn *conn, const struct health_ingest *hi,
 					       &err);
 	}
 	if (ret)
-		log_error("run %" PRId64 ": board health: %s", run_id,
-			  err.msg);
+		log_error("run %" PRId64 ": board health: %s", run_id, err.msg);
 }

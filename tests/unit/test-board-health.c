@@ -14,8 +14,8 @@
 
 static json_t *env(const char *clocksource, const char *isolcpus)
 {
-	return json_pack("{s:s, s:s, s:i, s:s, s:s?, s:s, s:s, s:s}",
-			 "cmdline", "BOOT_IMAGE=/vmlinuz quiet", "cpu_model",
+	return json_pack("{s:s, s:s, s:i, s:s, s:s?, s:s, s:s, s:s}", "cmdline",
+			 "BOOT_IMAGE=/vmlinuz quiet", "cpu_model",
 			 "Intel(R) Xeon(R)", "cpus", 4, "clocksource",
 			 clocksource, "isolcpus", isolcpus, "clock", "host",
 			 "microcode", "0xde", "rt_tests_version", "2.5");

@@ -24,6 +24,7 @@
 
 #include "../db/db-boards.h"
 #include "../db/db-farm.h"
+#include "../db/db-health.h"
 #include "../db/db-runs.h"
 #include "../db/db-verdicts.h"
 #include "../db/db-web.h"
@@ -702,6 +703,10 @@ static enum MHD_Result run_page(struct http_request *req, const char *ref)
 	if (flags)
 		row_text(&p, "flagged", flags);
 	free(flags);
+	if (jstr(json_object_get(run, "flags"), DB_RUN_FLAG_OUT_OF_SERVICE))
+		row_text(&p, "board out of service",
+			 jstr(json_object_get(run, "flags"),
+			      DB_RUN_FLAG_OUT_OF_SERVICE));
 	row_text(&p, "started", jstr(run, "started_at"));
 	row_text(&p, "finished", jstr(run, "finished_at"));
 	row_text(&p, "stored", jstr(run, "created_at"));

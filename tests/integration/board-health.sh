@@ -215,6 +215,15 @@ check "... the run is flagged" \
 check "... and compared with nothing: no verdict" \
 	test "$(sql "SELECT count(*) FROM verdicts v JOIN boards b ON b.id = v.board_id WHERE b.name = 'hb2'")" = 0
 check "... the server said why" has "$work/server.log" "no verdict: environment changed"
+"$RTLAB" show "$B" >"$work/showB" 2>&1
+check "rtlab show says the run is compared with nothing" \
+	has "$work/showB" '^flagged    board out of service: environment changed since run [0-9]+: clocksource tsc → hpet; compared with nothing$'
+get "/runs/$B" >/dev/null
+check "... and so does its run page" \
+	has "$work/resp" '<th>board out of service</th><td>environment changed since run'
+"$RTLAB" show "$A" >"$work/showA" 2>&1
+check "... which a run of the healthy board does not say" \
+	sh -c "! grep -q 'out of service' '$work/showA'"
 "$RTLAB" board list >"$work/list4" 2>&1
 check "board list shows the drift" \
 	has "$work/list4" "^    out of service: environment changed since run [0-9]+: clocksource tsc → hpet$"

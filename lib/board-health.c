@@ -36,10 +36,54 @@ static void value_text(json_t *v, char *buf, size_t size)
 	free(s);
 }
 
+/* A kernel command line parameter that names the image booted, not the
+ * board: a new kernel changes it. */
+static bool cmdline_ignored(const char *tok, size_t n)
+{
+	return (n >= 11 && !strncmp(tok, "BOOT_IMAGE=", 11)) ||
+	       (n >= 7 && !strncmp(tok, "initrd=", 7));
+}
+
+/* Whether parameter @tok (@n bytes) is among those of @line. */
+static bool cmdline_has(const char *line, const char *tok, size_t n)
+{
+	const char *p = line;
+	size_t m;
+
+	while (*p) {
+		p += strspn(p, " \t\n");
+		m = strcspn(p, " \t\n");
+		if (m == n && !strncmp(p, tok, n))
+			return true;
+		p += m;
+	}
+	return false;
+}
+
+/* The parameters of @a missing from @b, each after @sign, appended to
+ * @out at @len.  Return: the new length. */
+static size_t cmdline_missing(const char *a, const char *b, char sign,
+			      char *out, size_t size, size_t len)
+{
+	const char *p = a;
+	size_t n;
+
+	while (*p) {
+		p += strspn(p, " \t\n");
+		n = strcspn(p, " \t\n");
+		if (n && !cmdline_ignored(p, n) && !cmdline_has(b, p, n) &&
+		    len < size)
+			len += snprintf(out + len, size - len, "%s%c%.*s",
+					len ? " " : "", sign, (int)n, p);
+		p += n;
+	}
+	return len;
+}
+
 bool health_env_drift(json_t *before, json_t *now, char *reason, size_t size)
 {
 	char a[160], b[160];
-	size_t len = 0;
+	size_t len = 0, n;
 	bool drift = false;
 	int i;
 
@@ -53,6 +97,24 @@ bool health_env_drift(json_t *before, json_t *now, char *reason, size_t size)
 
 		if (!x || (x == y) || (y && json_equal(x, y)))
 			continue;
+		/* Compared as a set of parameters, without the image's. */
+		if (!strcmp(health_env_keys[i], "cmdline") &&
+		    json_is_string(x) && json_is_string(y)) {
+			n = cmdline_missing(json_string_value(x),
+					    json_string_value(y), '-', a,
+					    sizeof(a), 0);
+			n = cmdline_missing(json_string_value(y),
+					    json_string_value(x), '+', a,
+					    sizeof(a), n);
+			if (!n)
+				continue;
+			drift = true;
+			if (len < size)
+				len += snprintf(reason + len, size - len,
+						"%scmdline %s", len ? "; " : "",
+						a);
+			continue;
+		}
 		drift = true;
 		value_text(x, a, sizeof(a));
 		value_text(y, b, sizeof(b));

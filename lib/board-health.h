@@ -34,8 +34,11 @@ extern const char *const health_env_keys[];
  * health_env_drift() - what changed between @before, the environment a
  * board was last healthy in, and @now, a run's.  Only the fields of
  * health_env_keys that @before records are compared (an older agent
- * recorded fewer).  @reason gets "clocksource tsc → hpet; isolcpus 1 →
- * (none)" (truncated to @size); "" when nothing changed.
+ * recorded fewer).  The kernel command line is compared as a set of
+ * parameters, without those naming the image booted (BOOT_IMAGE=,
+ * initrd=), which change with every kernel.  @reason gets "clocksource
+ * tsc → hpet; isolcpus 1 → (none); cmdline -isolcpus=1 +nohz_full=1"
+ * (truncated to @size); "" when nothing changed.
  * Return: true when something changed.
  */
 bool health_env_drift(json_t *before, json_t *now, char *reason, size_t size);

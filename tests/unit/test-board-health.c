@@ -49,6 +49,29 @@ static void test_drift(void)
 	json_decref(b);
 
 	b = env("tsc", "1-3");
+	json_object_set_new(
+		a, "cmdline",
+		json_string(
+			"BOOT_IMAGE=/vmlinuz-6.1.0-1-rt root=/dev/sda1 isolcpus=1 quiet"));
+	json_object_set_new(
+		b, "cmdline",
+		json_string(
+			"BOOT_IMAGE=/vmlinuz-6.1.0-2-rt quiet  root=/dev/sda1 isolcpus=1\n"));
+	CHECK(!health_env_drift(a, b, why, sizeof(why)),
+	      "a command line naming another image, its parameters reordered, is no drift");
+	json_object_set_new(
+		b, "cmdline",
+		json_string(
+			"BOOT_IMAGE=/vmlinuz-6.1.0-2-rt root=/dev/sda1 isolcpus=2 quiet nohz_full=2"));
+	CHECK(health_env_drift(a, b, why, sizeof(why)),
+	      "a changed kernel parameter is a drift");
+	CHECK_STR(why, "cmdline -isolcpus=1 +isolcpus=2 +nohz_full=2",
+		  "... naming the parameters removed and added");
+	json_object_set_new(a, "cmdline",
+			    json_string("BOOT_IMAGE=/vmlinuz quiet"));
+	json_decref(b);
+
+	b = env("tsc", "1-3");
 	json_object_set_new(b, "cpus", json_integer(2));
 	health_env_drift(a, b, why, sizeof(why));
 	CHECK_STR(why, "cpus 4 → 2", "a number is shown as a number");

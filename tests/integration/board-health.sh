@@ -260,3 +260,16 @@ check "board health --due --max-age 0: the calibrated board only" \
 "$RTLAB" board health --due --max-age 0 >"$work/due3.out" 2>&1
 check "... and never twice while one is pending" \
 	has "$work/due3.out" '^0 health job\(s\) queued$'
+
+# rtlab farm tick queues the checks due, before the night's jobs.
+sql "UPDATE jobs SET state = 'failed', finished_at = now() WHERE kind = 'health'
+	AND state = 'queued'"
+sql "UPDATE boards SET health_at = now() - interval '25 hours' WHERE name = 'hb1'"
+printf 'matrix: []\n' >"$work/schedule.yaml"
+"$RTLAB" farm tick --schedule "$work/schedule.yaml" --no-discover \
+	--no-notify >"$work/tick.out" 2>"$work/tick.err"
+check "farm tick queues a health job for a board checked over a day ago" \
+	has "$work/tick.out" '^board hb1: health job [0-9]+ queued$'
+check "... and only that one" \
+	test "$(sql "SELECT string_agg(b.name, ',') FROM jobs j JOIN boards b
+		ON b.id = j.board_id WHERE j.kind = 'health' AND j.state = 'queued'")" = hb1

@@ -10,8 +10,8 @@
 # service, workers then claim none of its jobs until `rtlab board enable`;
 # a run whose environment drifted (clocksource tsc -> hpet) takes its
 # board out of service naming the change, gets no verdict, and stays out
-# of every comparison after the board is back; `board health --due` and
-# `board disable`.
+# of every comparison after the board is back; `board disable`; `board
+# health --due` and `rtlab farm tick` queue the checks due.
 . "$(dirname "$0")/../lib.sh"
 
 work=$(mktemp -d /tmp/rtlab-healthtest.XXXXXX) || exit 1

@@ -63,6 +63,9 @@ check "... a job of kind health with the calibration's testcase" \
 	test "$(sql "SELECT j.kind || ':' || t.name || ':' || j.kernel FROM jobs j
 		JOIN testcases t ON t.id = j.testcase_id WHERE j.id = '$H'")" = \
 	"health:calibrate-idle:host"
+"$RTLAB" jobs >"$work/jobs.out" 2>&1
+check "rtlab jobs says which job is a health check" \
+	test "$(grep -A2 "^$H " "$work/jobs.out" | grep -c 'a board health check'):$(grep -A2 "^$J " "$work/jobs.out" | grep -c 'a board health check')" = 1:0
 "$RTLAB" worker --once --board hb1 >"$work/w1.out" 2>"$work/w1.err"
 check "worker --once exits 0" test $? = 0
 check "the health job was claimed before the older job" \

@@ -3,7 +3,7 @@
 #define RTLAB_DB_HEALTH_H
 
 /*
- * Board health in PostgreSQL (schema/018_board_health.sql): a board's
+ * Board health in PostgreSQL (schema/019_board_health.sql): a board's
  * service state (ready, offline, unhealthy) and why, the environment it
  * was last known healthy in, and its last health job's outcome.  The
  * decisions are lib/board-health.c's and services/health.c's; this only reads

@@ -1,6 +1,6 @@
 -- SPDX-License-Identifier: GPL-2.0-or-later
 --
--- rtlab schema, version 18: board health.  A board is in service
+-- rtlab schema, version 19: board health.  A board is in service
 -- ('ready'), taken out by a maintainer ('offline'), or taken out by the
 -- lab ('unhealthy': a failed health job, or a run whose environment
 -- drifted from the one the board was last known healthy in); state_reason

@@ -13,9 +13,12 @@
 
 #include "board-health.h"
 
+/* Not the clock (icount, realtime, host): the verdicts already refuse to
+ * compare runs of different clocks, and one board may measure with
+ * several on purpose. */
 const char *const health_env_keys[] = { "cpu_model",   "cpus",	   "microcode",
 					"clocksource", "isolcpus", "cmdline",
-					"clock",       NULL };
+					NULL };
 
 /* A field's value for people: strings as they are, null or absent
  * "(none)", others as compact JSON. */

@@ -15,7 +15,7 @@
  *   - Every run stored is checked against the environment the board was
  *     last known healthy in (a passed health job's, else the first complete
  *     run's): a change of CPU model, CPU count, microcode, clocksource,
- *     isolcpus, kernel command line or clock takes the board out of
+ *     isolcpus or kernel command line takes the board out of
  *     service as unhealthy, the reason naming what changed.
  *   - A run stored while its board is out of service (including the run
  *     that found the drift) is flagged "board_out_of_service" in

@@ -139,7 +139,7 @@ json_t *env_environment_json(const char *root, const char *clock)
 		ncpus = n > 0 ? n : 0;
 	}
 	env = json_pack(
-		"{s:o, s:o, s:I, s:o, s:o, s:s, s:o, s:s}", "cmdline",
+		"{s:o, s:o, s:I, s:o, s:o, s:o, s:s, s:o, s:s}", "cmdline",
 		json_take(env_read(root, "/proc/cmdline")), "cpu_model",
 		json_take(model), "cpus", (json_int_t)ncpus, "isolcpus",
 		json_take(env_read(root, "/sys/devices/system/cpu/isolated")),
@@ -147,6 +147,11 @@ json_t *env_environment_json(const char *root, const char *clock)
 		json_take(env_read(
 			root,
 			"/sys/devices/system/clocksource/clocksource0/current_clocksource")),
+		/* x86: the revision loaded; a board health check compares it */
+		"microcode",
+		json_take(env_read(
+			root,
+			"/sys/devices/system/cpu/cpu0/microcode/version")),
 		"sys_kernel_realtime", rt ? rt : "absent", "rt_tests_version",
 		json_take(env_rt_tests_version()), "clock",
 		clock ? clock : "host");

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * rtlab board: register lab boards, rotate their upload tokens, list them.
+ * rtlab board: register lab boards, rotate their upload tokens, list them
+ * as the farm sees them, check their health, take them out of service and
+ * put them back.
  * A token is printed once, when made; the database keeps only its hash.
  */
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +17,10 @@
 
 #include "../boards/board.h"
 #include "../db/db-boards.h"
+#include "../db/db-health.h"
 #include "../db/db.h"
+#include "../services/health.h"
+#include "../services/jobs.h"
 #include "commands.h"
 #include "common.h"
 
@@ -23,11 +29,31 @@ static void board_usage(FILE *out)
 	fprintf(out,
 		"usage: rtlab board add NAME [--kind local|qemu|ssh|lava] [--definition FILE.json] [--quiet]\n"
 		"       rtlab board token NAME [--quiet]\n"
-		"       rtlab board list\n\n"
-		"add    register a board and print its upload token (once)\n"
-		"token  give a board a new upload token; the old one stops working\n"
-		"list   the registered boards\n"
-		"--quiet prints the token alone, for scripts.\n");
+		"       rtlab board list [--json]\n"
+		"       rtlab board health NAME [--duration S] [--quiet]\n"
+		"       rtlab board health --due [--max-age HOURS]\n"
+		"       rtlab board disable NAME --reason TEXT\n"
+		"       rtlab board enable NAME\n\n"
+		"add      register a board and print its upload token (once)\n"
+		"token    give a board a new upload token; the old one stops working\n"
+		"list     the boards as the farm sees them: kind, state (idle, busy,\n"
+		"         offline, unhealthy) and why, the job it runs, its last\n"
+		"         health check\n"
+		"health   queue a health job: the kernel and testcase of the board's\n"
+		"         calibration (rtlab calibrate) for a short run (default %u s),\n"
+		"         claimed before the board's other jobs, which wait for it; a\n"
+		"         board that fails it is taken out of service (unhealthy).\n"
+		"         --due queues one for every calibrated board in service not\n"
+		"         checked for --max-age hours (default %u; rtlab farm tick\n"
+		"         does this too)\n"
+		"disable  take a board out of service (offline): workers claim none\n"
+		"         of its jobs, and its runs are compared with nothing\n"
+		"enable   put an offline or unhealthy board back in service; the\n"
+		"         environment it runs in now becomes the one later runs are\n"
+		"         checked against.  Runs stored while it was out stay out of\n"
+		"         every comparison\n"
+		"--quiet prints the token (or the job id) alone, for scripts.\n",
+		HEALTH_DURATION_S, HEALTH_MAX_AGE_H);
 }
 
 static void print_token(const char *name, const char *token, bool quiet)
@@ -190,40 +216,231 @@ static int board_token(int argc, char **argv)
 	return 0;
 }
 
+/* The job a board runs, for the list: "#12 cyclictest-idle (running)". */
+static void job_text(json_t *job, char *buf, size_t size)
+{
+	const char *phase = json_string_value(json_object_get(job, "phase"));
+
+	if (!job || json_is_null(job)) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	snprintf(buf, size, "#%" JSON_INTEGER_FORMAT " %s%s%s%s",
+		 json_integer_value(json_object_get(job, "id")),
+		 !strcmp(json_string_value(json_object_get(job, "kind")),
+			 "health") ?
+			 "health " :
+			 "",
+		 json_string_value(json_object_get(job, "testcase")),
+		 phase ? " " : "", phase ? phase : "");
+}
+
 static int board_list(int argc, char **argv)
 {
 	struct rtlab_err err = { "" };
-	struct db_board *b = NULL;
-	size_t n = 0, i;
+	json_t *boards = NULL, *b, *h;
+	bool as_json = false;
+	char job[160], health[96];
 	PGconn *conn;
+	size_t i;
 	int ret;
 
-	if (argc > 1) {
+	if (argc > 2) {
+		board_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (argc == 2) {
 		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 			board_usage(stdout);
 			return 0;
 		}
-		board_usage(stderr);
-		return EXIT_USAGE;
+		if (strcmp(argv[1], "--json")) {
+			board_usage(stderr);
+			return EXIT_USAGE;
+		}
+		as_json = true;
 	}
 	conn = cli_connect("board list");
 	if (!conn)
 		return 1;
-	ret = db_board_list(conn, &b, &n, &err);
+	ret = db_board_farm(conn, &boards, &err);
 	db_disconnect(conn);
 	if (ret) {
 		fprintf(stderr, "rtlab board list: %s\n",
 			err.msg[0] ? err.msg : strerror(-ret));
 		return 1;
 	}
-	if (!n)
+	if (as_json) {
+		json_dumpf(boards, stdout, JSON_INDENT(2));
+		printf("\n");
+		goto out;
+	}
+	if (!json_array_size(boards)) {
 		fprintf(stderr,
 			"no boards yet: register one with 'rtlab board add NAME'\n");
-	for (i = 0; i < n; i++)
-		printf("%-20s %-6s id %-4d %-9s since %s\n", b[i].name,
-		       b[i].kind, b[i].id,
-		       b[i].has_token ? "token" : "no-token", b[i].created_at);
-	db_board_list_free(b, n);
+		goto out;
+	}
+	printf("%-20s %-6s %-9s %-8s %-32s %s\n", "NAME", "KIND", "STATE",
+	       "TOKEN", "JOB", "LAST HEALTH CHECK");
+	json_array_foreach(boards, i, b) {
+		h = json_object_get(b, "health");
+		job_text(json_object_get(b, "job"), job, sizeof(job));
+		if (json_is_object(h))
+			snprintf(health, sizeof(health),
+				 "%s %s (job %" JSON_INTEGER_FORMAT ")",
+				 json_string_value(json_object_get(h,
+								   "result")),
+				 json_string_value(json_object_get(h, "at")),
+				 json_integer_value(json_object_get(h,
+								    "job_id")));
+		else
+			snprintf(health, sizeof(health), "never");
+		printf("%-20s %-6s %-9s %-8s %-32s %s\n",
+		       json_string_value(json_object_get(b, "name")),
+		       json_string_value(json_object_get(b, "kind")),
+		       json_string_value(json_object_get(b, "state")),
+		       json_is_true(json_object_get(b, "has_token")) ?
+			       "token" :
+			       "no-token",
+		       job, health);
+		if (json_string_value(json_object_get(b, "state_reason")))
+			printf("    out of service: %s\n",
+			       json_string_value(json_object_get(b,
+								 "state_reason")));
+		if (json_is_object(h) &&
+		    json_string_value(json_object_get(h, "reason")))
+			printf("    last health check: %s\n",
+			       json_string_value(json_object_get(h, "reason")));
+	}
+out:
+	json_decref(boards);
+	return 0;
+}
+
+static int board_health(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "duration", required_argument, NULL, 'd' },
+		{ "due", no_argument, NULL, 'D' },
+		{ "max-age", required_argument, NULL, 'm' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned int duration_s = 0, max_age_h = HEALTH_MAX_AGE_H, n = 0;
+	struct rtlab_err err = { "" };
+	bool due = false, quiet = false, bad = false;
+	PGconn *conn;
+	int64_t id;
+	int opt, ret;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "d:m:qh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			bad |= opt_uint("board health", "--duration", optarg, 1,
+					JOBS_MAX_DURATION_S, &duration_s) != 0;
+			break;
+		case 'D':
+			due = true;
+			break;
+		case 'm':
+			bad |= opt_uint("board health", "--max-age", optarg, 0,
+					100000, &max_age_h) != 0;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			board_usage(stdout);
+			return 0;
+		default:
+			board_usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (bad)
+		return EXIT_USAGE;
+	if (due ? optind != argc : optind != argc - 1) {
+		board_usage(stderr);
+		return EXIT_USAGE;
+	}
+	conn = cli_connect("board health");
+	if (!conn)
+		return 1;
+	if (due)
+		ret = health_queue_due(conn, max_age_h, quiet ? NULL : stdout,
+				       &n, &err);
+	else
+		ret = health_queue(conn, argv[optind], duration_s, &id, &err);
+	db_disconnect(conn);
+	if (ret) {
+		fprintf(stderr, "rtlab board health: %s\n", err.msg);
+		return 1;
+	}
+	if (due && !quiet)
+		printf("%u health job(s) queued\n", n);
+	else if (!due && quiet)
+		printf("%" PRId64 "\n", id);
+	else if (!due)
+		printf("board %s: health job %" PRId64
+		       " queued; its other jobs wait for it\n",
+		       argv[optind], id);
+	return 0;
+}
+
+/* enable and disable */
+static int board_state(int argc, char **argv, bool enable)
+{
+	static const struct option opts[] = {
+		{ "reason", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *cmd = enable ? "board enable" : "board disable";
+	struct rtlab_err err = { "" };
+	const char *reason = NULL;
+	PGconn *conn;
+	int opt, ret;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, enable ? "h" : "r:h", opts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'r':
+			reason = optarg;
+			break;
+		case 'h':
+			board_usage(stdout);
+			return 0;
+		default:
+			board_usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		board_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!enable && (!reason || !*reason)) {
+		fprintf(stderr,
+			"rtlab board disable: --reason: say why the board leaves service (shown in 'rtlab board list')\n");
+		return EXIT_USAGE;
+	}
+	conn = cli_connect(cmd);
+	if (!conn)
+		return 1;
+	ret = db_board_state_set(conn, argv[optind],
+				 enable ? BOARD_STATE_READY :
+					  BOARD_STATE_OFFLINE,
+				 reason, &err);
+	db_disconnect(conn);
+	if (ret) {
+		fprintf(stderr, "rtlab %s: %s\n", cmd, err.msg);
+		return 1;
+	}
+	printf("board %s: %s\n", argv[optind],
+	       enable ? "back in service" : "out of service (offline)");
 	return 0;
 }
 
@@ -247,6 +464,12 @@ int cmd_board(int argc, char **argv)
 		return board_token(argc - 1, argv + 1);
 	if (!strcmp(sub, "list"))
 		return board_list(argc - 1, argv + 1);
+	if (!strcmp(sub, "health"))
+		return board_health(argc - 1, argv + 1);
+	if (!strcmp(sub, "enable"))
+		return board_state(argc - 1, argv + 1, true);
+	if (!strcmp(sub, "disable"))
+		return board_state(argc - 1, argv + 1, false);
 	fprintf(stderr, "rtlab board: unknown command '%s'\n", sub);
 	board_usage(stderr);
 	return EXIT_USAGE;

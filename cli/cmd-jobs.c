@@ -57,6 +57,8 @@ static void job_print(const struct db_job *j)
 	       j->run_uuid ? j->run_uuid : "-", j->infra_errors, j->created_at,
 	       j->finished_at ? "  finished " : "",
 	       j->finished_at ? j->finished_at : "");
+	if (j->health)
+		printf("       a board health check (docs/farm.md)\n");
 	if (j->error)
 		printf("       error: %s\n", j->error);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../reports/plot.h"
+#include "../db/db-health.h"
 #include "../db/db-runs.h"
 #include "../db/db.h"
 #include "manifest.h"
@@ -97,6 +98,11 @@ int cmd_show(int argc, char **argv)
 	if (flags)
 		printf("flagged    %s\n", flags);
 	free(flags);
+	if (json_is_string(json_object_get(json_object_get(run, "flags"),
+					   DB_RUN_FLAG_OUT_OF_SERVICE)))
+		printf("flagged    board out of service: %s; compared with nothing\n",
+		       cli_jstr(json_object_get(run, "flags"),
+				DB_RUN_FLAG_OUT_OF_SERVICE));
 	printf("clock      %s\n", cli_jstr(run, "clock"));
 	printf("started    %s\nfinished   %s\nstored     %s\n",
 	       cli_jstr(run, "started_at"), cli_jstr(run, "finished_at"),

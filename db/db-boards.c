@@ -226,3 +226,34 @@ out:
 	PQclear(res);
 	return ret;
 }
+
+int db_board_farm(PGconn *conn, json_t **out, struct rtlab_err *err)
+{
+	int ret;
+
+	/* A running job whose lease ran out has lost its worker: the board
+	 * is not busy with it. */
+	ret = db_query_json(
+		conn,
+		"SELECT COALESCE(json_agg(json_build_object("
+		"'name', b.name, 'kind', b.kind, 'has_token', EXISTS (SELECT 1 "
+		"FROM tokens t WHERE t.board_id = b.id AND t.revoked_at IS "
+		"NULL), 'state', CASE WHEN b.state <> 'ready' THEN b.state "
+		"WHEN j.id IS NOT NULL THEN 'busy' ELSE 'idle' END, "
+		"'state_reason', b.state_reason, 'job', CASE WHEN j.id IS NOT "
+		"NULL THEN json_build_object('id', j.id, 'kind', j.kind, "
+		"'testcase', t.name, 'kernel', j.kernel, 'phase', j.phase, "
+		"'worker', j.worker) END, 'queued', (SELECT count(*) FROM jobs "
+		"q WHERE q.board_id = b.id AND q.state = 'queued'), 'health', "
+		"CASE WHEN b.health_result IS NOT NULL THEN json_build_object("
+		"'result', b.health_result, 'reason', b.health_reason, 'at', "
+		"to_char(b.health_at AT TIME ZONE 'UTC', "
+		"'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), 'job_id', "
+		"b.health_job_id) END) ORDER BY b.name), '[]')::text "
+		"FROM boards b LEFT JOIN LATERAL (SELECT * FROM jobs r "
+		"WHERE r.board_id = b.id AND r.state = 'running' "
+		"AND r.lease_until >= now() ORDER BY r.id LIMIT 1) j ON true "
+		"LEFT JOIN testcases t ON t.id = j.testcase_id",
+		0, NULL, out, err, "listing boards");
+	return ret;
+}

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <jansson.h>
 #include <libpq-fe.h>
 #include "error.h"
 
@@ -60,6 +61,19 @@ int db_board_lookup(PGconn *conn, const char *name, int *board_id,
  * *@count set; -EIO, -ENOMEM.
  */
 int db_board_list(PGconn *conn, struct db_board **boards, size_t *count,
+		  struct rtlab_err *err) __must_check;
+
+/**
+ * db_board_farm() - every board as the farm sees it, by name: a JSON array
+ * of {"name", "kind", "has_token", "state" (idle, busy, offline or
+ * unhealthy: a board in service is busy while a worker holds one of its
+ * jobs), "state_reason", "job" (the running job: {"id", "kind",
+ * "testcase", "kernel", "phase", "worker"}, or null), "queued" (its
+ * queued jobs), "health" ({"result": "pass"|"fail", "reason", "at",
+ * "job_id"}, or null before the first health job)}.
+ * Return: 0 with *@out (caller json_decref()s); -EIO, -ENOMEM.
+ */
+int db_board_farm(PGconn *conn, json_t **out,
 		  struct rtlab_err *err) __must_check;
 
 /** db_board_list_free() - free what db_board_list() returned; NULL is fine. */

@@ -28,7 +28,7 @@
 	"j.error, j.run_uuid::text, "                                     \
 	"(SELECT string_agg(r.id::text, ',' ORDER BY r.id) FROM runs r "  \
 	" WHERE r.job_id = j.id), " ISO("j.created_at") ", " ISO(         \
-		"j.finished_at") ", j.infra_errors, j.failure"
+		"j.finished_at") ", j.infra_errors, j.failure, j.kind"
 
 static const char *const states[] = { "queued", "running", "done", "failed" };
 
@@ -147,6 +147,7 @@ static int job_from_row(PGresult *res, int row, struct db_job *j)
 	j->finished_at = col(res, row, 19, &oom);
 	j->infra_errors = atoi(PQgetvalue(res, row, 20));
 	j->failure = col(res, row, 21, &oom);
+	j->health = !strcmp(PQgetvalue(res, row, 22), "health");
 	if (oom) {
 		db_job_cleanup(j);
 		return -ENOMEM;
@@ -158,7 +159,7 @@ int db_job_create(PGconn *conn, const struct db_job_new *job, int64_t *id,
 		  struct rtlab_err *err)
 {
 	char bid[16], dur[16], att[16], prio[16], sub[24], bis[24], pos[16];
-	const char *p[12];
+	const char *p[13];
 	PGresult *res;
 	int ret = 0;
 
@@ -183,6 +184,7 @@ int db_job_create(PGconn *conn, const struct db_job_new *job, int64_t *id,
 	snprintf(pos, sizeof(pos), "%d", job->bisect_pos);
 	p[10] = job->bisect_id ? bis : NULL;
 	p[11] = job->bisect_id ? pos : NULL;
+	p[12] = job->health ? "health" : "run";
 	/* The DO UPDATE (a no-op) makes RETURNING give the existing row. */
 	res = q(conn,
 		"WITH t AS (INSERT INTO testcases (name) VALUES ($1) "
@@ -190,11 +192,11 @@ int db_job_create(PGconn *conn, const struct db_job_new *job, int64_t *id,
 		"RETURNING id) "
 		"INSERT INTO jobs (board_id, testcase_id, kernel, "
 		"testcase_file, duration_s, max_attempts, priority, origin, "
-		"tree, submission_id, bisect_id, bisect_pos) "
+		"tree, submission_id, bisect_id, bisect_pos, kind) "
 		"SELECT $2::integer, t.id, $3, $4, $5::integer, $6::integer, "
-		"$7::integer, $8, $9, $10::bigint, $11::bigint, $12::integer "
-		"FROM t RETURNING id",
-		12, p);
+		"$7::integer, $8, $9, $10::bigint, $11::bigint, $12::integer, "
+		"$13 FROM t RETURNING id",
+		13, p);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
 		ret = pg_fail(conn, res, err, "queueing a job", 0);
 	else
@@ -268,6 +270,11 @@ int db_job_claim(PGconn *conn, const char *worker, const char *board,
 		"  AND c.attempts < c.max_attempts "
 		"  AND ($3::text IS NULL OR cb.name = $3) "
 		"  AND cb.kind = ANY($4::text[]) "
+		/* out of service: nothing; a health check pending: only it */
+		"  AND cb.state = 'ready' "
+		"  AND (c.kind = 'health' OR NOT EXISTS (SELECT 1 FROM jobs h "
+		"       WHERE h.board_id = c.board_id AND h.kind = 'health' "
+		"       AND h.state IN ('queued', 'running'))) "
 		"  ORDER BY c.priority DESC, c.id "
 		"  FOR UPDATE OF c SKIP LOCKED LIMIT 1) "
 		"RETURNING " JOB_COLS,

@@ -33,11 +33,13 @@
 #define JOB_MAX_ATTEMPTS 3
 
 /*
- * Priorities (0..100, higher claimed first): bisection steps, then
+ * Priorities (0..100, higher claimed first): board health checks, then
+ * bisection steps, then
  * developer submissions, then jobs queued by hand, then nightly breadth.
  * A worker takes the most urgent job its board can run, so a board is
  * never idle while any job for it waits.
  */
+#define JOB_PRIORITY_HEALTH 100
 #define JOB_PRIORITY_BISECT 90
 #define JOB_PRIORITY_SUBMISSION 70
 #define JOB_PRIORITY_DEFAULT 50
@@ -57,6 +59,7 @@ struct db_job_new {
 	int64_t submission_id;	   /* 0: none */
 	int64_t bisect_id;	   /* the bisection it measures for, or 0 */
 	int bisect_pos;		   /* ... at this position of its range */
+	bool health;		   /* a health job (services/health.h) */
 };
 
 /* A job as read back; every string is malloc'd, NULL when the column is. */
@@ -86,6 +89,8 @@ struct db_job {
 	int infra_errors; /* attempts that ended without a run */
 	char *failure;	  /* failed jobs: "run" (the run is not complete) or
 			   * "infrastructure" (no run: out of attempts) */
+	bool health;	  /* a health job: judged against the board's
+			   * calibration (services/health.h) */
 };
 
 /** db_job_cleanup() - free the strings of @job; safe twice, NULL is fine. */
@@ -117,7 +122,9 @@ int db_job_expire(PGconn *conn, unsigned int *count,
  * is queued, or running with an
  * expired lease, and has attempts left; on a board named @board (NULL:
  * any board) of one of the @kinds (NULL-terminated: the kinds this build
- * has a driver for, board_kind_names()).  The job becomes running, owned by @worker,
+ * has a driver for, board_kind_names()) that is in service (state ready);
+ * while a board has a health job queued or running, only that is
+ * claimable on it.  The job becomes running, owned by @worker,
  * leased for @lease_s seconds, its attempts counted up.
  * @job: filled on success; release with db_job_cleanup().
  * Return: 0 when a job was claimed; -ENOENT when none is claimable; another

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db-health.h"
 #include "db-verdicts.h"
 #include "db.h"
 
@@ -222,12 +223,13 @@ int db_baseline_pinned(PGconn *conn, int board_id, int testcase_id,
 }
 
 /* Kernels of a series with their first-run time, complete or not. */
-#define SERIES_KERNELS                                                    \
-	"SELECT r.kernel_id, min(r.created_at) AS first_at, "             \
-	"count(*) FILTER (WHERE r.status = 'complete') AS complete "      \
-	"FROM runs r JOIN kernels k ON k.id = r.kernel_id "               \
-	"WHERE r.board_id = $1::integer AND r.testcase_id = $2::integer " \
-	"AND k.tree = $3 GROUP BY r.kernel_id"
+#define SERIES_KERNELS                                                                  \
+	"SELECT r.kernel_id, min(r.created_at) AS first_at, "                           \
+	"count(*) FILTER (WHERE r.status = 'complete' AND " DB_RUN_COMPARABLE(          \
+		"r.") ") AS complete "                                                  \
+		      "FROM runs r JOIN kernels k ON k.id = r.kernel_id "               \
+		      "WHERE r.board_id = $1::integer AND r.testcase_id = $2::integer " \
+		      "AND k.tree = $3 GROUP BY r.kernel_id"
 
 int db_baseline_default(PGconn *conn, int board_id, int testcase_id,
 			const char *tree, int cand_kernel_id, int *kernel_id,
@@ -321,7 +323,8 @@ int db_series_clocks(PGconn *conn, int board_id, int testcase_id, int kernel_id,
 		"clock), '{}')::text FROM (SELECT clock, count(*) AS n "
 		"FROM runs WHERE board_id = $1::integer AND "
 		"testcase_id = $2::integer AND kernel_id = $3::integer "
-		"AND status = 'complete' GROUP BY clock) c",
+		"AND status = 'complete' AND " DB_RUN_COMPARABLE(
+			"") " GROUP BY clock) c",
 		3, p, out, err, "reading the runs' clocks");
 }
 
@@ -403,19 +406,20 @@ int db_series_runs_load_ids(PGconn *conn, int board_id, int testcase_id,
 		"WITH sel AS (SELECT id, uuid FROM runs "
 		"WHERE board_id = $1::integer AND testcase_id = $2::integer "
 		"AND kernel_id = $3::integer AND status = 'complete' "
-		"AND clock = $4 "
-		"AND ($6::bigint[] IS NULL OR id = ANY($6::bigint[])) "
-		"ORDER BY id DESC LIMIT $5::integer) "
-		"SELECT sel.id, sel.uuid, h.thread, h.cpu, h.range_us, "
-		"array_to_string(h.bucket_us, ','), "
-		"array_to_string(h.counts, ','), cardinality(h.bucket_us), "
-		"h.overflows, h.samples, h.min_us, h.avg_us, h.max_us "
-		"FROM sel LEFT JOIN histograms h ON h.run_id = sel.id "
-		/* One metric per run: its thread 0's (cyclictest's
+		"AND " DB_RUN_COMPARABLE(
+			"") " AND clock = $4 "
+			    "AND ($6::bigint[] IS NULL OR id = ANY($6::bigint[])) "
+			    "ORDER BY id DESC LIMIT $5::integer) "
+			    "SELECT sel.id, sel.uuid, h.thread, h.cpu, h.range_us, "
+			    "array_to_string(h.bucket_us, ','), "
+			    "array_to_string(h.counts, ','), cardinality(h.bucket_us), "
+			    "h.overflows, h.samples, h.min_us, h.avg_us, h.max_us "
+			    "FROM sel LEFT JOIN histograms h ON h.run_id = sel.id "
+			    /* One metric per run: its thread 0's (cyclictest's
 		 * latency, timerlat's thread latency). */
-		"AND h.metric = (SELECT h0.metric FROM histograms h0 "
-		"WHERE h0.run_id = sel.id AND h0.thread = 0) "
-		"ORDER BY sel.id, h.thread";
+			    "AND h.metric = (SELECT h0.metric FROM histograms h0 "
+			    "WHERE h0.run_id = sel.id AND h0.thread = 0) "
+			    "ORDER BY sel.id, h.thread";
 	char b[16], t[16], k[16], lim[16];
 	const char *p[6] = { b, t, k, clock, lim, run_ids };
 	uint64_t *lat = NULL, *cnt = NULL;
@@ -712,8 +716,9 @@ int db_series_results_load(PGconn *conn, int board_id, int testcase_id,
 		"'[]')::text FROM runs "
 		"WHERE board_id = $1::integer AND testcase_id = $2::integer "
 		"AND kernel_id = $3::integer AND status = 'complete' "
-		"AND results IS NOT NULL "
-		"AND ($4::bigint[] IS NULL OR id = ANY($4::bigint[]))";
+		"AND " DB_RUN_COMPARABLE(
+			"") " AND results IS NOT NULL "
+			    "AND ($4::bigint[] IS NULL OR id = ANY($4::bigint[]))";
 	char b[16], t[16], k[16];
 	const char *p[4] = { b, t, k, run_ids };
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The database as the ingest harness sees it: db_run_store() checks and
- * reads back the record instead of writing it, and no verdict is computed.
+ * reads back the record instead of writing it, no verdict is computed and
+ * every board is healthy.
  * Anything a real store would trip over (a histogram whose buckets and
  * samples disagree, a file without data) aborts, which libFuzzer reports.
  */
@@ -11,6 +12,7 @@
 
 #include "bundle.h"
 #include "db-runs.h"
+#include "health.h"
 #include "hist.h"
 #include "manifest.h"
 #include "verdict.h"
@@ -52,4 +54,17 @@ int db_run_store(PGconn *conn, const struct run_record *rec, int64_t *run_id,
 int64_t verdict_after_ingest(PGconn *conn, int64_t run_id)
 {
 	return 0;
+}
+
+int health_ingest_check(PGconn *conn, const struct manifest *m,
+			const char *manifest_json, char **flags_text,
+			struct health_ingest *hi, struct rtlab_err *err)
+{
+	memset(hi, 0, sizeof(*hi));
+	return 0;
+}
+
+void health_ingest_stored(PGconn *conn, const struct health_ingest *hi,
+			  int64_t run_id, bool complete)
+{
 }

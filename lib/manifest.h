@@ -19,6 +19,7 @@
  *               "tree": "..." },               release required
  *   "environment": { "cmdline": ..., "cpu_model": ..., "cpus": 2,
  *                    "isolcpus": ..., "clocksource": ..., "clock": "host",
+ *                    "microcode": ...,
  *                    "rt_tests_version": ..., ... },   free-form object
  *   "commands": [ "cyclictest ...", "hackbench ..." ],
  *   "job_id": 42,                             optional, number or digits

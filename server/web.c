@@ -24,6 +24,7 @@
 
 #include "../db/db-boards.h"
 #include "../db/db-farm.h"
+#include "../db/db-health.h"
 #include "../db/db-runs.h"
 #include "../db/db-verdicts.h"
 #include "../db/db-web.h"
@@ -62,6 +63,9 @@ static const char style_css[] =
 	".v-no_change{background:#dcdcdc}\n"
 	".v-inconclusive{background:#f6d58e}\n"
 	".v-none{background:#fff}\n"
+	".b-unhealthy{background:#f4b4b4}\n"
+	".b-offline{background:#dcdcdc}\n"
+	".b-busy{background:#f6d58e}\n"
 	"span.badge{padding:.1em .5em;border-radius:.3em;border:1px solid "
 	"#999}\n"
 	"pre{background:#fff;border:1px solid #ccc;padding:.5em;"
@@ -428,6 +432,76 @@ static json_t *find_cell(const json_t *row, const json_t *kernel_id)
 	return NULL;
 }
 
+/* The boards as the farm sees them (db_board_farm()): kind, state and
+ * why, the job running, the last health check.  Return: 0 or the error
+ * of the query, with @err set. */
+static int boards_table(struct http_request *req, struct strbuf *p,
+			struct rtlab_err *err)
+{
+	json_t *boards = NULL, *b, *job, *h;
+	size_t i;
+	int ret;
+
+	ret = db_board_farm(req->db, &boards, err);
+	if (ret)
+		return ret;
+	html(p, "<h2>Boards</h2>\n<table id=\"boards\">\n<tr><th>board</th>"
+		"<th>kind</th><th>state</th><th>job</th><th>queued</th>"
+		"<th>last health check</th></tr>\n");
+	json_array_foreach(boards, i, b) {
+		job = json_object_get(b, "job");
+		h = json_object_get(b, "health");
+		html(p, "<tr class=\"b-");
+		html_text(p, jstr(b, "state"));
+		html(p, "\"><td>");
+		html_text(p, jstr(b, "name"));
+		html(p, "</td><td>");
+		html_text(p, jstr(b, "kind"));
+		html(p, "</td><td>");
+		html_text(p, jstr(b, "state"));
+		if (jstr(b, "state_reason")) {
+			html(p, "<br><small>");
+			html_text(p, jstr(b, "state_reason"));
+			html(p, "</small>");
+		}
+		html(p, "</td><td>");
+		if (json_is_object(job)) {
+			html(p, "#%" JSON_INTEGER_FORMAT " ",
+			     json_integer_value(json_object_get(job, "id")));
+			if (!strcmp(jstr(job, "kind"), "health"))
+				html(p, "health check: ");
+			html_text(p, jstr(job, "testcase"));
+			if (jstr(job, "phase")) {
+				html(p, " <small>");
+				html_text(p, jstr(job, "phase"));
+				html(p, "</small>");
+			}
+		} else {
+			html(p, "-");
+		}
+		html(p, "</td><td class=\"num\">");
+		html_num(p, json_object_get(b, "queued"), NULL);
+		html(p, "</td><td>");
+		if (json_is_object(h)) {
+			html_text(p, jstr(h, "result"));
+			html(p, " <small>");
+			html_text(p, jstr(h, "at"));
+			html(p, "</small>");
+			if (jstr(h, "reason")) {
+				html(p, "<br><small>");
+				html_text(p, jstr(h, "reason"));
+				html(p, "</small>");
+			}
+		} else {
+			html(p, "never");
+		}
+		html(p, "</td></tr>\n");
+	}
+	html(p, "</table>\n");
+	json_decref(boards);
+	return 0;
+}
+
 static enum MHD_Result overview(struct http_request *req)
 {
 	struct rtlab_err err = { "" };
@@ -443,6 +517,12 @@ static enum MHD_Result overview(struct http_request *req)
 	rows = json_object_get(o, "rows");
 	page_begin(&p, "Overview");
 	html(&p, "<h1>Latency overview</h1>\n");
+	ret = boards_table(req, &p, &err);
+	if (ret) {
+		strbuf_cleanup(&p);
+		json_decref(o);
+		return db_error_page(req, ret, err.msg);
+	}
 	if (!json_array_size(rows)) {
 		html(&p, "<p>No runs stored yet.</p>\n");
 		goto done;
@@ -635,6 +715,10 @@ static enum MHD_Result run_page(struct http_request *req, const char *ref)
 	if (flags)
 		row_text(&p, "flagged", flags);
 	free(flags);
+	if (jstr(json_object_get(run, "flags"), DB_RUN_FLAG_OUT_OF_SERVICE))
+		row_text(&p, "board out of service",
+			 jstr(json_object_get(run, "flags"),
+			      DB_RUN_FLAG_OUT_OF_SERVICE));
 	row_text(&p, "started", jstr(run, "started_at"));
 	row_text(&p, "finished", jstr(run, "finished_at"));
 	row_text(&p, "stored", jstr(run, "created_at"));
@@ -1480,6 +1564,13 @@ static enum MHD_Result farm_page(struct http_request *req)
 		return db_error_page(req, ret, err.msg);
 	page_begin(&p, "Farm");
 	html(&p, "<h1>The farm: the last 24 hours</h1>\n");
+	ret = boards_table(req, &p, &err);
+	if (ret) {
+		strbuf_cleanup(&p);
+		json_decref(st);
+		return db_error_page(req, ret, err.msg);
+	}
+	html(&p, "<h2>Jobs</h2>\n");
 	html(&p, "<table id=\"farm\">\n<tr><th>tree</th><th>board</th>"
 		 "<th>queued</th><th>running</th><th>done</th>"
 		 "<th>failed</th></tr>\n");

@@ -12,6 +12,7 @@
 #include <yaml.h>
 
 #include "calibrate.h"
+#include "board-health.h"
 #include "../db/db.h"
 #include "regress.h"
 #include "stats.h"
@@ -254,6 +255,8 @@ json_t *calibrate_result_json(json_t *about, const struct calib_cmp *v,
 	json_t *fa, *det = json_array(), *cmps = json_array();
 	unsigned int *spins = calloc(n ? n : 1, sizeof(*spins));
 	unsigned int aa = 0, aa_reg = 0, nspins = 0, i, j;
+	json_t **aas, *ref;
+	size_t naas = 0;
 	long reliable = -1;
 	bool bad = !r || !aa_v || !det || !cmps || !spins;
 
@@ -339,6 +342,18 @@ json_t *calibrate_result_json(json_t *about, const struct calib_cmp *v,
 					"of the detection rate >= "
 					"reliable_rate"));
 	json_object_set_new(r, "comparisons", cmps);
+	cmps = NULL;
+	/* What a board health check compares with (lib/board-health.h). */
+	aas = calloc(n ? n : 1, sizeof(*aas));
+	if (!aas)
+		goto fail;
+	for (i = 0; i < n; i++)
+		if (!v[i].injected)
+			aas[naas++] = v[i].verdict;
+	ref = health_reference_json(aas, naas);
+	free(aas);
+	if (json_object_set_new(r, "reference", ref ? ref : json_null()))
+		goto fail;
 	free(spins);
 	return r;
 fail:

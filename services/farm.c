@@ -20,6 +20,7 @@
 #include "../kernels/tree.h"
 #include "bisect.h"
 #include "farm.h"
+#include "health.h"
 #include "jobs.h"
 #include "notify.h"
 #include "regress.h"
@@ -662,6 +663,10 @@ int farm_tick(PGconn *conn, const struct rtlab_config *cfg,
 	int ret = 0;
 
 	memset(r, 0, sizeof(*r));
+	/* Health checks first: a board due one runs nothing else before. */
+	if (!o->dry_run)
+		ret = health_queue_due(conn, HEALTH_MAX_AGE_H, out, &r->health,
+				       err);
 	for (i = 0; !ret && i < s->n; i++)
 		ret = tick_entry(conn, &s->e[i], o, out, r, err);
 	if (!ret && !o->dry_run)

@@ -62,10 +62,12 @@ struct farm_tick_opts {
 struct farm_tick_result {
 	unsigned int new_kernels, queued, cells, errors, told, settled;
 	unsigned int bisections; /* started (dry run: that would start) */
+	unsigned int health;	 /* health jobs queued (services/health.h) */
 };
 
 /**
- * farm_tick() - one pass over @s (see above), printing one line per
+ * farm_tick() - queue the health checks due (services/health.h), then
+ * one pass over @s (see above), printing one line per health job,
  * tree, per cell that gets jobs and per message to @out.  A cell that
  * cannot be queued (unknown board, a board kind that cannot boot a tree's
  * kernel) is counted in errors and the rest goes on.

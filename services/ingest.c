@@ -5,10 +5,13 @@
  * histograms from cyclictest.json and/or cyclictest.hist (they must agree
  * when both are there), compare the testcase the board ran with the lab's
  * definition (the lab's stays the lab's; a difference flags the run) and
+ * check the board's health (services/health.h: a board out of service or
+ * a drifted environment flags the run, which then gets no verdict) and
  * hand the lot to db_run_store(), which writes it in one transaction.  Nothing reaches the database before all checks pass.
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +20,7 @@
 #include "bundle.h"
 #include "cyclictest.h"
 #include "../db/db-runs.h"
+#include "health.h"
 #include "ingest.h"
 #include "log.h"
 #include "manifest.h"
@@ -97,6 +101,7 @@ int ingest_bundle(PGconn *conn, const void *data, size_t size, int board_id,
 	struct run_record rec = { 0 };
 	char *lab_text = NULL, *flags_text = NULL;
 	json_t *results = NULL;
+	struct health_ingest hi = { 0 };
 	struct bundle *b;
 	int ret;
 
@@ -146,6 +151,9 @@ int ingest_bundle(PGconn *conn, const void *data, size_t size, int board_id,
 		rtlab_err_seterr(err, -ret, "out of memory");
 		goto out;
 	}
+	ret = health_ingest_check(conn, &m, m.json, &flags_text, &hi, err);
+	if (ret)
+		goto out;
 	rec.lab_definition = lab_text;
 	rec.flags = flags_text;
 	rec.manifest = &m;
@@ -157,9 +165,16 @@ int ingest_bundle(PGconn *conn, const void *data, size_t size, int board_id,
 	ret = db_run_store(conn, &rec, &res->run_id, &res->duplicate, err);
 	if (!ret && !res->duplicate) {
 		res->nhists = rec.nhists;
+		health_ingest_stored(conn, &hi, res->run_id,
+				     m.status == RUN_STATUS_COMPLETE);
 		/* The run's kernel against its series' baseline; logs its
-		 * own failures and never fails the upload. */
-		verdict_after_ingest(conn, res->run_id);
+		 * own failures and never fails the upload.  A run of a board
+		 * out of service is compared with nothing. */
+		if (hi.out_of_service)
+			log_warn("run %" PRId64 ": no verdict: %s", res->run_id,
+				 hi.reason);
+		else
+			verdict_after_ingest(conn, res->run_id);
 	}
 out:
 	free(lab_text);

@@ -426,6 +426,7 @@ int jobs_add(PGconn *conn, const struct job_spec *spec, int64_t **ids,
 	nj.submission_id = spec->submission_id;
 	nj.bisect_id = spec->bisect_id;
 	nj.bisect_pos = spec->bisect_pos;
+	nj.health = spec->health;
 	ret = spec->no_transaction ? 0 : db_begin(conn, err);
 	if (ret)
 		goto out;

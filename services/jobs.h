@@ -60,6 +60,7 @@ struct job_spec {
 	bool no_transaction;	 /* the caller holds a transaction */
 	int64_t bisect_id;	 /* a bisection's job (services/bisect.h) */
 	int bisect_pos;		 /* ... at this position of its range */
+	bool health;		 /* a health job (services/health.h) */
 	const struct job_extras *extras; /* NULL: the testcase's own only */
 };
 

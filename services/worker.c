@@ -43,6 +43,7 @@
 #include "testcase.h"
 #include "worker.h"
 #include "bisect.h"
+#include "health.h"
 
 #define API_RUNS "/api/v1/runs"
 #define UPLOAD_TIMEOUT_S 600
@@ -825,6 +826,9 @@ int worker_run(const struct worker_opts *opts, struct worker_stats *stats,
 		/* A bisection's next runs are queued as its jobs end. */
 		if (oc == OUTCOME_DONE || oc == OUTCOME_FAILED)
 			bisect_after_job(conn, job.id);
+		/* A health job's verdict may take its board out of service. */
+		if (job.health && (oc == OUTCOME_DONE || oc == OUTCOME_FAILED))
+			health_after_job(conn, &job);
 		db_job_cleanup(&job);
 		st.done += oc == OUTCOME_DONE;
 		st.failed += oc == OUTCOME_FAILED;

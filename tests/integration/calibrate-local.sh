@@ -7,7 +7,8 @@
 # (A/A: must not be a REGRESSION) and 5 runs with 2 ms SCHED_FIFO 99 spins
 # every ~50 ms on the measured CPUs (must be a REGRESSION), both judged by
 # calibrate and again offline by `rtlab compare` on the kept bundles; the
-# result lands in boards.calibration of a throwaway database.  2 s runs,
+# result lands in boards.calibration of a throwaway database, with the
+# reference figures a board health job is judged by.  2 s runs,
 # about a minute in all.
 set -u
 . "$(dirname "$0")/../lib.sh"
@@ -110,6 +111,12 @@ check "the false-alarm rate has a 95 % interval" \
 
 stored=$("$RTLAB" db psql -tAc "SELECT calibration->'detection'->0->>'hits' FROM boards WHERE name = 'local'" 2>&1)
 check "stored in boards.calibration ($stored)" test "$stored" = 1
+ref=$(jq -r '"\(.reference.p99_us) \(.reference.p999_us)"' "$tmp/cal.json" 2>/dev/null)
+check "the reference figures a health check compares with ($ref)" \
+	sh -c "echo '$ref' | grep -Eqx '[0-9]+ [0-9]+'"
+hj=$("$RTLAB" board health local --duration 1 --quiet 2>"$tmp/health.err")
+check "a health job for the calibrated board: its calibration's testcase" \
+	test "$("$RTLAB" db psql -tAc "SELECT j.kind || ':' || t.name FROM jobs j JOIN testcases t ON t.id = j.testcase_id WHERE j.id = '$hj'" 2>&1)" = health:calibrate-idle
 
 # What was injected is recorded in the manifest, read back from the
 # kernel log (the seed of the run's own injector, its count).

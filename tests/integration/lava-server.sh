@@ -1,0 +1,210 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The lava board kind through a real lava-server (Debian's LAVA): the test
+# starts lava-server's web service (gunicorn), its scheduler and a
+# lava-worker on 127.0.0.1, with lava-server's database in the test's own
+# throwaway PostgreSQL.  A job queued with 'rtlab job add' for a lava
+# board in server mode is submitted over the REST API, scheduled, run by
+# the worker on a QEMU device (TCG, icount clock, guest network
+# 'user,restrict=on') booting Debian's PREEMPT_RT kernel for a few seconds
+# of cyclictest, and the bundle comes back in LAVA's log into rtlab's
+# database.  Queued before it: a board with a token LAVA refuses and a
+# board whose server is down; both fail with a clear error and no run, and
+# the queue keeps moving.  The slow part is LAVA's own pace: its scheduler
+# looks for work every 20 s.
+. "$(dirname "$0")/../lib.sh"
+
+work=$(mktemp -d /tmp/rtlab-lava-server.XXXXXX) || exit 1
+chmod 755 "$work"
+on_exit "rm -rf '$work'"
+for p in lava-server lava-worker gunicorn3 lava-run; do
+	if ! command -v $p >/dev/null; then
+		not_ok "$p installed (Debian's lava-server, lava-dispatcher; make deps)"
+		exit 1
+	fi
+done
+if [ "$(id -u)" != 0 ]; then
+	not_ok "running as root (lava-run, which lava-worker starts, must)"
+	exit 1
+fi
+need_db
+sql() { "$RTLAB" db psql -tAc "$1"; }
+t0=$(date +%s)
+
+# A free TCP port on 127.0.0.1 (bound by the kernel, then released).
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+# wait_for WHAT PID CMD...: CMD until it succeeds, while PID lives; the
+# cap is only a last resort against a service stuck before it answers.
+wait_for() {
+	_what=$1 _pid=$2
+	shift 2
+	_i=0
+	until "$@"; do
+		_i=$((_i + 1))
+		if [ $_i -gt 1800 ] || ! kill -0 "$_pid" 2>/dev/null; then
+			echo "# $_what: gave up (process $_pid alive: $(kill -0 "$_pid" 2>/dev/null && echo yes || echo no))"
+			return 1
+		fi
+		sleep 0.2
+	done
+}
+
+# -- lava-server on loopback, its database in the test's PostgreSQL --------
+# Every setting that would reach outside the test (database, device
+# dictionaries, job output, log files) is set through LAVA_JSON_SETTINGS,
+# which lava-server reads after its files under /etc/lava-server.
+L=$work/lava
+mkdir -p "$L/devices" "$L/device-types" "$L/health-checks" "$L/media" \
+	"$L/worker" "$L/log"
+sql 'CREATE DATABASE lavaserver' >/dev/null
+LAVA_JSON_SETTINGS=$(jq -n --arg sock "$RTLAB_STATE_DIR/pg/run" \
+	--arg port "$(cat "$RTLAB_STATE_DIR/pg/port")" --arg L "$L" \
+	--arg key "$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')" '{
+	DATABASES: {default: {ENGINE: "django.db.backends.postgresql",
+		NAME: "lavaserver", USER: "postgres", HOST: $sock, PORT: $port}},
+	SECRET_KEY: $key,
+	ALLOWED_HOSTS: ["127.0.0.1"],
+	DEVICES_PATH: ($L + "/devices"),
+	DEVICE_TYPES_PATHS: [($L + "/device-types"),
+		"/usr/share/lava-server/device-types"],
+	HEALTH_CHECKS_PATH: ($L + "/health-checks"),
+	MEDIA_ROOT: ($L + "/media"),
+	DJANGO_LOGFILE: ($L + "/log/django.log")}' | base64 -w0)
+export LAVA_JSON_SETTINGS
+manage() { lava-server manage "$@" >>"$L/log/manage.log" 2>&1; }
+check "lava-server's schema migrated into the test's PostgreSQL" \
+	manage migrate --noinput
+token=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
+manage users add rtlab --passwd "$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')" &&
+	manage tokens add --user rtlab --secret "$token" &&
+	manage workers add w1 &&
+	manage device-types add qemu &&
+	manage devices add --device-type qemu --worker w1 qemu01
+check "a user with an API token, a worker and a qemu device registered" \
+	test $? = 0
+# The device: QEMU TCG with the instruction-counted clock (one CPU, as
+# icount boards have), the guest's network isolated ('restrict=on').
+cat >"$L/devices/qemu01.jinja2" <<'EOF'
+{% extends 'qemu.jinja2' %}
+{% set arch = 'amd64' %}
+{% set no_kvm = True %}
+{% set memory = 1024 %}
+{% set netdevice = 'user,restrict=on' %}
+{% set extra_options = ['-accel tcg', '-cpu max', '-smp 1', '-icount shift=3,sleep=off,align=off'] %}
+EOF
+wtoken=$(lava-server manage workers details w1 2>/dev/null |
+	sed -n 's/^token *: *//p')
+
+port=$(free_port)
+LURL=http://127.0.0.1:$port
+gunicorn3 lava_server.wsgi --bind "127.0.0.1:$port" --workers 2 \
+	--timeout 120 --log-file "$L/log/gunicorn.log" \
+	>"$L/log/gunicorn.out" 2>&1 &
+gpid=$!
+on_exit "kill $gpid 2>/dev/null; wait $gpid 2>/dev/null"
+answers() { curl -sf -o /dev/null "$LURL/api/v0.2/devices/"; }
+check "lava-server answers on $LURL" wait_for gunicorn $gpid answers
+lava-server manage lava-scheduler --user root --group root \
+	--event-url tcp://127.0.0.1:9 --level DEBUG \
+	--log-file "$L/log/scheduler.log" >"$L/log/scheduler.out" 2>&1 &
+spid=$!
+on_exit "kill $spid 2>/dev/null; wait $spid 2>/dev/null"
+lava-worker --name w1 --url "$LURL/" --token "$wtoken" \
+	--worker-dir "$L/worker" --ping-interval 2 --level DEBUG \
+	--log-file "$L/log/worker.log" >"$L/log/worker.out" 2>&1 &
+wpid=$!
+on_exit "kill $wpid 2>/dev/null; wait $wpid 2>/dev/null"
+online() {
+	curl -sf "$LURL/api/v0.2/workers/w1/" | jq -e '.state == "Online"' \
+		>/dev/null
+}
+check "lava-worker w1 is online" wait_for lava-worker $wpid online
+check "the scheduler runs" kill -0 $spid
+t_up=$(($(date +%s) - t0))
+
+# -- rtlab's boards: the server, a token it refuses, a server that is down --
+printf '{"mode": "server", "url": "%s", "token": "%s", "device_type": "qemu"}\n' \
+	"$LURL" "$token" >"$work/srv.json"
+printf '{"mode": "server", "url": "%s", "token": "not-%s"}\n' \
+	"$LURL" "$token" >"$work/badtok.json"
+printf '{"mode": "server", "url": "http://127.0.0.1:%s", "token": "%s"}\n' \
+	"$(free_port)" "$token" >"$work/down.json"
+for b in srv badtok down; do
+	"$RTLAB" board add "ls$b" --kind lava --definition "$work/$b.json" \
+		--quiet >/dev/null 2>>"$work/add.err"
+done
+"$RTLAB" job add --kernel debian-rt --board lsbadtok \
+	--testcase cyclictest-idle --duration 1 --quiet >"$work/jtok" \
+	2>>"$work/add.err"
+"$RTLAB" job add --kernel debian-rt --board lsdown \
+	--testcase cyclictest-idle --duration 1 --quiet >"$work/jdown" \
+	2>>"$work/add.err"
+"$RTLAB" job add --kernel debian-rt --board lssrv \
+	--testcase cyclictest-idle --duration 3 --quiet >"$work/jgood" \
+	2>>"$work/add.err"
+check "three jobs queued" test "$(cat "$work/jtok" "$work/jdown" \
+	"$work/jgood" | wc -l)" = 3
+
+# -- the slow part: one LAVA job, at the scheduler's pace ------------------
+t1=$(date +%s)
+nice -n 10 "$RTLAB" worker --drain --name wls >"$work/w.log" 2>&1
+rc=$?
+# Exit status 1: jobs failed, as two had to.
+check "the worker drained the queue, two jobs failed (exit $rc)" test $rc = 1
+check "... one done, two failed" has "$work/w.log" ' 1 done, 2 failed,'
+t_job=$(($(date +%s) - t1))
+sed 's/^/# /' "$work/w.log" | grep -v 'claimed' | tail -n 8
+
+state() { sql "SELECT state || '/' || coalesce(failure, '') FROM jobs WHERE id = $1"; }
+err() { sql "SELECT error FROM jobs WHERE id = $1"; }
+jtok=$(cat "$work/jtok") jdown=$(cat "$work/jdown") jgood=$(cat "$work/jgood")
+check "refused token: the job failed ($(state "$jtok"))" \
+	sh -c "test '$(state "$jtok")' != done/ && test '$(state "$jtok")' != queued/"
+err "$jtok" >"$work/jtok.err"
+check "... its error says LAVA refused the token (HTTP 403)" \
+	has "$work/jtok.err" "LAVA server $LURL refused the token \\(HTTP 40[13]: Invalid token"
+check "server down: infra-failed ($(state "$jdown"))" \
+	test "$(state "$jdown")" = failed/infrastructure
+err "$jdown" >"$work/jdown.err"
+check "... its error names the server" \
+	has "$work/jdown.err" 'infrastructure error: .*LAVA server http://127\.0\.0\.1:[0-9]+: .*onnect'
+check "no run was stored for either" test "$(sql "SELECT count(*) FROM runs r \
+	JOIN boards b ON b.id = r.board_id WHERE b.name IN ('lsbadtok', 'lsdown')")" = 0
+check "the job after them, through lava-server, is done ($(state "$jgood"))" \
+	test "$(state "$jgood")" = done/
+
+"$RTLAB" runs --board lssrv --json >"$work/runs.json"
+check "one complete run stored" \
+	jqt 'length == 1 and .[0].status == "complete"' "$work/runs.json"
+run=$(jq -r '.[0].id' "$work/runs.json")
+"$RTLAB" show "$run" >"$work/show.txt" 2>&1
+check "its histograms have samples" has "$work/show.txt" '^ *0 +0 +[1-9][0-9]* '
+check "LAVA's job log is its console.log" has "$work/show.txt" '^ *console\.log +[1-9]'
+check "... and the whole log its lava.log" has "$work/show.txt" '^ *lava\.log +[1-9]'
+check "the run booted Debian's PREEMPT_RT kernel" \
+	has "$work/show.txt" 'PREEMPT_RT.*\(realtime\)'
+
+# What LAVA itself recorded: one job (the refused token submitted none),
+# run to Complete on the device, its QEMU with the icount clock and the
+# isolated network, every test case passed.
+curl -sf -H "Authorization: Token $token" "$LURL/api/v0.2/jobs/" \
+	>"$work/ljobs.json"
+check "LAVA ran exactly one job, Complete on qemu01" jqt '.count == 1 and
+	.results[0].state == "Finished" and .results[0].health == "Complete"
+	and .results[0].actual_device == "qemu01"' "$work/ljobs.json"
+lid=$(jq -r '.results[0].id' "$work/ljobs.json")
+curl -sf -H "Authorization: Token $token" \
+	"$LURL/api/v0.2/jobs/$lid/tests/?limit=200" >"$work/ltests.json"
+check "... its test cases all passed, the rtlab test shell among them" \
+	jqt '(.results | length) > 0 and all(.results[]; .result == "pass")
+	and any(.results[]; .name == "0_rtlab")' "$work/ltests.json"
+curl -sf -H "Authorization: Token $token" "$LURL/api/v0.2/jobs/$lid/logs/" \
+	>"$work/llog.yaml"
+check "... QEMU ran with the icount clock" \
+	has "$work/llog.yaml" 'qemu-system-x86_64 .*-icount shift=3'
+check "... and the guest's network isolated" \
+	has "$work/llog.yaml" 'qemu-system-x86_64 .*-net user,restrict=on'
+echo "# lava-server path: services up in ${t_up} s, the queue drained in ${t_job} s, $(($(date +%s) - t0)) s in all"

@@ -11,8 +11,8 @@
 # of cyclictest, and the bundle comes back in LAVA's log into rtlab's
 # database.  Queued before it: a board with a token LAVA refuses and a
 # board whose server is down; both fail with a clear error and no run, and
-# the queue keeps moving.  The slow part is LAVA's own pace: its scheduler
-# looks for work every 20 s.
+# the queue keeps moving.  The slow part is LAVA's own pace: setting up the
+# server, the worker's pings, the job's deploy and boot.
 . "$(dirname "$0")/../lib.sh"
 
 work=$(mktemp -d /tmp/rtlab-lava-server.XXXXXX) || exit 1
@@ -57,16 +57,21 @@ wait_for() {
 # dictionaries, job output, log files) is set through LAVA_JSON_SETTINGS,
 # which lava-server reads after its files under /etc/lava-server.
 L=$work/lava
+port=$(free_port) eport=$(free_port) wsport=$(free_port)
+LURL=http://127.0.0.1:$port
 mkdir -p "$L/devices" "$L/device-types" "$L/health-checks" "$L/media" \
 	"$L/worker" "$L/log"
 sql 'CREATE DATABASE lavaserver' >/dev/null
 LAVA_JSON_SETTINGS=$(jq -n --arg sock "$RTLAB_STATE_DIR/pg/run" \
 	--arg port "$(cat "$RTLAB_STATE_DIR/pg/port")" --arg L "$L" \
-	--arg key "$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')" '{
+	--arg eport "$eport" --arg key "$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')" '{
 	DATABASES: {default: {ENGINE: "django.db.backends.postgresql",
 		NAME: "lavaserver", USER: "postgres", HOST: $sock, PORT: $port}},
 	SECRET_KEY: $key,
 	ALLOWED_HOSTS: ["127.0.0.1"],
+	EVENT_NOTIFICATION: true,
+	INTERNAL_EVENT_SOCKET: ("ipc://" + $L + "/events"),
+	EVENT_SOCKET: ("tcp://127.0.0.1:" + $eport),
 	DEVICES_PATH: ($L + "/devices"),
 	DEVICE_TYPES_PATHS: [($L + "/device-types"),
 		"/usr/share/lava-server/device-types"],
@@ -108,8 +113,6 @@ EOF
 wtoken=$(lava-server manage workers details w1 2>/dev/null |
 	sed -n 's/^token *: *//p')
 
-port=$(free_port)
-LURL=http://127.0.0.1:$port
 gunicorn3 lava_server.wsgi --bind "127.0.0.1:$port" --workers 2 \
 	--timeout 120 --log-file "$L/log/gunicorn.log" \
 	>"$L/log/gunicorn.out" 2>&1 &
@@ -117,8 +120,15 @@ gpid=$!
 on_exit "kill $gpid 2>/dev/null; wait $gpid 2>/dev/null"
 answers() { curl -sf -o /dev/null "$LURL/api/v0.2/devices/"; }
 check "lava-server answers on $LURL" wait_for gunicorn $gpid answers
+# The publisher passes the server's events on: the scheduler then looks
+# for work when a job is submitted, not only every 20 s.
+lava-server manage lava-publisher --user root --group root \
+	--host 127.0.0.1 --port "$wsport" --level DEBUG \
+	--log-file "$L/log/publisher.log" >"$L/log/publisher.out" 2>&1 &
+ppid=$!
+on_exit "kill $ppid 2>/dev/null; wait $ppid 2>/dev/null"
 lava-server manage lava-scheduler --user root --group root \
-	--event-url tcp://127.0.0.1:9 --level DEBUG \
+	--event-url "tcp://127.0.0.1:$eport" --level DEBUG \
 	--log-file "$L/log/scheduler.log" >"$L/log/scheduler.out" 2>&1 &
 spid=$!
 on_exit "kill $spid 2>/dev/null; wait $spid 2>/dev/null"
@@ -132,10 +142,10 @@ online() {
 		>/dev/null
 }
 check "lava-worker w1 is online" wait_for lava-worker $wpid online
-check "the scheduler runs" kill -0 $spid
+check "the scheduler and the publisher run" kill -0 $spid $ppid
 t_up=$(($(date +%s) - t0))
 
-# -- rtlab's boards: the server, a token it refuses, a server that is down --
+# -- rtlab's boards: the server, a token it refuses, a server that is down
 printf '{"mode": "server", "url": "%s", "token": "%s", "device_type": "qemu"}\n' \
 	"$LURL" "$token" >"$work/srv.json"
 printf '{"mode": "server", "url": "%s", "token": "not-%s"}\n' \
@@ -158,7 +168,7 @@ done
 check "three jobs queued" test "$(cat "$work/jtok" "$work/jdown" \
 	"$work/jgood" | wc -l)" = 3
 
-# -- the slow part: one LAVA job, at the scheduler's pace ------------------
+# -- the slow part: one LAVA job ------------------------------------------
 t1=$(date +%s)
 nice -n 10 "$RTLAB" worker --drain --name wls >"$work/w.log" 2>&1
 rc=$?

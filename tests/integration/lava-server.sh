@@ -11,7 +11,8 @@
 # of cyclictest, and the bundle comes back in LAVA's log into rtlab's
 # database.  Queued before it: a board with a token LAVA refuses and a
 # board whose server is down; both fail with a clear error and no run, and
-# the queue keeps moving.  The slow part is LAVA's own pace: setting up the
+# the queue keeps moving.  Last, the server is stopped: the next job of the
+# board that worked is infra-failed, naming it.  The slow part is LAVA's own pace: setting up the
 # server, the worker's pings, the job's deploy and boot.
 . "$(dirname "$0")/../lib.sh"
 
@@ -228,4 +229,19 @@ check "... QEMU ran with the icount clock" \
 	has "$work/llog.yaml" 'qemu-system-x86_64 .*-icount shift=3'
 check "... and the guest's network isolated" \
 	has "$work/llog.yaml" 'qemu-system-x86_64 .*-net user,restrict=on'
+
+# -- the same server, stopped: its board's next job is infra-failed --------
+kill $gpid
+wait $gpid 2>/dev/null
+"$RTLAB" job add --kernel debian-rt --board lssrv --testcase cyclictest-idle \
+	--duration 1 --quiet >"$work/jstop" 2>>"$work/add.err"
+nice -n 10 "$RTLAB" worker --drain --name wls2 >"$work/w2.log" 2>&1
+jstop=$(cat "$work/jstop")
+check "lava-server stopped: its board's job infra-failed ($(state "$jstop"))" \
+	test "$(state "$jstop")" = failed/infrastructure
+err "$jstop" >"$work/jstop.err"
+check "... its error names that server" \
+	has "$work/jstop.err" "infrastructure error: board lssrv: LAVA server $LURL: .*onnect"
+check "... and no run was stored for it" \
+	test "$("$RTLAB" runs --board lssrv --json | jq length)" = 1
 echo "# lava-server path: services up in ${t_up} s, the queue drained in ${t_job} s, $(($(date +%s) - t0)) s in all"

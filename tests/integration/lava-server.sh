@@ -133,6 +133,26 @@ lava-server manage lava-scheduler --user root --group root \
 	--log-file "$L/log/scheduler.log" >"$L/log/scheduler.out" 2>&1 &
 spid=$!
 on_exit "kill $spid 2>/dev/null; wait $spid 2>/dev/null"
+# lava-worker starts each lava-run in a process group of its own, which
+# outlives the worker: a test stopped mid-job ends the lava-run processes
+# its worker recorded, after the worker.  SIGTERM makes lava-run stop its
+# QEMU, but its log sender then waits for the stopped server: the group
+# gets SIGKILL after 20 s.
+stop_lava_runs() {
+	for _p in $(python3 -c 'import sqlite3, sys
+for (p,) in sqlite3.connect(sys.argv[1]).execute("SELECT pid FROM jobs"):
+    print(p)' "$L/worker/db.sqlite3" 2>/dev/null); do
+		grep -qa lava-run "/proc/$_p/cmdline" 2>/dev/null || continue
+		kill "$_p" 2>/dev/null
+		_i=0
+		while [ -d "/proc/$_p" ] && [ $_i -lt 100 ]; do
+			sleep 0.2
+			_i=$((_i + 1))
+		done
+		kill -KILL "-$_p" 2>/dev/null
+	done
+}
+on_exit stop_lava_runs
 lava-worker --name w1 --url "$LURL/" --token "$wtoken" \
 	--worker-dir "$L/worker" --ping-interval 2 --level DEBUG \
 	--log-file "$L/log/worker.log" >"$L/log/worker.out" 2>&1 &

@@ -24,8 +24,13 @@ jq python3 python3-jsonschema
 clang-format
 chromium fonts-liberation fonts-dejavu-core
 systemd
-lava-dispatcher
+lava-dispatcher lava-server
 "
+# lava-server: its postinst creates its database only when a PostgreSQL
+# answers pg_isready, and skips that otherwise (without systemd nothing
+# starts the system's cluster), so it installs unattended either way;
+# rtlab never uses that database: tests/integration/lava-server.sh gives
+# lava-server one in the test's own PostgreSQL (docs/lava.md).
 # Further packages named on the command line (tests use it to see how a
 # package apt cannot install is reported).
 PKGS="$PKGS $*"

@@ -113,7 +113,8 @@ drain_vboard() {
 # builds, queues the runs its two newest still need on the virtual board,
 # the workers run them, and the newer build's runs are judged against the
 # build before it as they land.  A verdict that cannot decide yet names its
-# next look, and the next tick queues exactly those runs.
+# next look, and the next tick queues exactly those runs: the demo shows
+# what that tick would queue (--dry-run) rather than spend the boots.
 say "a night of the farm: the two newest builds of Debian's RT 6.1 tree, $VRUNS runs each"
 cat >"$out/farm.yaml" <<YAML
 matrix:
@@ -126,9 +127,8 @@ matrix:
 YAML
 "$RTLAB" farm tick --schedule "$out/farm.yaml" --no-notify || true
 drain_vboard || true
-say "the farm's next tick: only what a verdict still asks for"
-"$RTLAB" farm tick --schedule "$out/farm.yaml" --no-discover --no-notify || true
-drain_vboard || true
+say "the farm's next tick (a dry run): only what the verdicts still ask for"
+"$RTLAB" farm tick --schedule "$out/farm.yaml" --no-discover --dry-run || true
 "$RTLAB" farm status
 rt_release=$("$RTLAB" kernel fetch debian-rt | sed -n 's/^release: *//p')
 "$RTLAB" plot trend --board vboard --testcase $TC --tree debian-6.1-rt \

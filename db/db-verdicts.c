@@ -221,13 +221,13 @@ int db_baseline_pinned(PGconn *conn, int board_id, int testcase_id,
 	return ret;
 }
 
-/* Kernels of a series with their first-run time, complete or not. */
-#define SERIES_KERNELS                                                    \
-	"SELECT r.kernel_id, min(r.created_at) AS first_at, "             \
-	"count(*) FILTER (WHERE r.status = 'complete') AS complete "      \
-	"FROM runs r JOIN kernels k ON k.id = r.kernel_id "               \
-	"WHERE r.board_id = $1::integer AND r.testcase_id = $2::integer " \
-	"AND k.tree = $3 GROUP BY r.kernel_id"
+/* Kernels of a series with their first-run time and whether any of their
+ * runs is complete: the series_kernels table, which triggers on runs keep
+ * (schema/018_series_kernels.sql), so no query groups a series' runs. */
+#define SERIES_KERNELS                                                   \
+	"SELECT sk.board_id, sk.testcase_id, k.tree, sk.kernel_id, "      \
+	"sk.first_at, sk.complete FROM series_kernels sk "               \
+	"JOIN kernels k ON k.id = sk.kernel_id"
 
 int db_baseline_default(PGconn *conn, int board_id, int testcase_id,
 			const char *tree, int cand_kernel_id, int *kernel_id,
@@ -241,13 +241,19 @@ int db_baseline_default(PGconn *conn, int board_id, int testcase_id,
 	snprintf(b, sizeof(b), "%d", board_id);
 	snprintf(t, sizeof(t), "%d", testcase_id);
 	snprintf(c, sizeof(c), "%d", cand_kernel_id);
+	/* Walks series_kernels_order backwards from the candidate's first
+	 * run: O(kernels of other trees in between), not O(runs). */
 	ret = db_query_id(conn,
-			  "WITH s AS (" SERIES_KERNELS ") "
-			  "SELECT s.kernel_id FROM s, "
-			  "(SELECT first_at, kernel_id FROM s "
-			  "WHERE kernel_id = $4::integer) c "
-			  "WHERE s.complete > 0 AND "
-			  "(s.first_at, s.kernel_id) < (c.first_at, c.kernel_id) "
+			  "SELECT s.kernel_id FROM series_kernels s "
+			  "JOIN kernels k ON k.id = s.kernel_id, "
+			  "series_kernels c "
+			  "WHERE s.board_id = $1::integer "
+			  "AND s.testcase_id = $2::integer AND k.tree = $3 "
+			  "AND s.complete AND c.board_id = $1::integer "
+			  "AND c.testcase_id = $2::integer "
+			  "AND c.kernel_id = $4::integer "
+			  "AND (s.first_at, s.kernel_id) < "
+			  "(c.first_at, c.kernel_id) "
 			  "ORDER BY s.first_at DESC, s.kernel_id DESC LIMIT 1",
 			  4, p, &k, err, "finding the default baseline");
 	if (!ret)
@@ -259,11 +265,7 @@ int db_baselines_list(PGconn *conn, const char *board, const char *testcase,
 		      const char *tree, json_t **out, struct rtlab_err *err)
 {
 	static const char sql[] =
-		"WITH s AS (SELECT r.board_id, r.testcase_id, k.tree, "
-		"r.kernel_id, min(r.created_at) AS first_at, "
-		"count(*) FILTER (WHERE r.status = 'complete') AS complete "
-		"FROM runs r JOIN kernels k ON k.id = r.kernel_id "
-		"GROUP BY 1, 2, 3, 4), "
+		"WITH s AS (" SERIES_KERNELS "), "
 		"series AS (SELECT board_id, testcase_id, tree FROM s "
 		"UNION SELECT board_id, testcase_id, tree FROM baselines), "
 		"x AS (SELECT sr.board_id, sr.testcase_id, sr.tree, "
@@ -275,7 +277,7 @@ int db_baselines_list(PGconn *conn, const char *board, const char *testcase,
 		"WHERE (s.board_id, s.testcase_id, s.tree) = (x.board_id, "
 		"x.testcase_id, x.tree) AND (c.board_id, c.testcase_id, "
 		"c.tree, c.kernel_id) = (x.board_id, x.testcase_id, x.tree, "
-		"x.latest) AND s.complete > 0 AND (s.first_at, s.kernel_id) < "
+		"x.latest) AND s.complete AND (s.first_at, s.kernel_id) < "
 		"(c.first_at, c.kernel_id) ORDER BY s.first_at DESC, "
 		"s.kernel_id DESC LIMIT 1) AS dflt FROM x) "
 		"SELECT COALESCE(json_agg(json_build_object("

@@ -104,6 +104,26 @@ int db_kernel_resolve(PGconn *conn, const char *ref, int *kernel_id,
 	return ret;
 }
 
+/* The kernel pinned as the baseline of series (@b, @t, @tree), NULL when
+ * none: SQL expressions in, a scalar subquery out. */
+#define PINNED_BASELINE(b, t, tree)                                     \
+	"(SELECT kernel_id FROM baselines WHERE board_id = " b            \
+	" AND testcase_id = " t " AND tree = " tree ")"
+
+/* The default baseline of candidate kernel @k in series (@b, @t, @tree),
+ * NULL when none: the kernel of the tree whose first run in the series
+ * came last before the candidate's, with a complete run.  Walks
+ * series_kernels_order backwards from the candidate: O(kernels of other
+ * trees in between), never O(runs) (schema/018_series_kernels.sql). */
+#define DEFAULT_BASELINE(b, t, tree, k)                                  \
+	"(SELECT s.kernel_id FROM series_kernels s "                      \
+	"JOIN kernels sk ON sk.id = s.kernel_id, series_kernels c "        \
+	"WHERE s.board_id = " b " AND s.testcase_id = " t                 \
+	" AND sk.tree = " tree " AND s.complete AND c.board_id = " b      \
+	" AND c.testcase_id = " t " AND c.kernel_id = " k                 \
+	" AND (s.first_at, s.kernel_id) < (c.first_at, c.kernel_id) "     \
+	"ORDER BY s.first_at DESC, s.kernel_id DESC LIMIT 1)"
+
 int db_run_series(PGconn *conn, int64_t run_id, struct run_series *rs,
 		  struct rtlab_err *err)
 {
@@ -115,7 +135,12 @@ int db_run_series(PGconn *conn, int64_t run_id, struct run_series *rs,
 	snprintf(id, sizeof(id), "%" PRId64, run_id);
 	ret = db_query_rows(conn,
 			    "SELECT r.board_id, r.testcase_id, r.kernel_id, r.status, "
-			    "r.clock, k.tree FROM runs r "
+			    "r.clock, k.tree, "
+			    PINNED_BASELINE("r.board_id", "r.testcase_id",
+					    "k.tree") ", "
+			    DEFAULT_BASELINE("r.board_id", "r.testcase_id",
+					     "k.tree", "r.kernel_id")
+			    " FROM runs r "
 			    "JOIN kernels k ON k.id = r.kernel_id "
 			    "WHERE r.id = $1::bigint",
 			    1, p, &res, err, "reading the run's series");
@@ -133,6 +158,12 @@ int db_run_series(PGconn *conn, int64_t run_id, struct run_series *rs,
 			 PQgetvalue(res, 0, 4));
 		snprintf(rs->tree, sizeof(rs->tree), "%s",
 			 PQgetvalue(res, 0, 5));
+		rs->pinned_kernel_id = PQgetisnull(res, 0, 6) ?
+					       0 :
+					       atoi(PQgetvalue(res, 0, 6));
+		rs->default_kernel_id = PQgetisnull(res, 0, 7) ?
+						0 :
+						atoi(PQgetvalue(res, 0, 7));
 	}
 	PQclear(res);
 	return ret;
@@ -213,8 +244,8 @@ int db_baseline_pinned(PGconn *conn, int board_id, int testcase_id,
 	snprintf(b, sizeof(b), "%d", board_id);
 	snprintf(t, sizeof(t), "%d", testcase_id);
 	ret = db_query_id(conn,
-			  "SELECT kernel_id FROM baselines WHERE board_id = "
-			  "$1::integer AND testcase_id = $2::integer AND tree = $3",
+			  "SELECT " PINNED_BASELINE("$1::integer", "$2::integer",
+						    "$3"),
 			  3, p, &k, err, "reading the baseline");
 	if (!ret)
 		*kernel_id = (int)k;
@@ -241,20 +272,9 @@ int db_baseline_default(PGconn *conn, int board_id, int testcase_id,
 	snprintf(b, sizeof(b), "%d", board_id);
 	snprintf(t, sizeof(t), "%d", testcase_id);
 	snprintf(c, sizeof(c), "%d", cand_kernel_id);
-	/* Walks series_kernels_order backwards from the candidate's first
-	 * run: O(kernels of other trees in between), not O(runs). */
 	ret = db_query_id(conn,
-			  "SELECT s.kernel_id FROM series_kernels s "
-			  "JOIN kernels k ON k.id = s.kernel_id, "
-			  "series_kernels c "
-			  "WHERE s.board_id = $1::integer "
-			  "AND s.testcase_id = $2::integer AND k.tree = $3 "
-			  "AND s.complete AND c.board_id = $1::integer "
-			  "AND c.testcase_id = $2::integer "
-			  "AND c.kernel_id = $4::integer "
-			  "AND (s.first_at, s.kernel_id) < "
-			  "(c.first_at, c.kernel_id) "
-			  "ORDER BY s.first_at DESC, s.kernel_id DESC LIMIT 1",
+			  "SELECT " DEFAULT_BASELINE("$1::integer", "$2::integer",
+						     "$3", "$4::integer"),
 			  4, p, &k, err, "finding the default baseline");
 	if (!ret)
 		*kernel_id = (int)k;
@@ -561,6 +581,28 @@ static char *id_array(const int64_t *v, size_t n)
 	return s;
 }
 
+/* Replaces the pair's latest verdict unless a report names it, else adds
+ * one; answers the verdict's id and whether it replaced one. */
+static const char verdict_upsert_sql[] =
+	"WITH latest AS (SELECT id FROM verdicts "
+	"WHERE board_id = $1::integer AND testcase_id = $2::integer "
+	"AND candidate_kernel_id = $4::integer "
+	"AND baseline_kernel_id = $3::integer "
+	"AND details->>'clock' IS NOT DISTINCT FROM $9 "
+	"ORDER BY id DESC LIMIT 1), "
+	"upd AS (UPDATE verdicts v SET verdict = $5, details = $6::jsonb, "
+	"baseline_runs = $7::bigint[], "
+	"candidate_runs = $8::bigint[], created_at = now() "
+	"FROM latest WHERE v.id = latest.id AND NOT EXISTS "
+	"(SELECT 1 FROM reports r WHERE r.verdict_id = v.id) "
+	"RETURNING v.id), "
+	"ins AS (INSERT INTO verdicts (board_id, testcase_id, "
+	"baseline_kernel_id, candidate_kernel_id, verdict, details, "
+	"baseline_runs, candidate_runs) SELECT $1::integer, $2::integer, "
+	"$3::integer, $4::integer, $5, $6::jsonb, $7::bigint[], "
+	"$8::bigint[] WHERE NOT EXISTS (SELECT 1 FROM upd) RETURNING id) "
+	"SELECT id, true FROM upd UNION ALL SELECT id, false FROM ins";
+
 int db_verdict_store(PGconn *conn, const struct verdict_row *v, int64_t *id,
 		     bool *replaced, struct rtlab_err *err)
 {
@@ -569,7 +611,10 @@ int db_verdict_store(PGconn *conn, const struct verdict_row *v, int64_t *id,
 	char *ac = id_array(v->cand_runs, v->ncand);
 	const char *p[9] = { b,	 t,  kb,      kc, v->verdict, v->details_json,
 			     ab, ac, v->clock };
-	int ret;
+	const char *what = "storing the verdict";
+	bool sync_seen = false, stored = false;
+	PGresult *res;
+	int ret = 0;
 
 	if (replaced)
 		*replaced = false;
@@ -583,49 +628,63 @@ int db_verdict_store(PGconn *conn, const struct verdict_row *v, int64_t *id,
 	snprintf(t, sizeof(t), "%d", v->testcase_id);
 	snprintf(kb, sizeof(kb), "%d", v->base_kernel_id);
 	snprintf(kc, sizeof(kc), "%d", v->cand_kernel_id);
-	ret = db_begin(conn, err);
-	if (ret)
+	/*
+	 * One round trip: the lock and the upsert up to the sync point are
+	 * one implicit transaction, committed at the sync.  The lock makes
+	 * concurrent stores of one pair take turns; the upsert, a statement
+	 * of its own, reads the verdicts after the lock is held.
+	 */
+	if (!PQenterPipelineMode(conn)) {
+		ret = db_fail(conn, NULL, err, "entering pipeline mode");
 		goto out;
-	ret = db_exec(conn, err,
-		      "SELECT pg_advisory_xact_lock(" VERDICT_LOCK_KEY
-		      ", $1::integer)",
-		      1, &p[3]);
-	if (ret)
-		goto fail;
-	ret = db_query_id(
-		conn,
-		"WITH latest AS (SELECT id FROM verdicts "
-		"WHERE board_id = $1::integer AND testcase_id = $2::integer "
-		"AND candidate_kernel_id = $4::integer "
-		"AND baseline_kernel_id = $3::integer "
-		"AND details->>'clock' IS NOT DISTINCT FROM $9 "
-		"ORDER BY id DESC LIMIT 1) "
-		"UPDATE verdicts v SET verdict = $5, details = $6::jsonb, "
-		"baseline_runs = $7::bigint[], "
-		"candidate_runs = $8::bigint[], created_at = now() "
-		"FROM latest WHERE v.id = latest.id AND NOT EXISTS "
-		"(SELECT 1 FROM reports r WHERE r.verdict_id = v.id) "
-		"RETURNING v.id",
-		9, p, id, err, "replacing the verdict");
-	if (!ret && replaced)
-		*replaced = true;
-	if (ret == -ENOENT)
-		ret = db_query_id(conn,
-				  "INSERT INTO verdicts (board_id, testcase_id, "
-				  "baseline_kernel_id, candidate_kernel_id, verdict, "
-				  "details, baseline_runs, candidate_runs) VALUES "
-				  "($1::integer, $2::integer, $3::integer, "
-				  "$4::integer, $5, $6::jsonb, $7::bigint[], "
-				  "$8::bigint[]) RETURNING id",
-				  8, p, id, err, "storing the verdict");
-	if (ret)
-		goto fail;
-	ret = db_commit(conn, err);
-	if (ret)
-		goto fail;
-	goto out;
-fail:
-	db_rollback(conn);
+	}
+	if (!PQsendQueryParams(conn,
+			       "SELECT pg_advisory_xact_lock(" VERDICT_LOCK_KEY
+			       ", $1::integer)",
+			       1, NULL, &p[3], NULL, NULL, 0) ||
+	    !PQsendQueryParams(conn, verdict_upsert_sql, 9, NULL, p, NULL,
+			       NULL, 0))
+		ret = db_fail(conn, NULL, err, what);
+	if (!PQpipelineSync(conn) && !ret)
+		ret = db_fail(conn, NULL, err, what);
+	/* Collect every result up to the sync, first error wins. */
+	while (!sync_seen) {
+		res = PQgetResult(conn);
+		if (!res) {
+			if (PQstatus(conn) != CONNECTION_OK) {
+				if (!ret)
+					ret = db_fail(conn, NULL, err, what);
+				break;
+			}
+			continue;
+		}
+		switch (PQresultStatus(res)) {
+		case PGRES_PIPELINE_SYNC:
+			sync_seen = true;
+			break;
+		case PGRES_TUPLES_OK:
+			if (PQnfields(res) == 2 && PQntuples(res) == 1) {
+				*id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+				if (replaced)
+					*replaced = PQgetvalue(res, 0, 1)[0] ==
+						    't';
+				stored = true;
+			}
+			break;
+		case PGRES_PIPELINE_ABORTED:
+			break;
+		default:
+			if (!ret)
+				ret = db_fail(conn, res, err, what);
+			break;
+		}
+		PQclear(res);
+	}
+	if (!PQexitPipelineMode(conn) && !ret)
+		ret = db_fail(conn, NULL, err, "leaving pipeline mode");
+	if (!ret && !stored)
+		ret = rtlab_err_seterr(err, EIO, "%s: no verdict id came back",
+				       what);
 out:
 	free(ab);
 	free(ac);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db-pipeline.h"
 #include "db-verdicts.h"
 #include "db.h"
 
@@ -106,8 +107,8 @@ int db_kernel_resolve(PGconn *conn, const char *ref, int *kernel_id,
 
 /* The kernel pinned as the baseline of series (@b, @t, @tree), NULL when
  * none: SQL expressions in, a scalar subquery out. */
-#define PINNED_BASELINE(b, t, tree)                                     \
-	"(SELECT kernel_id FROM baselines WHERE board_id = " b            \
+#define PINNED_BASELINE(b, t, tree)                            \
+	"(SELECT kernel_id FROM baselines WHERE board_id = " b \
 	" AND testcase_id = " t " AND tree = " tree ")"
 
 /* The default baseline of candidate kernel @k in series (@b, @t, @tree),
@@ -115,14 +116,25 @@ int db_kernel_resolve(PGconn *conn, const char *ref, int *kernel_id,
  * came last before the candidate's, with a complete run.  Walks
  * series_kernels_order backwards from the candidate: O(kernels of other
  * trees in between), never O(runs) (schema/018_series_kernels.sql). */
-#define DEFAULT_BASELINE(b, t, tree, k)                                  \
-	"(SELECT s.kernel_id FROM series_kernels s "                      \
-	"JOIN kernels sk ON sk.id = s.kernel_id, series_kernels c "        \
-	"WHERE s.board_id = " b " AND s.testcase_id = " t                 \
-	" AND sk.tree = " tree " AND s.complete AND c.board_id = " b      \
-	" AND c.testcase_id = " t " AND c.kernel_id = " k                 \
-	" AND (s.first_at, s.kernel_id) < (c.first_at, c.kernel_id) "     \
+#define DEFAULT_BASELINE(b, t, tree, k)                               \
+	"(SELECT s.kernel_id FROM series_kernels s "                  \
+	"JOIN kernels sk ON sk.id = s.kernel_id, series_kernels c "   \
+	"WHERE s.board_id = " b " AND s.testcase_id = " t             \
+	" AND sk.tree = " tree " AND s.complete AND c.board_id = " b  \
+	" AND c.testcase_id = " t " AND c.kernel_id = " k             \
+	" AND (s.first_at, s.kernel_id) < (c.first_at, c.kernel_id) " \
 	"ORDER BY s.first_at DESC, s.kernel_id DESC LIMIT 1)"
+
+/* Asked after every upload: prepared once per connection. */
+static const struct db_stmt run_series_stmt = {
+	"rtlab_run_series",
+	"SELECT r.board_id, r.testcase_id, r.kernel_id, r.status, r.clock, "
+	"k.tree, " PINNED_BASELINE("r.board_id", "r.testcase_id", "k.tree") ", " DEFAULT_BASELINE(
+		"r.board_id", "r.testcase_id", "k.tree",
+		"r.kernel_id") " FROM runs r JOIN kernels k ON k.id = r.kernel_id "
+			       "WHERE r.id = $1::bigint",
+	1,
+};
 
 int db_run_series(PGconn *conn, int64_t run_id, struct run_series *rs,
 		  struct rtlab_err *err)
@@ -133,17 +145,8 @@ int db_run_series(PGconn *conn, int64_t run_id, struct run_series *rs,
 	int ret;
 
 	snprintf(id, sizeof(id), "%" PRId64, run_id);
-	ret = db_query_rows(conn,
-			    "SELECT r.board_id, r.testcase_id, r.kernel_id, r.status, "
-			    "r.clock, k.tree, "
-			    PINNED_BASELINE("r.board_id", "r.testcase_id",
-					    "k.tree") ", "
-			    DEFAULT_BASELINE("r.board_id", "r.testcase_id",
-					     "k.tree", "r.kernel_id")
-			    " FROM runs r "
-			    "JOIN kernels k ON k.id = r.kernel_id "
-			    "WHERE r.id = $1::bigint",
-			    1, p, &res, err, "reading the run's series");
+	ret = db_stmt_query(conn, &run_series_stmt, p, &res, err,
+			    "reading the run's series");
 	if (ret)
 		return ret;
 	if (PQntuples(res) < 1) {
@@ -244,8 +247,8 @@ int db_baseline_pinned(PGconn *conn, int board_id, int testcase_id,
 	snprintf(b, sizeof(b), "%d", board_id);
 	snprintf(t, sizeof(t), "%d", testcase_id);
 	ret = db_query_id(conn,
-			  "SELECT " PINNED_BASELINE("$1::integer", "$2::integer",
-						    "$3"),
+			  "SELECT " PINNED_BASELINE("$1::integer",
+						    "$2::integer", "$3"),
 			  3, p, &k, err, "reading the baseline");
 	if (!ret)
 		*kernel_id = (int)k;
@@ -255,9 +258,9 @@ int db_baseline_pinned(PGconn *conn, int board_id, int testcase_id,
 /* Kernels of a series with their first-run time and whether any of their
  * runs is complete: the series_kernels table, which triggers on runs keep
  * (schema/018_series_kernels.sql), so no query groups a series' runs. */
-#define SERIES_KERNELS                                                   \
-	"SELECT sk.board_id, sk.testcase_id, k.tree, sk.kernel_id, "      \
-	"sk.first_at, sk.complete FROM series_kernels sk "               \
+#define SERIES_KERNELS                                               \
+	"SELECT sk.board_id, sk.testcase_id, k.tree, sk.kernel_id, " \
+	"sk.first_at, sk.complete FROM series_kernels sk "           \
 	"JOIN kernels k ON k.id = sk.kernel_id"
 
 int db_baseline_default(PGconn *conn, int board_id, int testcase_id,
@@ -273,8 +276,9 @@ int db_baseline_default(PGconn *conn, int board_id, int testcase_id,
 	snprintf(t, sizeof(t), "%d", testcase_id);
 	snprintf(c, sizeof(c), "%d", cand_kernel_id);
 	ret = db_query_id(conn,
-			  "SELECT " DEFAULT_BASELINE("$1::integer", "$2::integer",
-						     "$3", "$4::integer"),
+			  "SELECT " DEFAULT_BASELINE("$1::integer",
+						     "$2::integer", "$3",
+						     "$4::integer"),
 			  4, p, &k, err, "finding the default baseline");
 	if (!ret)
 		*kernel_id = (int)k;
@@ -642,8 +646,8 @@ int db_verdict_store(PGconn *conn, const struct verdict_row *v, int64_t *id,
 			       "SELECT pg_advisory_xact_lock(" VERDICT_LOCK_KEY
 			       ", $1::integer)",
 			       1, NULL, &p[3], NULL, NULL, 0) ||
-	    !PQsendQueryParams(conn, verdict_upsert_sql, 9, NULL, p, NULL,
-			       NULL, 0))
+	    !PQsendQueryParams(conn, verdict_upsert_sql, 9, NULL, p, NULL, NULL,
+			       0))
 		ret = db_fail(conn, NULL, err, what);
 	if (!PQpipelineSync(conn) && !ret)
 		ret = db_fail(conn, NULL, err, what);

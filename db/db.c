@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "db-pipeline.h"
 #include "db.h"
 
 /* pg_advisory_xact_lock key that serializes migrators: "rtlabmig". */
@@ -104,8 +105,10 @@ fail:
 
 void db_disconnect(PGconn *conn)
 {
-	if (conn)
-		PQfinish(conn);
+	if (!conn)
+		return;
+	db_stmts_forget(conn);
+	PQfinish(conn);
 }
 
 static bool result_ok(const PGresult *res)

@@ -250,3 +250,18 @@ int db_stmt_query(PGconn *conn, const struct db_stmt *st,
 	}
 	return ret;
 }
+
+int db_stmt_query_json(PGconn *conn, const struct db_stmt *st,
+		       const char *const *params, json_t **out,
+		       struct rtlab_err *err, const char *what)
+{
+	PGresult *res;
+	int ret = db_stmt_query(conn, st, params, &res, err, what);
+
+	*out = NULL;
+	if (ret)
+		return ret;
+	ret = db_result_json(res, out, err, what);
+	PQclear(res);
+	return ret;
+}

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <jansson.h>
 #include <libpq-fe.h>
 #include "error.h"
 
@@ -79,6 +80,14 @@ int db_pipeline_end(struct db_pipeline *pl, struct rtlab_err *err);
 int db_stmt_query(PGconn *conn, const struct db_stmt *st,
 		  const char *const *params, PGresult **out,
 		  struct rtlab_err *err, const char *what) __must_check;
+
+/**
+ * db_stmt_query_json() - db_stmt_query() for a statement answering one
+ * JSON value.  Return: as db_query_json().
+ */
+int db_stmt_query_json(PGconn *conn, const struct db_stmt *st,
+		       const char *const *params, json_t **out,
+		       struct rtlab_err *err, const char *what) __must_check;
 
 /** db_stmts_forget() - @conn is closing: forget what it had prepared. */
 void db_stmts_forget(PGconn *conn);

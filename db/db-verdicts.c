@@ -332,6 +332,17 @@ int db_baselines_list(PGconn *conn, const char *board, const char *testcase,
 	return db_query_json(conn, sql, 3, p, out, err, "listing baselines");
 }
 
+/* A verdict's queries are prepared once per connection. */
+static const struct db_stmt series_clocks_stmt = {
+	"rtlab_series_clocks",
+	"SELECT COALESCE(json_object_agg(clock, n ORDER BY "
+	"clock), '{}')::text FROM (SELECT clock, count(*) AS n "
+	"FROM runs WHERE board_id = $1::integer AND "
+	"testcase_id = $2::integer AND kernel_id = $3::integer "
+	"AND status = 'complete' GROUP BY clock) c",
+	3,
+};
+
 int db_series_clocks(PGconn *conn, int board_id, int testcase_id, int kernel_id,
 		     json_t **out, struct rtlab_err *err)
 {
@@ -341,14 +352,8 @@ int db_series_clocks(PGconn *conn, int board_id, int testcase_id, int kernel_id,
 	snprintf(b, sizeof(b), "%d", board_id);
 	snprintf(t, sizeof(t), "%d", testcase_id);
 	snprintf(k, sizeof(k), "%d", kernel_id);
-	return db_query_json(
-		conn,
-		"SELECT COALESCE(json_object_agg(clock, n ORDER BY "
-		"clock), '{}')::text FROM (SELECT clock, count(*) AS n "
-		"FROM runs WHERE board_id = $1::integer AND "
-		"testcase_id = $2::integer AND kernel_id = $3::integer "
-		"AND status = 'complete' GROUP BY clock) c",
-		3, p, out, err, "reading the runs' clocks");
+	return db_stmt_query_json(conn, &series_clocks_stmt, p, out, err,
+				  "reading the runs' clocks");
 }
 
 void series_runs_cleanup(struct series_runs *s)
@@ -425,7 +430,8 @@ int db_series_runs_load_ids(PGconn *conn, int board_id, int testcase_id,
 {
 	/* The newest runs through runs_series, then their histograms
 	 * through the histograms primary key; one round trip. */
-	static const char sql[] =
+	static const struct db_stmt load_stmt = {
+		"rtlab_series_runs_load",
 		"WITH sel AS (SELECT id, uuid FROM runs "
 		"WHERE board_id = $1::integer AND testcase_id = $2::integer "
 		"AND kernel_id = $3::integer AND status = 'complete' "
@@ -441,7 +447,9 @@ int db_series_runs_load_ids(PGconn *conn, int board_id, int testcase_id,
 		 * latency, timerlat's thread latency). */
 		"AND h.metric = (SELECT h0.metric FROM histograms h0 "
 		"WHERE h0.run_id = sel.id AND h0.thread = 0) "
-		"ORDER BY sel.id, h.thread";
+		"ORDER BY sel.id, h.thread",
+		6,
+	};
 	char b[16], t[16], k[16], lim[16];
 	const char *p[6] = { b, t, k, clock, lim, run_ids };
 	uint64_t *lat = NULL, *cnt = NULL;
@@ -454,7 +462,7 @@ int db_series_runs_load_ids(PGconn *conn, int board_id, int testcase_id,
 	snprintf(t, sizeof(t), "%d", testcase_id);
 	snprintf(k, sizeof(k), "%d", kernel_id);
 	snprintf(lim, sizeof(lim), "%d", SERIES_MAX_RUNS);
-	ret = db_query_rows(conn, sql, 6, p, &res, err,
+	ret = db_stmt_query(conn, &load_stmt, p, &res, err,
 			    "loading the series' runs");
 	if (ret)
 		return ret;
@@ -518,6 +526,22 @@ out:
 	return ret;
 }
 
+static const struct db_stmt names_stmt = {
+	"rtlab_verdict_names",
+	"SELECT json_build_object('board', b.name, "
+	"'testcase', t.name, "
+	"'baseline', json_build_object('kernel_id', kb.id, "
+	"'release', kb.release, 'version', kb.version, "
+	"'tree', kb.tree), "
+	"'candidate', json_build_object('kernel_id', kc.id, "
+	"'release', kc.release, 'version', kc.version, "
+	"'tree', kc.tree))::text "
+	"FROM boards b, testcases t, kernels kb, kernels kc "
+	"WHERE b.id = $1::integer AND t.id = $2::integer AND "
+	"kb.id = $3::integer AND kc.id = $4::integer",
+	4,
+};
+
 int db_verdict_names(PGconn *conn, int board_id, int testcase_id,
 		     int base_kernel_id, int cand_kernel_id, json_t **out,
 		     struct rtlab_err *err)
@@ -530,19 +554,8 @@ int db_verdict_names(PGconn *conn, int board_id, int testcase_id,
 	snprintf(t, sizeof(t), "%d", testcase_id);
 	snprintf(kb, sizeof(kb), "%d", base_kernel_id);
 	snprintf(kc, sizeof(kc), "%d", cand_kernel_id);
-	ret = db_query_json(conn,
-			    "SELECT json_build_object('board', b.name, "
-			    "'testcase', t.name, "
-			    "'baseline', json_build_object('kernel_id', kb.id, "
-			    "'release', kb.release, 'version', kb.version, "
-			    "'tree', kb.tree), "
-			    "'candidate', json_build_object('kernel_id', kc.id, "
-			    "'release', kc.release, 'version', kc.version, "
-			    "'tree', kc.tree))::text "
-			    "FROM boards b, testcases t, kernels kb, kernels kc "
-			    "WHERE b.id = $1::integer AND t.id = $2::integer AND "
-			    "kb.id = $3::integer AND kc.id = $4::integer",
-			    4, p, out, err, "reading the verdict's names");
+	ret = db_stmt_query_json(conn, &names_stmt, p, out, err,
+				 "reading the verdict's names");
 	if (ret == -ENOENT)
 		rtlab_err_seterr(err, ENOENT,
 				 "board %s, testcase %s or "
@@ -585,9 +598,17 @@ static char *id_array(const int64_t *v, size_t n)
 	return s;
 }
 
+/* Concurrent stores of one pair take turns. */
+static const struct db_stmt verdict_lock_stmt = {
+	"rtlab_verdict_lock",
+	"SELECT pg_advisory_xact_lock(" VERDICT_LOCK_KEY ", $1::integer)",
+	1,
+};
+
 /* Replaces the pair's latest verdict unless a report names it, else adds
  * one; answers the verdict's id and whether it replaced one. */
-static const char verdict_upsert_sql[] =
+static const struct db_stmt verdict_upsert_stmt = {
+	"rtlab_verdict_upsert",
 	"WITH latest AS (SELECT id FROM verdicts "
 	"WHERE board_id = $1::integer AND testcase_id = $2::integer "
 	"AND candidate_kernel_id = $4::integer "
@@ -605,7 +626,9 @@ static const char verdict_upsert_sql[] =
 	"baseline_runs, candidate_runs) SELECT $1::integer, $2::integer, "
 	"$3::integer, $4::integer, $5, $6::jsonb, $7::bigint[], "
 	"$8::bigint[] WHERE NOT EXISTS (SELECT 1 FROM upd) RETURNING id) "
-	"SELECT id, true FROM upd UNION ALL SELECT id, false FROM ins";
+	"SELECT id, true FROM upd UNION ALL SELECT id, false FROM ins",
+	9,
+};
 
 int db_verdict_store(PGconn *conn, const struct verdict_row *v, int64_t *id,
 		     bool *replaced, struct rtlab_err *err)
@@ -616,9 +639,11 @@ int db_verdict_store(PGconn *conn, const struct verdict_row *v, int64_t *id,
 	const char *p[9] = { b,	 t,  kb,      kc, v->verdict, v->details_json,
 			     ab, ac, v->clock };
 	const char *what = "storing the verdict";
-	bool sync_seen = false, stored = false;
+	bool sync_seen = false, stored = false, is_prepare;
+	struct db_pipeline pl;
+	size_t done = 0;
 	PGresult *res;
-	int ret = 0;
+	int ret = 0, end;
 
 	if (replaced)
 		*replaced = false;
@@ -634,21 +659,17 @@ int db_verdict_store(PGconn *conn, const struct verdict_row *v, int64_t *id,
 	snprintf(kc, sizeof(kc), "%d", v->cand_kernel_id);
 	/*
 	 * One round trip: the lock and the upsert up to the sync point are
-	 * one implicit transaction, committed at the sync.  The lock makes
-	 * concurrent stores of one pair take turns; the upsert, a statement
-	 * of its own, reads the verdicts after the lock is held.
+	 * one implicit transaction, committed at the sync.  The upsert, a
+	 * statement of its own, reads the verdicts after the lock is held.
 	 */
-	if (!PQenterPipelineMode(conn)) {
-		ret = db_fail(conn, NULL, err, "entering pipeline mode");
+	ret = db_pipeline_begin(&pl, conn, err);
+	if (ret)
 		goto out;
-	}
-	if (!PQsendQueryParams(conn,
-			       "SELECT pg_advisory_xact_lock(" VERDICT_LOCK_KEY
-			       ", $1::integer)",
-			       1, NULL, &p[3], NULL, NULL, 0) ||
-	    !PQsendQueryParams(conn, verdict_upsert_sql, 9, NULL, p, NULL, NULL,
-			       0))
-		ret = db_fail(conn, NULL, err, what);
+	ret = db_pipeline_send(&pl, &verdict_lock_stmt, &p[3], NULL, NULL, what,
+			       err);
+	if (!ret)
+		ret = db_pipeline_send(&pl, &verdict_upsert_stmt, p, NULL, NULL,
+				       what, err);
 	if (!PQpipelineSync(conn) && !ret)
 		ret = db_fail(conn, NULL, err, what);
 	/* Collect every result up to the sync, first error wins. */
@@ -662,9 +683,15 @@ int db_verdict_store(PGconn *conn, const struct verdict_row *v, int64_t *id,
 			}
 			continue;
 		}
+		db_pipeline_what(&pl, done, &is_prepare);
 		switch (PQresultStatus(res)) {
 		case PGRES_PIPELINE_SYNC:
 			sync_seen = true;
+			break;
+		case PGRES_COMMAND_OK:
+			if (is_prepare)
+				db_pipeline_prepared(&pl, done);
+			done++;
 			break;
 		case PGRES_TUPLES_OK:
 			if (PQnfields(res) == 2 && PQntuples(res) == 1) {
@@ -674,18 +701,22 @@ int db_verdict_store(PGconn *conn, const struct verdict_row *v, int64_t *id,
 						    't';
 				stored = true;
 			}
+			done++;
 			break;
 		case PGRES_PIPELINE_ABORTED:
+			done++;
 			break;
 		default:
 			if (!ret)
 				ret = db_fail(conn, res, err, what);
+			done++;
 			break;
 		}
 		PQclear(res);
 	}
-	if (!PQexitPipelineMode(conn) && !ret)
-		ret = db_fail(conn, NULL, err, "leaving pipeline mode");
+	end = db_pipeline_end(&pl, ret ? NULL : err);
+	if (!ret)
+		ret = end;
 	if (!ret && !stored)
 		ret = rtlab_err_seterr(err, EIO, "%s: no verdict id came back",
 				       what);

@@ -3,8 +3,9 @@
  * bench/ingest: how fast the server stores runs.  Uploads a realistic run
  * (2 CPUs x ~1,000 non-empty 1 us buckets, summary, manifest) over loopback
  * with fresh run ids, and compares the rate with a plain COPY of the same
- * rows (one row per bucket) into the same PostgreSQL, and with one INSERT
- * per bucket.  Prints figures; asserts nothing.
+ * rows (one row per bucket) into the same PostgreSQL, in alternating
+ * blocks of 10 runs, and with one INSERT per bucket.  Prints figures;
+ * asserts nothing.
  *
  *   ingest --url URL --token TOKEN --conninfo CONNINFO [--runs N]
  */
@@ -29,28 +30,56 @@
 
 #define NCPUS BENCH_BUNDLE_CPUS
 #define NBUCKETS BENCH_BUNDLE_BUCKETS
+#define BLOCK_RUNS 10 /* uploads, then as many COPYs, in turn */
 
 static size_t discard(char *p, size_t s, size_t n, void *u)
 {
 	return s * n;
 }
 
-static double bench_upload(const char *url, const char *token, int nruns,
-			   const char *ct_json, const char *board)
-{
-	CURL *c = curl_easy_init();
-	struct curl_slist *hdrs = NULL;
-	char auth[512];
-	double t0, total = 0;
-	int i, ok = 0;
+/* The uploading side: one connection, as an agent keeps. */
+struct uploader {
+	CURL *curl;
+	struct curl_slist *hdrs;
+	const char *ct_json, *board;
+	int ok;
+};
 
+static int uploader_init(struct uploader *u, const char *url, const char *token,
+			 const char *ct_json, const char *board)
+{
+	char auth[512];
+
+	memset(u, 0, sizeof(*u));
+	u->ct_json = ct_json;
+	u->board = board;
+	u->curl = curl_easy_init();
+	if (!u->curl)
+		return -ENOMEM;
 	snprintf(auth, sizeof(auth), "Authorization: Bearer %s", token);
-	hdrs = curl_slist_append(hdrs, auth);
-	hdrs = curl_slist_append(hdrs,
-				 "Content-Type: application/x-rtlab-bundle");
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+	u->hdrs = curl_slist_append(u->hdrs, auth);
+	u->hdrs = curl_slist_append(u->hdrs,
+				    "Content-Type: application/x-rtlab-bundle");
+	curl_easy_setopt(u->curl, CURLOPT_URL, url);
+	curl_easy_setopt(u->curl, CURLOPT_HTTPHEADER, u->hdrs);
+	curl_easy_setopt(u->curl, CURLOPT_WRITEFUNCTION, discard);
+	return 0;
+}
+
+static void uploader_cleanup(struct uploader *u)
+{
+	curl_slist_free_all(u->hdrs);
+	if (u->curl)
+		curl_easy_cleanup(u->curl);
+	memset(u, 0, sizeof(*u));
+}
+
+/* Seconds spent uploading @nruns runs; u->ok counts the stored ones. */
+static double upload_runs(struct uploader *u, int nruns)
+{
+	double t0, total = 0;
+	int i;
+
 	for (i = 0; i < nruns; i++) {
 		void *data = NULL;
 		size_t size = 0;
@@ -59,25 +88,24 @@ static double bench_upload(const char *url, const char *token, int nruns,
 
 		/* Bundles are built outside the timed section: the benchmark
 		 * measures the server, not the agent. */
-		if (bench_bundle_make(board, "bench-ingest", ct_json, run_id,
-				      &data, &size))
+		if (bench_bundle_make(u->board, "bench-ingest", u->ct_json,
+				      run_id, &data, &size))
 			break;
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, data);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)size);
+		curl_easy_setopt(u->curl, CURLOPT_POSTFIELDS, data);
+		curl_easy_setopt(u->curl, CURLOPT_POSTFIELDSIZE, (long)size);
 		t0 = clock_mono_s();
-		if (curl_easy_perform(c) == CURLE_OK)
-			curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+		if (curl_easy_perform(u->curl) == CURLE_OK)
+			curl_easy_getinfo(u->curl, CURLINFO_RESPONSE_CODE,
+					  &status);
 		total += clock_mono_s() - t0;
 		free(data);
 		if (status == 201)
-			ok++;
+			u->ok++;
 		else
-			fprintf(stderr, "ingest: upload %d answered %ld\n", i,
+			fprintf(stderr, "ingest: upload answered %ld\n",
 				status);
 	}
-	curl_slist_free_all(hdrs);
-	curl_easy_cleanup(c);
-	return ok ? ok / total : 0;
+	return total;
 }
 
 static int exec_ok(PGconn *db, const char *sql)
@@ -91,27 +119,31 @@ static int exec_ok(PGconn *db, const char *sql)
 	return ok;
 }
 
-/* Runs per second when each run's buckets go in as COPY rows, a run per
- * transaction.  Into an ordinary table: an upload is durable when it is
- * answered, so the yardstick is too (a temporary table's commit does not
- * wait for the disk, and that was measuring fsync, not storing). */
-static double bench_copy(PGconn *db, int nruns)
+/* Each run's buckets go in as COPY rows, a run per transaction.  Into an
+ * ordinary table: an upload is durable when it is answered, so the
+ * yardstick is too (a temporary table's commit does not wait for the
+ * disk, and that was measuring fsync, not storing). */
+static int copy_setup(PGconn *db)
+{
+	return exec_ok(db, "SET client_min_messages = warning") &&
+	       exec_ok(db, "DROP TABLE IF EXISTS bench_buckets") &&
+	       exec_ok(db, "CREATE TABLE bench_buckets (run_id bigint, "
+			   "cpu int, bucket_us int, count bigint)");
+}
+
+/* Seconds spent storing runs @first to @first + @nruns - 1 by COPY;
+ * negative on failure. */
+static double copy_runs(PGconn *db, int first, int nruns)
 {
 	char line[96];
-	double t0, t;
+	double t0 = clock_mono_s();
 	int i, cpu, b, n;
 
-	if (!exec_ok(db, "SET client_min_messages = warning") ||
-	    !exec_ok(db, "DROP TABLE IF EXISTS bench_buckets") ||
-	    !exec_ok(db, "CREATE TABLE bench_buckets (run_id bigint, "
-			 "cpu int, bucket_us int, count bigint)"))
-		return 0;
-	t0 = clock_mono_s();
-	for (i = 0; i < nruns; i++) {
+	for (i = first; i < first + nruns; i++) {
 		PGresult *r;
 
 		if (!exec_ok(db, "BEGIN"))
-			return 0;
+			return -1;
 		r = PQexec(db, "COPY bench_buckets FROM STDIN");
 		PQclear(r);
 		for (cpu = 0; cpu < NCPUS; cpu++)
@@ -129,11 +161,9 @@ static double bench_copy(PGconn *db, int nruns)
 			fprintf(stderr, "ingest: COPY: %s", PQerrorMessage(db));
 		PQclear(r);
 		if (!exec_ok(db, "COMMIT"))
-			return 0;
+			return -1;
 	}
-	t = clock_mono_s() - t0;
-	exec_ok(db, "DROP TABLE bench_buckets");
-	return nruns / t;
+	return clock_mono_s() - t0;
 }
 
 /* Runs per second with one INSERT statement per bucket. */
@@ -201,7 +231,9 @@ int main(int argc, char **argv)
 	const char *url = NULL, *token = NULL, *conninfo = NULL;
 	const char *board = "bench";
 	int nruns = 200, c, ret = 1;
-	double upload, copy, each;
+	double upload, copy, each, up_s = 0, copy_s = 0;
+	struct uploader up = { 0 };
+	int done, n;
 	char *ct_json;
 	PGconn *db;
 
@@ -241,8 +273,23 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ingest: %s", PQerrorMessage(db));
 		goto out;
 	}
-	upload = bench_upload(url, token, nruns, ct_json, board);
-	copy = bench_copy(db, nruns);
+	/* Uploads and COPY alternate in blocks, so that a change in the
+	 * host's load (other work on the machine) weighs on both alike. */
+	if (uploader_init(&up, url, token, ct_json, board) || !copy_setup(db))
+		goto out;
+	for (done = 0; done < nruns; done += n) {
+		double s;
+
+		n = nruns - done < BLOCK_RUNS ? nruns - done : BLOCK_RUNS;
+		up_s += upload_runs(&up, n);
+		s = copy_runs(db, done, n);
+		if (s < 0)
+			goto out;
+		copy_s += s;
+	}
+	exec_ok(db, "DROP TABLE bench_buckets");
+	upload = up.ok ? up.ok / up_s : 0;
+	copy = nruns / copy_s;
 	each = bench_insert_each(db, nruns / 10 > 0 ? nruns / 10 : 1);
 	printf("ingest benchmark: %d runs, %d CPUs x %d non-empty buckets each\n",
 	       nruns, NCPUS, NBUCKETS);
@@ -255,6 +302,7 @@ int main(int argc, char **argv)
 	       each > 0 ? upload / each : 0);
 	ret = upload > 0 ? 0 : 1;
 out:
+	uploader_cleanup(&up);
 	PQfinish(db);
 	free(ct_json);
 	curl_global_cleanup();

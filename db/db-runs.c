@@ -4,7 +4,9 @@
  * run and the queries behind GET /api/v1/runs..., `rtlab runs`, `rtlab show`
  * and the plots.  PostgreSQL builds the JSON of query answers itself
  * (json_build_object), so rows never pass through hand-written formatting;
- * histograms go in as one INSERT each with their buckets as array literals.
+ * histograms go in as one INSERT each with their buckets as array literals,
+ * and an upload's statements are prepared once per connection and sent
+ * as one pipeline (db-pipeline.c).
  */
 
 #include <ctype.h>
@@ -16,6 +18,7 @@
 #include <string.h>
 
 #include "bundle.h"
+#include "db-pipeline.h"
 #include "db-runs.h"
 #include "db.h"
 #include "manifest.h"
@@ -92,14 +95,19 @@ static const char *q_or_null(int64_t v, char *buf, size_t n)
  * drew from its sequence (session-local, so concurrent uploads do not mix). */
 #define RUN_ID_SQL "currval(pg_get_serial_sequence('runs', 'id'))"
 
-static int send_hist(PGconn *conn, const struct hist *h, struct rtlab_err *err)
+static const struct db_stmt hist_stmt = {
+	"rtlab_store_histogram",
+	"INSERT INTO histograms (run_id, thread, cpu, range_us, "
+	"bucket_us, counts, overflows, samples, min_us, avg_us, "
+	"max_us, p50_us, p99_us, p999_us, p9999_us, metric) VALUES (" RUN_ID_SQL
+	", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "
+	"$12, $13, $14, COALESCE($15, 'latency'))",
+	15,
+};
+
+static int send_hist(struct db_pipeline *pl, const struct hist *h,
+		     struct rtlab_err *err)
 {
-	static const char sql[] =
-		"INSERT INTO histograms (run_id, thread, cpu, range_us, "
-		"bucket_us, counts, overflows, samples, min_us, avg_us, "
-		"max_us, p50_us, p99_us, p999_us, p9999_us, metric) VALUES (" RUN_ID_SQL
-		", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "
-		"$12, $13, $14, COALESCE($15, 'latency'))";
 	char thread[16], cpu[16], range[16], ovf[24], samples[24], min[16],
 		avg[40], max[16], p50[24], p99[24], p999[24], p9999[24];
 	struct hist_summary s;
@@ -137,20 +145,24 @@ static int send_hist(PGconn *conn, const struct hist *h, struct rtlab_err *err)
 	p[13] = q_or_null(s.p9999_us, p9999, sizeof(p9999));
 	/* libpq copies the parameters into its buffer here. */
 	p[14] = h->metric[0] ? h->metric : NULL;
-	if (!PQsendQueryParams(conn, sql, 15, NULL, p, NULL, NULL, 0))
-		ret = db_fail(conn, NULL, err, "sending a histogram");
+	ret = db_pipeline_send(pl, &hist_stmt, p, NULL, NULL,
+			       "storing a histogram", err);
 out:
 	free(buckets);
 	free(counts);
 	return ret;
 }
 
-static int send_artifact(PGconn *conn, const struct bundle_file *f,
+static const struct db_stmt artifact_stmt = {
+	"rtlab_store_artifact",
+	"INSERT INTO artifacts (run_id, name, content_type, size, "
+	"sha256, data) VALUES (" RUN_ID_SQL ", $1, $2, $3, $4, $5)",
+	5,
+};
+
+static int send_artifact(struct db_pipeline *pl, const struct bundle_file *f,
 			 struct rtlab_err *err)
 {
-	static const char sql[] =
-		"INSERT INTO artifacts (run_id, name, content_type, size, "
-		"sha256, data) VALUES (" RUN_ID_SQL ", $1, $2, $3, $4, $5)";
 	char size[24], sha[65];
 	const char *p[5];
 	int lens[5] = { 0 }, fmts[5] = { 0, 0, 0, 0, 1 };
@@ -163,9 +175,8 @@ static int send_artifact(PGconn *conn, const struct bundle_file *f,
 	p[3] = sha;
 	p[4] = f->size ? (const char *)f->data : "";
 	lens[4] = (int)f->size;
-	if (!PQsendQueryParams(conn, sql, 5, NULL, p, lens, fmts, 0))
-		return db_fail(conn, NULL, err, "sending an artifact");
-	return 0;
+	return db_pipeline_send(pl, &artifact_stmt, p, lens, fmts,
+				"storing an artifact", err);
 }
 
 /*
@@ -179,11 +190,15 @@ static int run_by_uuid(PGconn *conn, const char *uuid, int64_t board_id,
 	PGresult *res;
 	int ret;
 
-	ret = db_query_rows(conn,
-			    "SELECT r.id, r.board_id, b.name FROM runs r "
-			    "JOIN boards b ON b.id = r.board_id "
-			    "WHERE r.uuid = $1::uuid",
-			    1, p, &res, err, "looking up the run's uuid");
+	static const struct db_stmt by_uuid = {
+		"rtlab_run_by_uuid",
+		"SELECT r.id, r.board_id, b.name FROM runs r "
+		"JOIN boards b ON b.id = r.board_id WHERE r.uuid = $1::uuid",
+		1,
+	};
+
+	ret = db_stmt_query(conn, &by_uuid, p, &res, err,
+			    "looking up the run's uuid");
 	if (ret)
 		return ret;
 	if (PQntuples(res) != 1)
@@ -282,6 +297,8 @@ static const char store_run_sql[] =
 	"$19::jsonb FROM s, k, t "
 	"ON CONFLICT (uuid) DO NOTHING RETURNING id";
 
+static const struct db_stmt run_stmt = { "rtlab_store_run", store_run_sql, 19 };
+
 /*
  * Send everything as one pipeline: the statements up to the sync point
  * form one implicit transaction, so the whole run costs one round trip
@@ -294,20 +311,22 @@ static int store_pipeline(PGconn *conn, const struct run_record *rec,
 			  struct rtlab_err *err)
 {
 	const struct manifest *m = rec->manifest;
+	struct db_pipeline pl;
 	const char *p[19];
 	char *results = NULL;
-	const char *what = "storing the run";
+	const char *what;
 	char jid[24], max[16], p999[24];
 	int64_t max_us = -1, p999_us = -1;
 	struct hist_summary hs;
 	PGresult *res;
 	size_t i, done;
-	bool sync_seen = false;
-	int ret = 0, sent;
+	bool sync_seen = false, run_seen = false, is_prepare;
+	int ret = 0, end;
 
 	*taken = false;
-	if (!PQenterPipelineMode(conn))
-		return db_fail(conn, NULL, err, "entering pipeline mode");
+	ret = db_pipeline_begin(&pl, conn, err);
+	if (ret)
+		return ret;
 	p[0] = m->run_id;
 	p[1] = bid;
 	p[2] = run_status_name(m->status);
@@ -341,21 +360,20 @@ static int store_pipeline(PGconn *conn, const struct run_record *rec,
 	if (rec->results) {
 		results = json_dumps(rec->results, JSON_COMPACT);
 		if (!results) {
-			PQexitPipelineMode(conn);
-			return rtlab_err_seterr(err, ENOMEM,
-						"results: out of memory");
+			ret = rtlab_err_seterr(err, ENOMEM,
+					       "results: out of memory");
+			db_pipeline_end(&pl, NULL);
+			return ret;
 		}
 	}
 	p[18] = results;
-	sent = PQsendQueryParams(conn, store_run_sql, 19, NULL, p, NULL, NULL,
-				 0);
+	ret = db_pipeline_send(&pl, &run_stmt, p, NULL, NULL, "storing the run",
+			       err);
 	free(results);
-	if (!sent) {
-		ret = db_fail(conn, NULL, err, "sending the run");
+	if (ret)
 		goto sync;
-	}
 	for (i = 0; i < rec->nhists; i++) {
-		ret = send_hist(conn, &rec->hists[i], err);
+		ret = send_hist(&pl, &rec->hists[i], err);
 		if (ret)
 			goto sync;
 	}
@@ -364,7 +382,7 @@ static int store_pipeline(PGconn *conn, const struct run_record *rec,
 
 		if (!strcmp(f->name, BUNDLE_MANIFEST))
 			continue;
-		ret = send_artifact(conn, f, err);
+		ret = send_artifact(&pl, f, err);
 		if (ret)
 			goto sync;
 	}
@@ -372,7 +390,8 @@ sync:
 	if (!PQpipelineSync(conn) && !ret)
 		ret = db_fail(conn, NULL, err, "sending the run");
 
-	/* Collect every result, first error wins. */
+	/* Collect every result, first error wins.  The run's INSERT is the
+	 * one statement that returns rows. */
 	for (done = 0; !sync_seen;) {
 		res = PQgetResult(conn);
 		if (!res) {
@@ -380,39 +399,39 @@ sync:
 			 * connection's. */
 			if (PQstatus(conn) != CONNECTION_OK) {
 				if (!ret)
-					ret = db_fail(conn, NULL, err, what);
+					ret = db_fail(conn, NULL, err,
+						      "storing the run");
 				break;
 			}
 			continue;
 		}
+		what = db_pipeline_what(&pl, done, &is_prepare);
 		switch (PQresultStatus(res)) {
 		case PGRES_PIPELINE_SYNC:
 			sync_seen = true;
 			break;
 		case PGRES_TUPLES_OK:
-			if (done == 0) {
+			if (!run_seen) {
 				if (PQntuples(res) == 1)
 					*id = strtoll(PQgetvalue(res, 0, 0),
 						      NULL, 10);
 				else
 					*taken = true;
+				run_seen = true;
 			}
 			done++;
 			break;
 		case PGRES_COMMAND_OK:
+			if (is_prepare)
+				db_pipeline_prepared(&pl, done);
 			done++;
 			break;
 		case PGRES_PIPELINE_ABORTED:
 			done++;
 			break;
 		default:
-			if (!ret && !*taken) {
-				what = done == 0 ? "storing the run" :
-				       done <= rec->nhists ?
-						   "storing a histogram" :
-						   "storing an artifact";
+			if (!ret && !*taken)
 				ret = db_fail(conn, res, err, what);
-			}
 			done++;
 			break;
 		}
@@ -423,8 +442,9 @@ sync:
 			break;
 		}
 	}
-	if (!PQexitPipelineMode(conn) && !ret)
-		ret = db_fail(conn, NULL, err, "leaving pipeline mode");
+	end = db_pipeline_end(&pl, ret ? NULL : err);
+	if (!ret)
+		ret = end;
 	if (*taken)
 		ret = 0;
 	return ret;

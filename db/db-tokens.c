@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "db-pipeline.h"
 #include "db-tokens.h"
 #include "db.h"
 
@@ -108,6 +109,24 @@ int db_token_create(PGconn *conn, enum role role, const char *name,
 	return 0;
 }
 
+/* Every API request's: prepared once per connection.  Notes the use, at
+ * most once a minute per token. */
+static const struct db_stmt token_auth_stmt = {
+	"rtlab_token_auth",
+	"WITH t AS (SELECT t.id, t.role, t.name, t.board_id, "
+	"b.name AS board, t.revoked_at, t.last_used_at FROM tokens t "
+	"LEFT JOIN boards b ON b.id = t.board_id "
+	"WHERE t.sha256 = " TOKEN_HASH(
+		1) "), "
+		   "u AS (UPDATE tokens SET last_used_at = now() FROM t "
+		   "WHERE tokens.id = t.id AND t.revoked_at IS NULL AND "
+		   "(t.last_used_at IS NULL OR "
+		   "t.last_used_at < now() - interval '1 minute')) "
+		   "SELECT id, role, name, board_id, board, " ISO(
+			   "revoked_at") " FROM t",
+	1,
+};
+
 int db_token_auth(PGconn *conn, const char *token, struct db_token_who *who,
 		  struct rtlab_err *err)
 {
@@ -125,21 +144,8 @@ int db_token_auth(PGconn *conn, const char *token, struct db_token_who *who,
 					"token add' or 'rtlab board add' "
 					"printed",
 					TOKEN_LEN);
-	/* Note the use, at most once a minute per token. */
-	ret = db_query_rows(
-		conn,
-		"WITH t AS (SELECT t.id, t.role, t.name, t.board_id, "
-		"b.name AS board, t.revoked_at, t.last_used_at FROM tokens t "
-		"LEFT JOIN boards b ON b.id = t.board_id "
-		"WHERE t.sha256 = " TOKEN_HASH(
-			1) "), "
-			   "u AS (UPDATE tokens SET last_used_at = now() FROM t "
-			   "WHERE tokens.id = t.id AND t.revoked_at IS NULL AND "
-			   "(t.last_used_at IS NULL OR "
-			   "t.last_used_at < now() - interval '1 minute')) "
-			   "SELECT id, role, name, board_id, board, " ISO(
-				   "revoked_at") " FROM t",
-		1, p, &res, err, "checking a token");
+	ret = db_stmt_query(conn, &token_auth_stmt, p, &res, err,
+			    "checking a token");
 	if (ret)
 		return ret;
 	if (PQntuples(res) != 1) {

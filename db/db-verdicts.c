@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "db-health.h"
+#include "db-pipeline.h"
 #include "db-verdicts.h"
 #include "db.h"
 
@@ -105,6 +106,37 @@ int db_kernel_resolve(PGconn *conn, const char *ref, int *kernel_id,
 	return ret;
 }
 
+/* The kernel pinned as the baseline of series (@b, @t, @tree), NULL when
+ * none: SQL expressions in, a scalar subquery out. */
+#define PINNED_BASELINE(b, t, tree)                            \
+	"(SELECT kernel_id FROM baselines WHERE board_id = " b \
+	" AND testcase_id = " t " AND tree = " tree ")"
+
+/* The default baseline of candidate kernel @k in series (@b, @t, @tree),
+ * NULL when none: the kernel of the tree whose first run in the series
+ * came last before the candidate's, with a complete run.  Walks
+ * series_kernels_order backwards from the candidate: O(kernels of other
+ * trees in between), never O(runs) (schema/018_series_kernels.sql). */
+#define DEFAULT_BASELINE(b, t, tree, k)                               \
+	"(SELECT s.kernel_id FROM series_kernels s "                  \
+	"JOIN kernels sk ON sk.id = s.kernel_id, series_kernels c "   \
+	"WHERE s.board_id = " b " AND s.testcase_id = " t             \
+	" AND sk.tree = " tree " AND s.complete AND c.board_id = " b  \
+	" AND c.testcase_id = " t " AND c.kernel_id = " k             \
+	" AND (s.first_at, s.kernel_id) < (c.first_at, c.kernel_id) " \
+	"ORDER BY s.first_at DESC, s.kernel_id DESC LIMIT 1)"
+
+/* Asked after every upload: prepared once per connection. */
+static const struct db_stmt run_series_stmt = {
+	"rtlab_run_series",
+	"SELECT r.board_id, r.testcase_id, r.kernel_id, r.status, r.clock, "
+	"k.tree, " PINNED_BASELINE("r.board_id", "r.testcase_id", "k.tree") ", " DEFAULT_BASELINE(
+		"r.board_id", "r.testcase_id", "k.tree",
+		"r.kernel_id") " FROM runs r JOIN kernels k ON k.id = r.kernel_id "
+			       "WHERE r.id = $1::bigint",
+	1,
+};
+
 int db_run_series(PGconn *conn, int64_t run_id, struct run_series *rs,
 		  struct rtlab_err *err)
 {
@@ -114,12 +146,8 @@ int db_run_series(PGconn *conn, int64_t run_id, struct run_series *rs,
 	int ret;
 
 	snprintf(id, sizeof(id), "%" PRId64, run_id);
-	ret = db_query_rows(conn,
-			    "SELECT r.board_id, r.testcase_id, r.kernel_id, r.status, "
-			    "r.clock, k.tree FROM runs r "
-			    "JOIN kernels k ON k.id = r.kernel_id "
-			    "WHERE r.id = $1::bigint",
-			    1, p, &res, err, "reading the run's series");
+	ret = db_stmt_query(conn, &run_series_stmt, p, &res, err,
+			    "reading the run's series");
 	if (ret)
 		return ret;
 	if (PQntuples(res) < 1) {
@@ -134,6 +162,12 @@ int db_run_series(PGconn *conn, int64_t run_id, struct run_series *rs,
 			 PQgetvalue(res, 0, 4));
 		snprintf(rs->tree, sizeof(rs->tree), "%s",
 			 PQgetvalue(res, 0, 5));
+		rs->pinned_kernel_id = PQgetisnull(res, 0, 6) ?
+					       0 :
+					       atoi(PQgetvalue(res, 0, 6));
+		rs->default_kernel_id = PQgetisnull(res, 0, 7) ?
+						0 :
+						atoi(PQgetvalue(res, 0, 7));
 	}
 	PQclear(res);
 	return ret;
@@ -214,22 +248,21 @@ int db_baseline_pinned(PGconn *conn, int board_id, int testcase_id,
 	snprintf(b, sizeof(b), "%d", board_id);
 	snprintf(t, sizeof(t), "%d", testcase_id);
 	ret = db_query_id(conn,
-			  "SELECT kernel_id FROM baselines WHERE board_id = "
-			  "$1::integer AND testcase_id = $2::integer AND tree = $3",
+			  "SELECT " PINNED_BASELINE("$1::integer",
+						    "$2::integer", "$3"),
 			  3, p, &k, err, "reading the baseline");
 	if (!ret)
 		*kernel_id = (int)k;
 	return ret;
 }
 
-/* Kernels of a series with their first-run time, complete or not. */
-#define SERIES_KERNELS                                                                  \
-	"SELECT r.kernel_id, min(r.created_at) AS first_at, "                           \
-	"count(*) FILTER (WHERE r.status = 'complete' AND " DB_RUN_COMPARABLE(          \
-		"r.") ") AS complete "                                                  \
-		      "FROM runs r JOIN kernels k ON k.id = r.kernel_id "               \
-		      "WHERE r.board_id = $1::integer AND r.testcase_id = $2::integer " \
-		      "AND k.tree = $3 GROUP BY r.kernel_id"
+/* Kernels of a series with their first-run time and whether any of their
+ * runs is complete: the series_kernels table, which triggers on runs keep
+ * (schema/018_series_kernels.sql), so no query groups a series' runs. */
+#define SERIES_KERNELS                                               \
+	"SELECT sk.board_id, sk.testcase_id, k.tree, sk.kernel_id, " \
+	"sk.first_at, sk.complete FROM series_kernels sk "           \
+	"JOIN kernels k ON k.id = sk.kernel_id"
 
 int db_baseline_default(PGconn *conn, int board_id, int testcase_id,
 			const char *tree, int cand_kernel_id, int *kernel_id,
@@ -244,13 +277,9 @@ int db_baseline_default(PGconn *conn, int board_id, int testcase_id,
 	snprintf(t, sizeof(t), "%d", testcase_id);
 	snprintf(c, sizeof(c), "%d", cand_kernel_id);
 	ret = db_query_id(conn,
-			  "WITH s AS (" SERIES_KERNELS ") "
-			  "SELECT s.kernel_id FROM s, "
-			  "(SELECT first_at, kernel_id FROM s "
-			  "WHERE kernel_id = $4::integer) c "
-			  "WHERE s.complete > 0 AND "
-			  "(s.first_at, s.kernel_id) < (c.first_at, c.kernel_id) "
-			  "ORDER BY s.first_at DESC, s.kernel_id DESC LIMIT 1",
+			  "SELECT " DEFAULT_BASELINE("$1::integer",
+						     "$2::integer", "$3",
+						     "$4::integer"),
 			  4, p, &k, err, "finding the default baseline");
 	if (!ret)
 		*kernel_id = (int)k;
@@ -261,11 +290,7 @@ int db_baselines_list(PGconn *conn, const char *board, const char *testcase,
 		      const char *tree, json_t **out, struct rtlab_err *err)
 {
 	static const char sql[] =
-		"WITH s AS (SELECT r.board_id, r.testcase_id, k.tree, "
-		"r.kernel_id, min(r.created_at) AS first_at, "
-		"count(*) FILTER (WHERE r.status = 'complete') AS complete "
-		"FROM runs r JOIN kernels k ON k.id = r.kernel_id "
-		"GROUP BY 1, 2, 3, 4), "
+		"WITH s AS (" SERIES_KERNELS "), "
 		"series AS (SELECT board_id, testcase_id, tree FROM s "
 		"UNION SELECT board_id, testcase_id, tree FROM baselines), "
 		"x AS (SELECT sr.board_id, sr.testcase_id, sr.tree, "
@@ -277,7 +302,7 @@ int db_baselines_list(PGconn *conn, const char *board, const char *testcase,
 		"WHERE (s.board_id, s.testcase_id, s.tree) = (x.board_id, "
 		"x.testcase_id, x.tree) AND (c.board_id, c.testcase_id, "
 		"c.tree, c.kernel_id) = (x.board_id, x.testcase_id, x.tree, "
-		"x.latest) AND s.complete > 0 AND (s.first_at, s.kernel_id) < "
+		"x.latest) AND s.complete AND (s.first_at, s.kernel_id) < "
 		"(c.first_at, c.kernel_id) ORDER BY s.first_at DESC, "
 		"s.kernel_id DESC LIMIT 1) AS dflt FROM x) "
 		"SELECT COALESCE(json_agg(json_build_object("
@@ -308,6 +333,17 @@ int db_baselines_list(PGconn *conn, const char *board, const char *testcase,
 	return db_query_json(conn, sql, 3, p, out, err, "listing baselines");
 }
 
+/* A verdict's queries are prepared once per connection. */
+static const struct db_stmt series_clocks_stmt = {
+	"rtlab_series_clocks",
+	"SELECT COALESCE(json_object_agg(clock, n ORDER BY "
+	"clock), '{}')::text FROM (SELECT clock, count(*) AS n "
+	"FROM runs WHERE board_id = $1::integer AND "
+	"testcase_id = $2::integer AND kernel_id = $3::integer "
+	"AND status = 'complete' AND " DB_RUN_COMPARABLE("") " GROUP BY clock) c",
+	3,
+};
+
 int db_series_clocks(PGconn *conn, int board_id, int testcase_id, int kernel_id,
 		     json_t **out, struct rtlab_err *err)
 {
@@ -317,15 +353,8 @@ int db_series_clocks(PGconn *conn, int board_id, int testcase_id, int kernel_id,
 	snprintf(b, sizeof(b), "%d", board_id);
 	snprintf(t, sizeof(t), "%d", testcase_id);
 	snprintf(k, sizeof(k), "%d", kernel_id);
-	return db_query_json(
-		conn,
-		"SELECT COALESCE(json_object_agg(clock, n ORDER BY "
-		"clock), '{}')::text FROM (SELECT clock, count(*) AS n "
-		"FROM runs WHERE board_id = $1::integer AND "
-		"testcase_id = $2::integer AND kernel_id = $3::integer "
-		"AND status = 'complete' AND " DB_RUN_COMPARABLE(
-			"") " GROUP BY clock) c",
-		3, p, out, err, "reading the runs' clocks");
+	return db_stmt_query_json(conn, &series_clocks_stmt, p, out, err,
+				  "reading the runs' clocks");
 }
 
 void series_runs_cleanup(struct series_runs *s)
@@ -402,7 +431,8 @@ int db_series_runs_load_ids(PGconn *conn, int board_id, int testcase_id,
 {
 	/* The newest runs through runs_series, then their histograms
 	 * through the histograms primary key; one round trip. */
-	static const char sql[] =
+	static const struct db_stmt load_stmt = {
+		"rtlab_series_runs_load",
 		"WITH sel AS (SELECT id, uuid FROM runs "
 		"WHERE board_id = $1::integer AND testcase_id = $2::integer "
 		"AND kernel_id = $3::integer AND status = 'complete' "
@@ -419,7 +449,9 @@ int db_series_runs_load_ids(PGconn *conn, int board_id, int testcase_id,
 		 * latency, timerlat's thread latency). */
 			    "AND h.metric = (SELECT h0.metric FROM histograms h0 "
 			    "WHERE h0.run_id = sel.id AND h0.thread = 0) "
-			    "ORDER BY sel.id, h.thread";
+			    "ORDER BY sel.id, h.thread",
+		6,
+	};
 	char b[16], t[16], k[16], lim[16];
 	const char *p[6] = { b, t, k, clock, lim, run_ids };
 	uint64_t *lat = NULL, *cnt = NULL;
@@ -432,7 +464,7 @@ int db_series_runs_load_ids(PGconn *conn, int board_id, int testcase_id,
 	snprintf(t, sizeof(t), "%d", testcase_id);
 	snprintf(k, sizeof(k), "%d", kernel_id);
 	snprintf(lim, sizeof(lim), "%d", SERIES_MAX_RUNS);
-	ret = db_query_rows(conn, sql, 6, p, &res, err,
+	ret = db_stmt_query(conn, &load_stmt, p, &res, err,
 			    "loading the series' runs");
 	if (ret)
 		return ret;
@@ -496,6 +528,22 @@ out:
 	return ret;
 }
 
+static const struct db_stmt names_stmt = {
+	"rtlab_verdict_names",
+	"SELECT json_build_object('board', b.name, "
+	"'testcase', t.name, "
+	"'baseline', json_build_object('kernel_id', kb.id, "
+	"'release', kb.release, 'version', kb.version, "
+	"'tree', kb.tree), "
+	"'candidate', json_build_object('kernel_id', kc.id, "
+	"'release', kc.release, 'version', kc.version, "
+	"'tree', kc.tree))::text "
+	"FROM boards b, testcases t, kernels kb, kernels kc "
+	"WHERE b.id = $1::integer AND t.id = $2::integer AND "
+	"kb.id = $3::integer AND kc.id = $4::integer",
+	4,
+};
+
 int db_verdict_names(PGconn *conn, int board_id, int testcase_id,
 		     int base_kernel_id, int cand_kernel_id, json_t **out,
 		     struct rtlab_err *err)
@@ -508,19 +556,8 @@ int db_verdict_names(PGconn *conn, int board_id, int testcase_id,
 	snprintf(t, sizeof(t), "%d", testcase_id);
 	snprintf(kb, sizeof(kb), "%d", base_kernel_id);
 	snprintf(kc, sizeof(kc), "%d", cand_kernel_id);
-	ret = db_query_json(conn,
-			    "SELECT json_build_object('board', b.name, "
-			    "'testcase', t.name, "
-			    "'baseline', json_build_object('kernel_id', kb.id, "
-			    "'release', kb.release, 'version', kb.version, "
-			    "'tree', kb.tree), "
-			    "'candidate', json_build_object('kernel_id', kc.id, "
-			    "'release', kc.release, 'version', kc.version, "
-			    "'tree', kc.tree))::text "
-			    "FROM boards b, testcases t, kernels kb, kernels kc "
-			    "WHERE b.id = $1::integer AND t.id = $2::integer AND "
-			    "kb.id = $3::integer AND kc.id = $4::integer",
-			    4, p, out, err, "reading the verdict's names");
+	ret = db_stmt_query_json(conn, &names_stmt, p, out, err,
+				 "reading the verdict's names");
 	if (ret == -ENOENT)
 		rtlab_err_seterr(err, ENOENT,
 				 "board %s, testcase %s or "
@@ -563,6 +600,38 @@ static char *id_array(const int64_t *v, size_t n)
 	return s;
 }
 
+/* Concurrent stores of one pair take turns. */
+static const struct db_stmt verdict_lock_stmt = {
+	"rtlab_verdict_lock",
+	"SELECT pg_advisory_xact_lock(" VERDICT_LOCK_KEY ", $1::integer)",
+	1,
+};
+
+/* Replaces the pair's latest verdict unless a report names it, else adds
+ * one; answers the verdict's id and whether it replaced one. */
+static const struct db_stmt verdict_upsert_stmt = {
+	"rtlab_verdict_upsert",
+	"WITH latest AS (SELECT id FROM verdicts "
+	"WHERE board_id = $1::integer AND testcase_id = $2::integer "
+	"AND candidate_kernel_id = $4::integer "
+	"AND baseline_kernel_id = $3::integer "
+	"AND details->>'clock' IS NOT DISTINCT FROM $9 "
+	"ORDER BY id DESC LIMIT 1), "
+	"upd AS (UPDATE verdicts v SET verdict = $5, details = $6::jsonb, "
+	"baseline_runs = $7::bigint[], "
+	"candidate_runs = $8::bigint[], created_at = now() "
+	"FROM latest WHERE v.id = latest.id AND NOT EXISTS "
+	"(SELECT 1 FROM reports r WHERE r.verdict_id = v.id) "
+	"RETURNING v.id), "
+	"ins AS (INSERT INTO verdicts (board_id, testcase_id, "
+	"baseline_kernel_id, candidate_kernel_id, verdict, details, "
+	"baseline_runs, candidate_runs) SELECT $1::integer, $2::integer, "
+	"$3::integer, $4::integer, $5, $6::jsonb, $7::bigint[], "
+	"$8::bigint[] WHERE NOT EXISTS (SELECT 1 FROM upd) RETURNING id) "
+	"SELECT id, true FROM upd UNION ALL SELECT id, false FROM ins",
+	9,
+};
+
 int db_verdict_store(PGconn *conn, const struct verdict_row *v, int64_t *id,
 		     bool *replaced, struct rtlab_err *err)
 {
@@ -571,7 +640,12 @@ int db_verdict_store(PGconn *conn, const struct verdict_row *v, int64_t *id,
 	char *ac = id_array(v->cand_runs, v->ncand);
 	const char *p[9] = { b,	 t,  kb,      kc, v->verdict, v->details_json,
 			     ab, ac, v->clock };
-	int ret;
+	const char *what = "storing the verdict";
+	bool sync_seen = false, stored = false, is_prepare;
+	struct db_pipeline pl;
+	size_t done = 0;
+	PGresult *res;
+	int ret = 0, end;
 
 	if (replaced)
 		*replaced = false;
@@ -585,49 +659,69 @@ int db_verdict_store(PGconn *conn, const struct verdict_row *v, int64_t *id,
 	snprintf(t, sizeof(t), "%d", v->testcase_id);
 	snprintf(kb, sizeof(kb), "%d", v->base_kernel_id);
 	snprintf(kc, sizeof(kc), "%d", v->cand_kernel_id);
-	ret = db_begin(conn, err);
+	/*
+	 * One round trip: the lock and the upsert up to the sync point are
+	 * one implicit transaction, committed at the sync.  The upsert, a
+	 * statement of its own, reads the verdicts after the lock is held.
+	 */
+	ret = db_pipeline_begin(&pl, conn, err);
 	if (ret)
 		goto out;
-	ret = db_exec(conn, err,
-		      "SELECT pg_advisory_xact_lock(" VERDICT_LOCK_KEY
-		      ", $1::integer)",
-		      1, &p[3]);
-	if (ret)
-		goto fail;
-	ret = db_query_id(
-		conn,
-		"WITH latest AS (SELECT id FROM verdicts "
-		"WHERE board_id = $1::integer AND testcase_id = $2::integer "
-		"AND candidate_kernel_id = $4::integer "
-		"AND baseline_kernel_id = $3::integer "
-		"AND details->>'clock' IS NOT DISTINCT FROM $9 "
-		"ORDER BY id DESC LIMIT 1) "
-		"UPDATE verdicts v SET verdict = $5, details = $6::jsonb, "
-		"baseline_runs = $7::bigint[], "
-		"candidate_runs = $8::bigint[], created_at = now() "
-		"FROM latest WHERE v.id = latest.id AND NOT EXISTS "
-		"(SELECT 1 FROM reports r WHERE r.verdict_id = v.id) "
-		"RETURNING v.id",
-		9, p, id, err, "replacing the verdict");
-	if (!ret && replaced)
-		*replaced = true;
-	if (ret == -ENOENT)
-		ret = db_query_id(conn,
-				  "INSERT INTO verdicts (board_id, testcase_id, "
-				  "baseline_kernel_id, candidate_kernel_id, verdict, "
-				  "details, baseline_runs, candidate_runs) VALUES "
-				  "($1::integer, $2::integer, $3::integer, "
-				  "$4::integer, $5, $6::jsonb, $7::bigint[], "
-				  "$8::bigint[]) RETURNING id",
-				  8, p, id, err, "storing the verdict");
-	if (ret)
-		goto fail;
-	ret = db_commit(conn, err);
-	if (ret)
-		goto fail;
-	goto out;
-fail:
-	db_rollback(conn);
+	ret = db_pipeline_send(&pl, &verdict_lock_stmt, &p[3], NULL, NULL, what,
+			       err);
+	if (!ret)
+		ret = db_pipeline_send(&pl, &verdict_upsert_stmt, p, NULL, NULL,
+				       what, err);
+	if (!PQpipelineSync(conn) && !ret)
+		ret = db_fail(conn, NULL, err, what);
+	/* Collect every result up to the sync, first error wins. */
+	while (!sync_seen) {
+		res = PQgetResult(conn);
+		if (!res) {
+			if (PQstatus(conn) != CONNECTION_OK) {
+				if (!ret)
+					ret = db_fail(conn, NULL, err, what);
+				break;
+			}
+			continue;
+		}
+		db_pipeline_what(&pl, done, &is_prepare);
+		switch (PQresultStatus(res)) {
+		case PGRES_PIPELINE_SYNC:
+			sync_seen = true;
+			break;
+		case PGRES_COMMAND_OK:
+			if (is_prepare)
+				db_pipeline_prepared(&pl, done);
+			done++;
+			break;
+		case PGRES_TUPLES_OK:
+			if (PQnfields(res) == 2 && PQntuples(res) == 1) {
+				*id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+				if (replaced)
+					*replaced = PQgetvalue(res, 0, 1)[0] ==
+						    't';
+				stored = true;
+			}
+			done++;
+			break;
+		case PGRES_PIPELINE_ABORTED:
+			done++;
+			break;
+		default:
+			if (!ret)
+				ret = db_fail(conn, res, err, what);
+			done++;
+			break;
+		}
+		PQclear(res);
+	}
+	end = db_pipeline_end(&pl, ret ? NULL : err);
+	if (!ret)
+		ret = end;
+	if (!ret && !stored)
+		ret = rtlab_err_seterr(err, EIO, "%s: no verdict id came back",
+				       what);
 out:
 	free(ab);
 	free(ac);

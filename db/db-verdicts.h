@@ -48,10 +48,14 @@ struct run_series {
 	char status[16];
 	char clock[64];
 	char tree[128];
+	int pinned_kernel_id;  /* the series' pinned baseline, 0: none */
+	int default_kernel_id; /* the default baseline for the run's
+				* kernel (db_baseline_default()), 0: none */
 };
 
 /**
- * db_run_series() - the series, kernel and clock of run @run_id.
+ * db_run_series() - the series, kernel and clock of run @run_id, and the
+ * baselines its kernel would be compared with, in one query.
  * Return: 0, -ENOENT, -EIO.
  */
 int db_run_series(PGconn *conn, int64_t run_id, struct run_series *rs,

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "db-pipeline.h"
 #include "db.h"
 
 /* pg_advisory_xact_lock key that serializes migrators: "rtlabmig". */
@@ -104,8 +105,10 @@ fail:
 
 void db_disconnect(PGconn *conn)
 {
-	if (conn)
-		PQfinish(conn);
+	if (!conn)
+		return;
+	db_stmts_forget(conn);
+	PQfinish(conn);
 }
 
 static bool result_ok(const PGresult *res)
@@ -649,28 +652,34 @@ int db_query_id(PGconn *conn, const char *sql, int n, const char *const *p,
 	return ret;
 }
 
+int db_result_json(PGresult *res, json_t **out, struct rtlab_err *err,
+		   const char *what)
+{
+	json_error_t jerr;
+
+	*out = NULL;
+	if (PQntuples(res) < 1 || PQgetisnull(res, 0, 0))
+		return -ENOENT;
+	*out = json_loads(PQgetvalue(res, 0, 0), JSON_DECODE_ANY, &jerr);
+	if (!*out)
+		return rtlab_err_seterr(err, EIO,
+					"%s: bad JSON from the "
+					"database: %s",
+					what, jerr.text);
+	return 0;
+}
+
 int db_query_json(PGconn *conn, const char *sql, int nparams,
 		  const char *const *params, json_t **out,
 		  struct rtlab_err *err, const char *what)
 {
-	json_error_t jerr;
 	PGresult *res;
 	int ret = db_query_rows(conn, sql, nparams, params, &res, err, what);
 
 	*out = NULL;
 	if (ret)
 		return ret;
-	if (PQntuples(res) < 1 || PQgetisnull(res, 0, 0)) {
-		ret = -ENOENT;
-		goto out;
-	}
-	*out = json_loads(PQgetvalue(res, 0, 0), JSON_DECODE_ANY, &jerr);
-	if (!*out)
-		ret = rtlab_err_seterr(err, EIO,
-				       "%s: bad JSON from the "
-				       "database: %s",
-				       what, jerr.text);
-out:
+	ret = db_result_json(res, out, err, what);
 	PQclear(res);
 	return ret;
 }

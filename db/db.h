@@ -86,6 +86,14 @@ int db_query_json(PGconn *conn, const char *sql, int nparams,
 		  struct rtlab_err *err, const char *what) __must_check;
 
 /**
+ * db_result_json() - the first row's first column of @res, JSON text,
+ * parsed: db_query_json()'s answer from a result at hand (not cleared).
+ * Return: as db_query_json().
+ */
+int db_result_json(PGresult *res, json_t **out, struct rtlab_err *err,
+		   const char *what) __must_check;
+
+/**
  * db_parse_list() - the @n unsigned numbers of an array_to_string(arr, ',')
  * column ("1,2,3") into @vals: how histogram arrays leave the database.
  * Return: 0, or -EINVAL when the text is not exactly @n numbers.

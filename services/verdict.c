@@ -521,24 +521,15 @@ int64_t verdict_after_ingest(PGconn *conn, int64_t run_id)
 			  run_id, rs.status);
 		return 0;
 	}
-	vp.baseline_source = "pinned";
-	ret = db_baseline_pinned(conn, rs.board_id, rs.testcase_id, rs.tree,
-				 &base, &err);
-	if (ret == -ENOENT) {
-		vp.baseline_source = "default";
-		ret = db_baseline_default(conn, rs.board_id, rs.testcase_id,
-					  rs.tree, rs.kernel_id, &base, &err);
-		if (ret == -ENOENT) {
-			log_info("run %" PRId64 ": no verdict: kernel %d is "
-				 "the first of tree '%s' on this board and "
-				 "testcase, and no baseline is pinned",
-				 run_id, rs.kernel_id, rs.tree);
-			return 0;
-		}
-	}
-	if (ret) {
-		log_error("run %" PRId64 ": no verdict: %s", run_id, err.msg);
-		return ret;
+	/* db_run_series() answered the baselines too: one round trip. */
+	vp.baseline_source = rs.pinned_kernel_id ? "pinned" : "default";
+	base = rs.pinned_kernel_id ? rs.pinned_kernel_id : rs.default_kernel_id;
+	if (!base) {
+		log_info("run %" PRId64 ": no verdict: kernel %d is "
+			 "the first of tree '%s' on this board and "
+			 "testcase, and no baseline is pinned",
+			 run_id, rs.kernel_id, rs.tree);
+		return 0;
 	}
 	if (base == rs.kernel_id) {
 		log_info("run %" PRId64 ": no verdict: its kernel %d is the "

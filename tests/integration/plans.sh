@@ -9,7 +9,9 @@
 # scans priced out (enable_seqscan = off), so that a big table read
 # whole means no index can answer.  Each request below must leave no
 # "Seq Scan" on runs, histograms, verdicts, jobs or artifacts in the log,
-# and the queries built for scale must use the index made for them.
+# and the queries built for scale must use the index made for them.  An
+# upload is planned too: its series' default baseline must walk
+# series_kernels, not group the series' runs.
 . "$(dirname "$0")/../lib.sh"
 
 work=$(mktemp -d /tmp/rtlab-plans.XXXXXX) || exit 1
@@ -95,6 +97,34 @@ plan "trend plot of 1000 kernels" runs_series \
 plan "rtlab jobs" - "$RTLAB" jobs
 plan "rtlab jobs --state queued" - "$RTLAB" jobs --state queued
 plan "rtlab runs --before" runs_pkey "$RTLAB" runs --before "$mid"
+
+# An upload whose kernel has a baseline in its series: the series and its
+# default baseline (series_kernels, not a grouping of the series' runs),
+# the verdict's loads and its store.
+TOKEN=$("$RTLAB" board add plans-up --kind qemu --quiet 2>"$work/board.err")
+python3 - "$work" "$TOP/tests/fixtures/cyclictest/idle.json" <<'EOF_PY'
+import json, os, sys, uuid
+sys.path.insert(0, os.path.join(os.environ["RTLAB_TOP"], "tests"))
+import bundletar
+out, ctj = sys.argv[1], open(sys.argv[2], "rb").read()
+for name, release in (("base", "6.1.0-plans-1-rt"), ("cand", "6.1.0-plans-2-rt")):
+    files = {"cyclictest.json": ctj}
+    m = {"format": "rtlab-bundle", "format_version": 1,
+         "run_id": str(uuid.uuid4()), "board": "plans-up",
+         "status": "complete",
+         "testcase": {"name": "plans-upload", "duration_s": 3,
+                      "hist_range_us": 100},
+         "kernel": {"release": release, "tree": "plans-tree"},
+         "files": bundletar.files_entry(files)}
+    open("%s/%s.tgz" % (out, name), "wb").write(bundletar.tgz(m, files))
+EOF_PY
+uploaded() { test "$(upload "$1")" = 201; }
+check "the baseline's run is stored" uploaded "$work/base.tgz"
+plan "upload with a verdict after it" series_kernels_order \
+	uploaded "$work/cand.tgz"
+check "... which stored the candidate's verdict" \
+	sh -c "'$RTLAB' verdicts --json 2>/dev/null | jq -e \
+		'any(.[]; .candidate_kernel == \"6.1.0-plans-2-rt\")' >/dev/null"
 
 # The keyset page itself: the runs just older than the id, newest first.
 curl -fsS "$URL/api/v1/runs?before=$mid&limit=3" >"$work/page.json"

@@ -21,6 +21,7 @@
 #include "config.h"
 #include "fsutil.h"
 #include "kernel.h"
+#include "tree.h"
 #include "yamlmap.h"
 
 #define KERNEL_KEYS                                         \
@@ -237,6 +238,7 @@ static struct kernel_def *pinned_package(const char *spec,
 			      "and version)",
 			      spec);
 	} else {
+		k->tree = tree_of_package(k->package);
 		return k;
 	}
 	kernel_def_free(k);

@@ -4,6 +4,7 @@
  * through apt (apt-cache pkgnames + show), in Debian version order.
  */
 
+#include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
@@ -115,6 +116,35 @@ char *tree_defs_dir(void)
 		return d;
 	free(d);
 	return NULL;
+}
+
+char *tree_of_package(const char *package)
+{
+	struct rtlab_err err = { "" };
+	struct dirent **ents = NULL;
+	char *dir = tree_defs_dir(), *path, *name = NULL;
+	struct tree_def *t;
+	int i, n;
+
+	n = dir ? scandir(dir, &ents, NULL, alphasort) : -1;
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(ents[i]->d_name);
+
+		if (!name && len > 5 &&
+		    !strcmp(ents[i]->d_name + len - 5, ".yaml") &&
+		    (path = path_join(dir, ents[i]->d_name))) {
+			t = tree_def_load(path, &err);
+			if (t && t->packages &&
+			    !fnmatch(t->packages, package, 0))
+				name = strdup(t->name);
+			tree_def_free(t);
+			free(path);
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	free(dir);
+	return name;
 }
 
 struct tree_def *tree_def_find(const char *name, struct rtlab_err *err)

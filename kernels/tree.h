@@ -56,6 +56,15 @@ struct tree_def *tree_def_find(const char *name, struct rtlab_err *err);
 void tree_def_free(struct tree_def *t);
 
 /**
+ * tree_of_package() - the name of the first tree under tree_defs_dir()
+ * (in name order) whose packages glob matches Debian package @package,
+ * so that a kernel named PACKAGE=VERSION is recorded as of its tree.
+ * Return: malloc'd name, caller frees; NULL when no tree holds it (or a
+ * tree file cannot be read: it is said when the tree is used).
+ */
+char *tree_of_package(const char *package);
+
+/**
  * tree_defs_dir() - the directory of the tree definitions, or NULL when
  * there is none.  Malloc'd, caller frees.
  */

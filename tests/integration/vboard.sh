@@ -60,6 +60,12 @@ check "a moved kernel cache is served as it is, not fetched again" \
 	sh -c "grep -q '(cached)' '$tmp/k-moved.out' &&
 	       grep -q '^image: *$tmp/kc-moved/' '$tmp/k-moved.out'"
 rm -rf "$tmp/kc-moved"
+# the same package named PACKAGE=VERSION, as the farm names a tree's
+# kernels: recorded as of the tree whose packages glob holds it
+pv=$(sed -n 's/^package: *\([^ ]*\) \([^ ]*\) .*/\1=\2/p' "$tmp/k-rt.out")
+"$rtlab" kernel fetch "$pv" >"$tmp/k-pv.out" 2>&1
+check "$pv: of tree debian-6.1-rt (kernels/trees/)" \
+	has "$tmp/k-pv.out" '^kernel: .* tree debian-6\.1-rt$'
 "$rtlab" kernel fetch debian >"$tmp/k.out" 2>&1
 check "kernel fetch debian (the non-RT twin) succeeds" test $? = 0
 check "debian is not PREEMPT_RT" has "$tmp/k.out" '^realtime: no'

@@ -787,6 +787,35 @@ static int render_files(const struct strbuf *script, const char *const *names,
 	return ret;
 }
 
+/*
+ * Render a series plot whose builders ran: @script_ret from its script
+ * builder (-EINVAL: nothing to draw, said as @none), @data_ret from its
+ * data builder.  Releases @s and the @n @data either way.
+ */
+static int render_built(int script_ret, const char *none, struct strbuf *s,
+			int data_ret, const char *const *names,
+			struct strbuf *data, size_t n, enum plot_format fmt,
+			void **img, size_t *size, struct rtlab_err *err)
+{
+	int ret;
+	size_t i;
+
+	if (script_ret)
+		ret = rtlab_err_seterr(err, -script_ret, "plot: %s",
+				       script_ret == -EINVAL ?
+					       none :
+					       "out of memory building the "
+					       "script");
+	else if (data_ret)
+		ret = rtlab_err_seterr(err, ENOMEM, "plot: out of memory");
+	else
+		ret = render_files(s, names, data, n, fmt, img, size, err);
+	for (i = 0; i < n; i++)
+		strbuf_cleanup(&data[i]);
+	strbuf_cleanup(s);
+	return ret;
+}
+
 int plot_trend_render(const struct plot_trend *t, enum plot_format fmt,
 		      void **img, size_t *size, struct rtlab_err *err)
 {
@@ -796,24 +825,9 @@ int plot_trend_render(const struct plot_trend *t, enum plot_format fmt,
 
 	memset(data, 0, sizeof(data));
 	ret = plot_script_trend(t, fmt, &s);
-	if (ret) {
-		rtlab_err_seterr(err, -ret,
-				 ret == -EINVAL ?
-					 "plot: no kernels to draw a trend of" :
-					 "plot: out of memory building the script");
-		goto out;
-	}
-	ret = trend_data(t, &data[0], &data[1]);
-	if (ret) {
-		rtlab_err_seterr(err, ENOMEM, "plot: out of memory");
-		goto out;
-	}
-	ret = render_files(&s, names, data, 2, fmt, img, size, err);
-out:
-	strbuf_cleanup(&data[0]);
-	strbuf_cleanup(&data[1]);
-	strbuf_cleanup(&s);
-	return ret;
+	return render_built(ret, "no kernels to draw a trend of", &s,
+			    ret ? 0 : trend_data(t, &data[0], &data[1]), names,
+			    data, 2, fmt, img, size, err);
 }
 
 /* ---- the long-term view of a series ------------------------------------ */
@@ -919,22 +933,7 @@ int plot_longterm_render(const struct plot_longterm *l, enum plot_format fmt,
 
 	memset(data, 0, sizeof(data));
 	ret = plot_script_longterm(l, fmt, &s);
-	if (ret) {
-		rtlab_err_seterr(err, -ret,
-				 ret == -EINVAL ?
-					 "plot: no kernels to draw" :
-					 "plot: out of memory building the script");
-		goto out;
-	}
-	ret = longterm_data(l, &data[0], &data[1]);
-	if (ret) {
-		rtlab_err_seterr(err, ENOMEM, "plot: out of memory");
-		goto out;
-	}
-	ret = render_files(&s, names, data, 2, fmt, img, size, err);
-out:
-	strbuf_cleanup(&data[0]);
-	strbuf_cleanup(&data[1]);
-	strbuf_cleanup(&s);
-	return ret;
+	return render_built(ret, "no kernels to draw", &s,
+			    ret ? 0 : longterm_data(l, &data[0], &data[1]),
+			    names, data, 2, fmt, img, size, err);
 }

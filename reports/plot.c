@@ -841,35 +841,51 @@ static unsigned int longterm_height(const struct plot_longterm *l)
 	return h < 500 ? 500 : h > 2400 ? 2400 : (unsigned int)h;
 }
 
-/* The highest latency any kernel reached: the x range's end. */
-static uint32_t longterm_hi(const struct plot_longterm *l)
+/* The x range: from the lowest non-empty bucket of any kernel to the
+ * highest latency any kernel reached. */
+static void longterm_range(const struct plot_longterm *l, uint32_t *lo,
+			   uint32_t *hi)
 {
-	uint32_t hi = 1;
+	const struct hist *h;
+	uint32_t i;
 	size_t k;
 
-	for (k = 0; k < l->nkernels; k++)
-		if (l->kernels[k].hist && l->kernels[k].hist->samples &&
-		    l->kernels[k].hist->max_us > hi)
-			hi = l->kernels[k].hist->max_us;
-	return hi;
+	*lo = UINT32_MAX;
+	*hi = 1;
+	for (k = 0; k < l->nkernels; k++) {
+		h = l->kernels[k].hist;
+		if (!h || !h->samples)
+			continue;
+		if (h->max_us > *hi)
+			*hi = h->max_us;
+		for (i = 0; i < h->nbuckets && i < *lo; i++)
+			if (h->counts[i]) {
+				*lo = i;
+				break;
+			}
+	}
+	if (*lo == UINT32_MAX)
+		*lo = 0;
 }
 
 int plot_script_longterm(const struct plot_longterm *l, enum plot_format fmt,
 			 struct strbuf *s)
 {
 	unsigned int w = l->width_px ? l->width_px : 1000;
+	uint32_t lo, hi;
 	size_t k, every;
 
 	memset(s, 0, sizeof(*s));
 	if (!l->nkernels)
 		return -EINVAL;
+	longterm_range(l, &lo, &hi);
 	plot_preamble(s, "long-term", fmt, w, longterm_height(l), l->title,
 		      l->subtitle);
 	strbuf_addf(s,
 		    " noenhanced\n"
 		    "set xlabel 'Latency (µs, log)'\n"
 		    "set logscale x\n"
-		    "set xrange [0.8:%g]\n"
+		    "set xrange [%g:%g]\n"
 		    "set yrange [-0.5:%zu.5]\n"
 		    "set grid xtics mxtics lc rgb '#e0e0e0'\n"
 		    "set cblabel 'log10 of the fraction of the kernel''s "
@@ -878,7 +894,8 @@ int plot_script_longterm(const struct plot_longterm *l, enum plot_format fmt,
 		    "set palette defined (-8 '#f0f0ff', -6 '#9ecae1', "
 		    "-4 '#3182bd', -2 '#fd8d3c', 0 '#a50f15')\n"
 		    "set key outside top center horizontal noenhanced\n",
-		    (double)longterm_hi(l) * 1.5 + 2, l->nkernels - 1);
+		    lo > 1 ? (lo + 0.5) / 1.5 : 0.4, (double)hi * 1.5 + 2,
+		    l->nkernels - 1);
 	/* At most ~60 labels: every n-th kernel named when there are more. */
 	every = l->nkernels / 60 + 1;
 	strbuf_addf(s, "set ytics noenhanced (");

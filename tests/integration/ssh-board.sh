@@ -29,10 +29,8 @@ sql() { "$RTLAB" db psql -X -q -t -A -c "$1" 2>>"$work/psql.err"; }
 
 "$RTLAB" kernel fetch debian-rt >"$work/kfetch.out" 2>&1
 check "kernel fetch debian-rt" test $? = 0
-ident=$(ls "$RTLAB_CACHE_DIR"/kernels/linux-image-*-rt-amd64_*/ident.json |
-	tail -n 1)
-image=$(jq -r .image "$ident")
-moddir=$(jq -r .modules "$ident")
+image=$(sed -n 's/^image: *//p' "$work/kfetch.out")
+moddir=$(sed -n 's/^modules: *//p' "$work/kfetch.out")
 
 # -- the board's own system ---------------------------------------------------
 ssh-keygen -q -t ed25519 -N '' -f "$work/key" </dev/null >/dev/null

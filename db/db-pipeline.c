@@ -186,26 +186,24 @@ int db_pipeline_end(struct db_pipeline *pl, struct rtlab_err *err)
 	return ret;
 }
 
-int db_stmt_query(PGconn *conn, const struct db_stmt *st,
-		  const char *const *params, PGresult **out,
-		  struct rtlab_err *err, const char *what)
+int db_pipeline_finish(struct db_pipeline *pl, int ret,
+		       bool (*on_result)(PGresult *res, void *arg), void *arg,
+		       const char *what, struct rtlab_err *err)
 {
-	struct db_pipeline pl;
+	PGconn *conn = pl->conn;
 	bool sync_seen = false, is_prepare;
+	const char *stmt_what;
 	size_t done = 0;
 	PGresult *res;
-	int ret, end;
+	int end;
 
-	*out = NULL;
-	ret = db_pipeline_begin(&pl, conn, err);
-	if (ret)
-		return ret;
-	ret = db_pipeline_send(&pl, st, params, NULL, NULL, what, err);
 	if (!PQpipelineSync(conn) && !ret)
 		ret = db_fail(conn, NULL, err, what);
 	while (!sync_seen) {
 		res = PQgetResult(conn);
 		if (!res) {
+			/* The end of one statement's results, or of a
+			 * broken connection's. */
 			if (PQstatus(conn) != CONNECTION_OK) {
 				if (!ret)
 					ret = db_fail(conn, NULL, err, what);
@@ -213,19 +211,17 @@ int db_stmt_query(PGconn *conn, const struct db_stmt *st,
 			}
 			continue;
 		}
-		db_pipeline_what(&pl, done, &is_prepare);
+		stmt_what = db_pipeline_what(pl, done, &is_prepare);
 		switch (PQresultStatus(res)) {
 		case PGRES_PIPELINE_SYNC:
 			sync_seen = true;
 			break;
 		case PGRES_COMMAND_OK:
 		case PGRES_TUPLES_OK:
-			if (is_prepare) {
-				db_pipeline_prepared(&pl, done);
-			} else if (!ret && !*out) {
-				*out = res;
+			if (is_prepare)
+				db_pipeline_prepared(pl, done);
+			else if (on_result && on_result(res, arg))
 				res = NULL;
-			}
 			done++;
 			break;
 		case PGRES_PIPELINE_ABORTED:
@@ -233,15 +229,41 @@ int db_stmt_query(PGconn *conn, const struct db_stmt *st,
 			break;
 		default:
 			if (!ret)
-				ret = db_fail(conn, res, err, what);
+				ret = db_fail(conn, res, err,
+					      stmt_what ? stmt_what : what);
 			done++;
 			break;
 		}
 		PQclear(res);
 	}
-	end = db_pipeline_end(&pl, ret ? NULL : err);
-	if (!ret)
-		ret = end;
+	end = db_pipeline_end(pl, ret ? NULL : err);
+	return ret ? ret : end;
+}
+
+/* db_stmt_query()'s: the first answer. */
+static bool keep_first(PGresult *res, void *arg)
+{
+	PGresult **out = arg;
+
+	if (*out)
+		return false;
+	*out = res;
+	return true;
+}
+
+int db_stmt_query(PGconn *conn, const struct db_stmt *st,
+		  const char *const *params, PGresult **out,
+		  struct rtlab_err *err, const char *what)
+{
+	struct db_pipeline pl;
+	int ret;
+
+	*out = NULL;
+	ret = db_pipeline_begin(&pl, conn, err);
+	if (ret)
+		return ret;
+	ret = db_pipeline_send(&pl, st, params, NULL, NULL, what, err);
+	ret = db_pipeline_finish(&pl, ret, keep_first, out, what, err);
 	if (!ret && !*out)
 		ret = rtlab_err_seterr(err, EIO, "%s: no answer", what);
 	if (ret) {

@@ -72,6 +72,20 @@ void db_pipeline_prepared(struct db_pipeline *pl, size_t i);
 int db_pipeline_end(struct db_pipeline *pl, struct rtlab_err *err);
 
 /**
+ * db_pipeline_finish() - mark the sync point, read every result up to it
+ * and end @pl (db_pipeline_end()).  Each successful result of a statement
+ * the caller sent (not of a prepare) goes to @on_result, when given, which
+ * returns true to keep @res (it then clears it itself).  @ret is what the
+ * caller's sends returned: it wins over what the results say; else the
+ * first failed result, named by the @what its statement was sent with,
+ * else a connection that broke (@what).
+ * Return: 0, or the first error with @err set.
+ */
+int db_pipeline_finish(struct db_pipeline *pl, int ret,
+		       bool (*on_result)(PGresult *res, void *arg), void *arg,
+		       const char *what, struct rtlab_err *err);
+
+/**
  * db_stmt_query() - run @st alone (a pipeline of one, preparing it on
  * first use): db_query_rows() for a statement that runs on every request.
  * Return: 0 with *@out (the caller PQclear()s it), or db_fail()'s errno

@@ -306,6 +306,28 @@ static const struct db_stmt run_stmt = { "rtlab_store_run", store_run_sql, 19 };
  * meanwhile the run INSERT returns no row and the first histogram or
  * artifact INSERT fails on its foreign key, which also rolls back.
  */
+/* The run's INSERT, the one statement that returns rows: its id, or no
+ * row when the uuid was taken. */
+struct inserted {
+	int64_t *id;
+	bool *taken;
+	bool seen;
+};
+
+static bool run_inserted(PGresult *res, void *arg)
+{
+	struct inserted *ins = arg;
+
+	if (PQresultStatus(res) != PGRES_TUPLES_OK || ins->seen)
+		return false;
+	if (PQntuples(res) == 1)
+		*ins->id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+	else
+		*ins->taken = true;
+	ins->seen = true;
+	return false;
+}
+
 static int store_pipeline(PGconn *conn, const struct run_record *rec,
 			  const char *bid, int64_t *id, bool *taken,
 			  struct rtlab_err *err)
@@ -314,14 +336,12 @@ static int store_pipeline(PGconn *conn, const struct run_record *rec,
 	struct db_pipeline pl;
 	const char *p[19];
 	char *results = NULL;
-	const char *what;
 	char jid[24], max[16], p999[24];
 	int64_t max_us = -1, p999_us = -1;
 	struct hist_summary hs;
-	PGresult *res;
-	size_t i, done;
-	bool sync_seen = false, run_seen = false, is_prepare;
-	int ret = 0, end;
+	struct inserted ins = { id, taken, false };
+	size_t i;
+	int ret = 0;
 
 	*taken = false;
 	ret = db_pipeline_begin(&pl, conn, err);
@@ -387,64 +407,8 @@ static int store_pipeline(PGconn *conn, const struct run_record *rec,
 			goto sync;
 	}
 sync:
-	if (!PQpipelineSync(conn) && !ret)
-		ret = db_fail(conn, NULL, err, "sending the run");
-
-	/* Collect every result, first error wins.  The run's INSERT is the
-	 * one statement that returns rows. */
-	for (done = 0; !sync_seen;) {
-		res = PQgetResult(conn);
-		if (!res) {
-			/* The end of one query's results, or of a broken
-			 * connection's. */
-			if (PQstatus(conn) != CONNECTION_OK) {
-				if (!ret)
-					ret = db_fail(conn, NULL, err,
-						      "storing the run");
-				break;
-			}
-			continue;
-		}
-		what = db_pipeline_what(&pl, done, &is_prepare);
-		switch (PQresultStatus(res)) {
-		case PGRES_PIPELINE_SYNC:
-			sync_seen = true;
-			break;
-		case PGRES_TUPLES_OK:
-			if (!run_seen) {
-				if (PQntuples(res) == 1)
-					*id = strtoll(PQgetvalue(res, 0, 0),
-						      NULL, 10);
-				else
-					*taken = true;
-				run_seen = true;
-			}
-			done++;
-			break;
-		case PGRES_COMMAND_OK:
-			if (is_prepare)
-				db_pipeline_prepared(&pl, done);
-			done++;
-			break;
-		case PGRES_PIPELINE_ABORTED:
-			done++;
-			break;
-		default:
-			if (!ret && !*taken)
-				ret = db_fail(conn, res, err, what);
-			done++;
-			break;
-		}
-		PQclear(res);
-		if (PQstatus(conn) != CONNECTION_OK && !sync_seen) {
-			if (!ret)
-				ret = db_fail(conn, NULL, err, what);
-			break;
-		}
-	}
-	end = db_pipeline_end(&pl, ret ? NULL : err);
-	if (!ret)
-		ret = end;
+	ret = db_pipeline_finish(&pl, ret, run_inserted, &ins,
+				 "storing the run", err);
 	if (*taken)
 		ret = 0;
 	return ret;

@@ -632,6 +632,27 @@ static const struct db_stmt verdict_upsert_stmt = {
 	9,
 };
 
+/* What the verdict's upsert answered: its id and whether it replaced. */
+struct stored {
+	int64_t *id;
+	bool *replaced;
+	bool stored;
+};
+
+static bool verdict_stored(PGresult *res, void *arg)
+{
+	struct stored *st = arg;
+
+	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQnfields(res) == 2 &&
+	    PQntuples(res) == 1) {
+		*st->id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+		if (st->replaced)
+			*st->replaced = PQgetvalue(res, 0, 1)[0] == 't';
+		st->stored = true;
+	}
+	return false;
+}
+
 int db_verdict_store(PGconn *conn, const struct verdict_row *v, int64_t *id,
 		     bool *replaced, struct rtlab_err *err)
 {
@@ -641,11 +662,9 @@ int db_verdict_store(PGconn *conn, const struct verdict_row *v, int64_t *id,
 	const char *p[9] = { b,	 t,  kb,      kc, v->verdict, v->details_json,
 			     ab, ac, v->clock };
 	const char *what = "storing the verdict";
-	bool sync_seen = false, stored = false, is_prepare;
+	struct stored st = { id, replaced, false };
 	struct db_pipeline pl;
-	size_t done = 0;
-	PGresult *res;
-	int ret = 0, end;
+	int ret = 0;
 
 	if (replaced)
 		*replaced = false;
@@ -672,54 +691,8 @@ int db_verdict_store(PGconn *conn, const struct verdict_row *v, int64_t *id,
 	if (!ret)
 		ret = db_pipeline_send(&pl, &verdict_upsert_stmt, p, NULL, NULL,
 				       what, err);
-	if (!PQpipelineSync(conn) && !ret)
-		ret = db_fail(conn, NULL, err, what);
-	/* Collect every result up to the sync, first error wins. */
-	while (!sync_seen) {
-		res = PQgetResult(conn);
-		if (!res) {
-			if (PQstatus(conn) != CONNECTION_OK) {
-				if (!ret)
-					ret = db_fail(conn, NULL, err, what);
-				break;
-			}
-			continue;
-		}
-		db_pipeline_what(&pl, done, &is_prepare);
-		switch (PQresultStatus(res)) {
-		case PGRES_PIPELINE_SYNC:
-			sync_seen = true;
-			break;
-		case PGRES_COMMAND_OK:
-			if (is_prepare)
-				db_pipeline_prepared(&pl, done);
-			done++;
-			break;
-		case PGRES_TUPLES_OK:
-			if (PQnfields(res) == 2 && PQntuples(res) == 1) {
-				*id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
-				if (replaced)
-					*replaced = PQgetvalue(res, 0, 1)[0] ==
-						    't';
-				stored = true;
-			}
-			done++;
-			break;
-		case PGRES_PIPELINE_ABORTED:
-			done++;
-			break;
-		default:
-			if (!ret)
-				ret = db_fail(conn, res, err, what);
-			done++;
-			break;
-		}
-		PQclear(res);
-	}
-	end = db_pipeline_end(&pl, ret ? NULL : err);
-	if (!ret)
-		ret = end;
-	if (!ret && !stored)
+	ret = db_pipeline_finish(&pl, ret, verdict_stored, &st, what, err);
+	if (!ret && !st.stored)
 		ret = rtlab_err_seterr(err, EIO, "%s: no verdict id came back",
 				       what);
 out:

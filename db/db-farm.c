@@ -112,6 +112,19 @@ int db_farm_status(PGconn *conn, unsigned int hours, json_t **out,
 		1, p, out, err, "reading the farm's status");
 }
 
+/* The latest verdict of each pair (board, testcase, baseline, candidate)
+ * whose candidate belongs to tree $1 (kernels.tree, or the farm's jobs of
+ * the tree made it), as "v". */
+#define TREE_LATEST_VERDICTS                                              \
+	"v AS (SELECT DISTINCT ON (v.board_id, v.testcase_id, "           \
+	"  v.baseline_kernel_id, v.candidate_kernel_id) v.* "             \
+	"  FROM verdicts v JOIN kernels ck ON ck.id = "                   \
+	"  v.candidate_kernel_id WHERE ck.tree = $1 OR EXISTS (SELECT 1 " \
+	"  FROM jobs j WHERE j.kernel_id = v.candidate_kernel_id AND "    \
+	"  j.tree = $1) ORDER BY v.board_id, v.testcase_id, "             \
+	"  v.baseline_kernel_id, v.candidate_kernel_id, "                 \
+	"  v.created_at DESC, v.id DESC)"
+
 int db_farm_regressions(PGconn *conn, const char *tree, json_t **out,
 			struct rtlab_err *err)
 {
@@ -119,14 +132,7 @@ int db_farm_regressions(PGconn *conn, const char *tree, json_t **out,
 
 	return db_query_json(
 		conn,
-		"WITH v AS (SELECT DISTINCT ON (v.board_id, v.testcase_id, "
-		"  v.baseline_kernel_id, v.candidate_kernel_id) v.* "
-		"  FROM verdicts v JOIN kernels ck ON ck.id = "
-		"  v.candidate_kernel_id WHERE ck.tree = $1 OR EXISTS (SELECT 1 "
-		"  FROM jobs j WHERE j.kernel_id = v.candidate_kernel_id AND "
-		"  j.tree = $1) ORDER BY v.board_id, v.testcase_id, "
-		"  v.baseline_kernel_id, v.candidate_kernel_id, "
-		"  v.created_at DESC, v.id DESC) "
+		"WITH " TREE_LATEST_VERDICTS " "
 		"SELECT COALESCE(json_agg(json_build_object('id', v.id, "
 		"  'board_id', v.board_id, 'testcase_id', v.testcase_id, "
 		"  'baseline_kernel_id', v.baseline_kernel_id, "
@@ -153,12 +159,7 @@ int db_farm_bisectable(PGconn *conn, const char *tree, json_t **out,
 
 	return db_query_json(
 		conn,
-		"WITH v AS (SELECT DISTINCT ON (v.board_id, v.testcase_id, "
-		"  v.baseline_kernel_id, v.candidate_kernel_id) v.* "
-		"  FROM verdicts v WHERE EXISTS (SELECT 1 FROM jobs j "
-		"  WHERE j.kernel_id = v.candidate_kernel_id AND j.tree = $1) "
-		"  ORDER BY v.board_id, v.testcase_id, v.baseline_kernel_id, "
-		"  v.candidate_kernel_id, v.created_at DESC, v.id DESC), "
+		"WITH " TREE_LATEST_VERDICTS ", "
 		"s AS (SELECT v.id, v.board_id, b.name AS board, "
 		"  t.name AS testcase, "
 		"  (SELECT j.kernel FROM jobs j WHERE j.kernel_id = "

@@ -463,6 +463,22 @@ out:
 	return ret;
 }
 
+/* The series a trend or long-term plot follows: its board, its testcase
+ * and db_web_trend()'s kernels with their runs. */
+static int trend_series(PGconn *conn, const struct reporting_trend_query *q,
+			int *board_id, int *testcase_id, json_t **t,
+			struct rtlab_err *err)
+{
+	int ret = db_board_lookup(conn, q->board, board_id, err);
+
+	if (!ret)
+		ret = db_testcase_lookup(conn, q->testcase, testcase_id, err);
+	if (!ret)
+		ret = db_web_trend(conn, q->board, q->testcase, q->tree,
+				   q->clock, t, err);
+	return ret;
+}
+
 int reporting_plot_longterm(PGconn *conn, const struct reporting_trend_query *q,
 			    unsigned int nkernels, enum plot_format fmt,
 			    void **img, size_t *size, struct rtlab_err *err)
@@ -482,12 +498,7 @@ int reporting_plot_longterm(PGconn *conn, const struct reporting_trend_query *q,
 				     "kernels %u: expected 1 to %d (the newest "
 				     "kernels of the series drawn)",
 				     nkernels, REPORTING_LONGTERM_MAX);
-	ret = db_board_lookup(conn, q->board, &board_id, err);
-	if (!ret)
-		ret = db_testcase_lookup(conn, q->testcase, &testcase_id, err);
-	if (!ret)
-		ret = db_web_trend(conn, q->board, q->testcase, q->tree,
-				   q->clock, &t, err);
+	ret = trend_series(conn, q, &board_id, &testcase_id, &t, err);
 	if (ret)
 		goto out;
 	kernels = json_object_get(t, "kernels");
@@ -560,12 +571,7 @@ int reporting_plot_trend(PGconn *conn, const struct reporting_trend_query *q,
 	int board_id, testcase_id;
 	int ret;
 
-	ret = db_board_lookup(conn, q->board, &board_id, err);
-	if (!ret)
-		ret = db_testcase_lookup(conn, q->testcase, &testcase_id, err);
-	if (!ret)
-		ret = db_web_trend(conn, q->board, q->testcase, q->tree,
-				   q->clock, &t, err);
+	ret = trend_series(conn, q, &board_id, &testcase_id, &t, err);
 	if (ret)
 		goto out;
 	kernels = json_object_get(t, "kernels");

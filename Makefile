@@ -276,4 +276,5 @@ $(FUZZ_BUILD)/fuzz-$(1): $(call fuzz_objs,fuzz-$(1).c $(FUZZ_SRCS_$(1)))
 endef
 $(foreach n,$(FUZZ_NAMES),$(eval $(call fuzz_link,$(n))))
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# (not below $(BUILD)/cache: kernel trees built there have .d files too)
+-include $(shell find $(BUILD) -path $(BUILD)/cache -prune -o -name '*.d' -type f -print 2>/dev/null)

@@ -280,7 +280,11 @@ int board_check_kernel_job(const char *kernel, const char *testcase_path,
 	if (!ret)
 		ret = check_extras_release(k, testcase_path, err);
 	if (!ret) {
+		/* a commit of a git tree is stored by its commit id, which
+		 * a branch or tag given here named at queueing time */
 		*stored_kernel = is_path(kernel) ? realpath(k->path, NULL) :
+				 k->kind == KERNEL_KIND_BUILD ?
+						   strdup(k->name) :
 						   strdup(kernel);
 		if (!*stored_kernel)
 			ret = rtlab_err_seterr(err, ENOMEM, "out of memory");

@@ -793,7 +793,7 @@ out:
 static bool shell_safe(const char *v)
 {
 	for (; v && *v; v++)
-		if (!isalnum((unsigned char)*v) && !strchr("._-+", *v))
+		if (!isalnum((unsigned char)*v) && !strchr("._-+@", *v))
 			return false;
 	return true;
 }
@@ -859,7 +859,8 @@ int initramfs_job(const char *path, const struct initramfs_job *j,
 	if (!shell_safe(j->kernel_name) || !shell_safe(j->kernel_tree))
 		return rtlab_err_set(err,
 				     "kernel name or tree '%s'/'%s': "
-				     "expected letters, digits, '.', '_', '-'",
+				     "expected letters, digits, '.', '_', "
+				     "'-', '+', '@'",
 				     j->kernel_name ? j->kernel_name : "",
 				     j->kernel_tree ? j->kernel_tree : "");
 	len = asprintf(&params,

@@ -2,9 +2,11 @@
 /*
  * rtlab kernel: list the kernel definitions, fetch one into the cache
  * (see kernels/README.md), build a developer's module against one.
+ * rtlab build: build a commit of a git tree into the cache.
  */
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 
 #include "../kernels/kernel.h"
 #include "../kernels/module.h"
+#include "../kernels/tree.h"
 #include "commands.h"
 
 static void kernel_usage(FILE *out)
@@ -42,6 +45,9 @@ static void print_ident(const struct kernel_ident *id)
 	if (id->package)
 		printf("package:  %s %s%s\n", id->package, id->package_version,
 		       id->fetched_now ? "  (downloaded now)" : "  (cached)");
+	if (id->commit)
+		printf("commit:   %s%s\n", id->commit,
+		       id->fetched_now ? "  (built now)" : "  (cached)");
 	printf("release:  %s\n", id->release);
 	printf("version:  %s\n", id->version ? id->version : "?");
 	printf("realtime: %s\n", id->realtime > 0 ?
@@ -53,6 +59,8 @@ static void print_ident(const struct kernel_ident *id)
 	printf("image:    %s\n", id->image_path);
 	if (id->modules_dir)
 		printf("modules:  %s\n", id->modules_dir);
+	if (id->build_log)
+		printf("log:      %s\n", id->build_log);
 }
 
 static int kernel_fetch_cmd(const char *name, const char *cache)
@@ -150,8 +158,12 @@ static int kernel_list_cmd(const char *cache)
 			goto next;
 		}
 		printf("%-14s %-6s %-32s ", k->name,
-		       k->kind == KERNEL_KIND_DEBIAN ? "debian" : "local",
-		       k->kind == KERNEL_KIND_DEBIAN ? k->package : k->image);
+		       k->kind == KERNEL_KIND_DEBIAN ? "debian" :
+		       k->kind == KERNEL_KIND_BUILD  ? "build" :
+						       "local",
+		       k->kind == KERNEL_KIND_DEBIAN ? k->package :
+		       k->kind == KERNEL_KIND_BUILD  ? k->tree :
+						       k->image);
 		if (!kernel_cached(k, cache, &id, &err)) {
 			printf("%s (%s)\n", id.release,
 			       id.realtime > 0 ? "PREEMPT_RT" : "not RT");
@@ -207,4 +219,105 @@ int cmd_kernel(int argc, char **argv)
 					 argv[optind + 2]);
 	kernel_usage(stderr);
 	return EXIT_USAGE;
+}
+
+static void build_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: rtlab build [--cache DIR] [--retry] TREE[@REF]\n\n"
+		"Build a commit of a git tree (kernels/trees/TREE.yaml, kind "
+		"git) the way a\n"
+		"job would: REF is a commit, branch or tag (default: the "
+		"tree's branch).\n"
+		"The source is checked out into the tree's worktree, "
+		"configured from the\n"
+		"tree's base target and fragments and built with ccache in "
+		"the tree's build\n"
+		"directory (incremental); the kernel goes into the cache as "
+		"TREE@COMMIT,\n"
+		"which jobs, submissions and bisections boot.  A build that "
+		"is cached is not\n"
+		"built again; one that failed fails again at once with its "
+		"reason and log,\n"
+		"unless --retry.  Prints the kernel's identity.\n\n"
+		"  --cache DIR  the kernel cache (default "
+		"$RTLAB_STATE_DIR/cache/kernels)\n"
+		"  --retry      forget an earlier failed build of this commit "
+		"and build again\n");
+}
+
+int cmd_build(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "cache", required_argument, NULL, 'c' },
+		{ "retry", no_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rtlab_err err = { "" };
+	struct kernel_ident id;
+	struct kernel_def *k;
+	const char *cache = NULL;
+	bool retry = false;
+	char *name = NULL;
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			cache = optarg;
+			break;
+		case 'r':
+			retry = true;
+			break;
+		case 'h':
+			build_usage(stdout);
+			return 0;
+		default:
+			build_usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind + 1 != argc) {
+		build_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (strchr(argv[optind], '@')) {
+		name = strdup(argv[optind]);
+	} else {
+		struct tree_def *t = tree_def_find(argv[optind], &err);
+
+		if (!t) {
+			fprintf(stderr, "rtlab build: %s\n", err.msg);
+			return 1;
+		}
+		if (asprintf(&name, "%s@%s", t->name,
+			     t->branch ? t->branch : "") < 0)
+			name = NULL;
+		tree_def_free(t);
+	}
+	k = name ? kernel_def_find(name, &err) : NULL;
+	free(name);
+	if (!k) {
+		fprintf(stderr, "rtlab build: %s\n", err.msg);
+		return 1;
+	}
+	if (k->kind != KERNEL_KIND_BUILD) {
+		fprintf(stderr,
+			"rtlab build: %s is not a commit of a git tree\n",
+			k->name);
+		kernel_def_free(k);
+		return 1;
+	}
+	ret = retry ? kernel_build_forget(k, cache, &err) : 0;
+	if (!ret)
+		ret = kernel_fetch(k, cache, &id, &err);
+	kernel_def_free(k);
+	if (ret) {
+		fprintf(stderr, "rtlab build: %s\n", err.msg);
+		return 1;
+	}
+	print_ident(&id);
+	kernel_ident_cleanup(&id);
+	return 0;
 }

@@ -23,15 +23,21 @@ static void tree_usage(FILE *out)
 		"       rtlab tree discover [--dry-run] NAME...|--all\n"
 		"       rtlab tree show [--json] NAME\n\n"
 		"list      the tree definitions under kernels/trees/\n"
-		"discover  ask apt which kernels each tree holds now, in "
-		"version order,\n"
+		"discover  ask apt (or the tree's git repository) which "
+		"kernels each tree\n"
+		"          holds now, in the tree's order,\n"
 		"          and record them; prints each kernel, 'new' for "
 		"those not seen\n"
 		"          before (--dry-run: record nothing)\n"
 		"show      the kernels recorded for a tree, oldest first\n\n"
 		"Apt's package lists are read as apt is configured "
 		"(APT_CONFIG to point\n"
-		"it elsewhere); run 'apt-get update' to see new kernels.\n");
+		"it elsewhere); run 'apt-get update' to see new kernels.  A "
+		"git tree is\n"
+		"fetched into the lab's mirror; its kernels are the newest "
+		"'follow' commits\n"
+		"of its branch, named TREE@COMMIT and built by 'rtlab "
+		"build'.\n");
 }
 
 /* The names of the definitions under kernels/trees/, sorted. */
@@ -74,13 +80,13 @@ static void names_free(char **names, size_t n)
 
 static int tree_list_cmd(void)
 {
-	char **names;
+	char **names, *src;
 	size_t n, i;
 	int bad = 0;
 
 	if (tree_names(&names, &n))
 		return 1;
-	printf("%-18s %-14s %s\n", "NAME", "KIND", "PACKAGES");
+	printf("%-18s %-14s %s\n", "NAME", "KIND", "SOURCE");
 	for (i = 0; i < n; i++) {
 		struct rtlab_err err = { "" };
 		struct tree_def *t = tree_def_find(names[i], &err);
@@ -90,8 +96,10 @@ static int tree_list_cmd(void)
 			bad = 1;
 			continue;
 		}
-		printf("%-18s %-14s %s\n", t->name, "debian-series",
-		       t->packages);
+		src = tree_source(t);
+		printf("%-18s %-14s %s\n", t->name, tree_kind_name(t),
+		       src ? src : "?");
+		free(src);
 		tree_def_free(t);
 	}
 	names_free(names, n);
@@ -107,6 +115,7 @@ static int discover_one(PGconn *conn, const char *name, bool dry_run)
 	struct tree_def *t;
 	unsigned int nnew = 0;
 	size_t n = 0, i, j;
+	char *src;
 	int ret = 1;
 
 	t = tree_def_find(name, &err);
@@ -122,8 +131,10 @@ static int discover_one(PGconn *conn, const char *name, bool dry_run)
 		fprintf(stderr, "rtlab tree discover: %s\n", err.msg);
 		goto out;
 	}
+	src = tree_source(t);
 	printf("tree %s: %zu kernel%s (%s)\n", t->name, n, n == 1 ? "" : "s",
-	       t->packages);
+	       src ? src : "?");
+	free(src);
 	for (i = 0; i < n; i++) {
 		bool seen = false;
 

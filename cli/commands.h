@@ -17,6 +17,7 @@ int cmd_runs(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_kernel(int argc, char **argv);
+int cmd_build(int argc, char **argv);
 int cmd_tree(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
 int cmd_boot(int argc, char **argv);

@@ -256,12 +256,15 @@ static int job_check(PGconn *conn, long long job_id, int64_t board_id,
  * no row when the uuid is already taken. */
 static const char store_run_sql[] =
 	"WITH s AS (SELECT $6::jsonb AS m), "
+	/* a kernel built from a git tree is named TREE@COMMIT */
 	"k AS (INSERT INTO kernels (release, version, config_sha256, "
-	"realtime, name, tree) "
+	"realtime, name, tree, commit) "
 	"SELECT $9, COALESCE($10, ''), COALESCE($11, ''), $12::boolean, "
-	"m->'kernel'->>'name', COALESCE(m->'kernel'->>'tree', '') FROM s "
+	"m->'kernel'->>'name', COALESCE(m->'kernel'->>'tree', ''), "
+	"substring(m->'kernel'->>'name' FROM '@([0-9a-f]{40})$') FROM s "
 	"ON CONFLICT (release, version, config_sha256) DO UPDATE "
 	"SET realtime = COALESCE(kernels.realtime, EXCLUDED.realtime), "
+	"commit = COALESCE(kernels.commit, EXCLUDED.commit), "
 	"name = COALESCE(kernels.name, EXCLUDED.name), "
 	"tree = CASE WHEN kernels.tree = '' THEN EXCLUDED.tree "
 	"ELSE kernels.tree END RETURNING id), "

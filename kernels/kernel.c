@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "build.h"
 #include "config.h"
 #include "fsutil.h"
 #include "kernel.h"
@@ -26,7 +27,7 @@
 
 #define KERNEL_KEYS                                         \
 	"name, kind, tree, description, package, version, " \
-	"image, modules, config, cmdline"
+	"image, modules, config, cmdline, commit, fragment"
 #define IDENT_FILE "ident.json"
 
 void kernel_def_free(struct kernel_def *k)
@@ -43,6 +44,8 @@ void kernel_def_free(struct kernel_def *k)
 	free(k->modules);
 	free(k->config);
 	free(k->cmdline);
+	free(k->commit);
+	free(k->fragment);
 	free(k);
 }
 
@@ -121,11 +124,43 @@ struct kernel_def *kernel_def_load(const char *path, struct rtlab_err *err)
 	    ymap_str(&m, "modules", false, &k->modules, err) ||
 	    ymap_str(&m, "config", false, &k->config, err) ||
 	    ymap_str(&m, "cmdline", false, &k->cmdline, err) ||
+	    ymap_str(&m, "commit", false, &k->commit, err) ||
+	    ymap_str(&m, "fragment", false, &k->fragment, err) ||
 	    ymap_unused(&m, KERNEL_KEYS, err))
 		goto fail;
 	if (!k->name && !(k->name = base_name_noext(path)))
 		goto nomem;
-	if (!strcmp(kind, "debian")) {
+	if ((k->commit || k->fragment) && strcmp(kind, "build")) {
+		rtlab_err_set(err,
+			      "%s: fields 'commit' and 'fragment' belong to "
+			      "kind 'build', not '%s'",
+			      path, kind);
+		goto fail;
+	}
+	if (!strcmp(kind, "build")) {
+		k->kind = KERNEL_KIND_BUILD;
+		if (!k->tree || !k->commit) {
+			rtlab_err_set(err,
+				      "%s: kind 'build' needs fields 'tree' "
+				      "(a git tree: rtlab tree list) and "
+				      "'commit'",
+				      path);
+			goto fail;
+		}
+		if (k->package || k->version || k->image || k->modules ||
+		    k->config) {
+			rtlab_err_set(err,
+				      "%s: kind 'build' takes 'tree' and "
+				      "'commit', not 'package', 'version', "
+				      "'image', 'modules' or 'config'",
+				      path);
+			goto fail;
+		}
+		/* a tree named by a relative path is beside the definition */
+		if ((strchr(k->tree, '/') && def_path(path, &k->tree)) ||
+		    def_path(path, &k->fragment))
+			goto nomem;
+	} else if (!strcmp(kind, "debian")) {
 		k->kind = KERNEL_KIND_DEBIAN;
 		if (!k->package) {
 			rtlab_err_set(err,
@@ -184,7 +219,7 @@ struct kernel_def *kernel_def_load(const char *path, struct rtlab_err *err)
 		e = ymap_get(&m, "kind");
 		rtlab_err_set(err,
 			      "%s: line %lu: field 'kind': expected "
-			      "'debian' or 'local', got '%s'",
+			      "'debian', 'local' or 'build', got '%s'",
 			      path, e->line, kind);
 		goto fail;
 	}
@@ -245,6 +280,56 @@ static struct kernel_def *pinned_package(const char *spec,
 	return NULL;
 }
 
+/* "TREE@REF": a commit of a git tree, built by the lab (kernels/build.h),
+ * the way a git tree's kernels are named (kernels/tree.h). */
+static struct kernel_def *pinned_build(const char *spec, struct rtlab_err *err)
+{
+	const char *at = strchr(spec, '@');
+	struct kernel_def *k = calloc(1, sizeof(*k));
+
+	if (!k) {
+		rtlab_err_set(err, "out of memory");
+		return NULL;
+	}
+	k->kind = KERNEL_KIND_BUILD;
+	k->path = strdup(spec);
+	k->name = strdup(spec);
+	k->tree = strndup(spec, at - spec);
+	k->commit = strdup(at + 1);
+	if (!k->path || !k->name || !k->tree || !k->commit) {
+		rtlab_err_set(err, "out of memory");
+	} else if (!*k->tree || !*k->commit || strchr(k->commit, '@')) {
+		rtlab_err_set(err,
+			      "kernel '%s': expected TREE@COMMIT (a git "
+			      "tree and a commit, branch or tag of it)",
+			      spec);
+	} else if (strlen(k->commit) == 40 &&
+		   strspn(k->commit, "0123456789abcdef") == 40) {
+		return k;
+	} else {
+		/* a branch, tag or abbreviation moves or grows: the kernel
+		 * is named by the commit it means now */
+		struct tree_def *t = tree_def_find(k->tree, err);
+		char sha[41];
+
+		if (t && !tree_git_resolve(t, k->commit, sha, err)) {
+			free(k->commit);
+			free(k->name);
+			k->commit = strdup(sha);
+			if (asprintf(&k->name, "%s@%s", t->name, sha) < 0)
+				k->name = NULL;
+			if (k->commit && k->name) {
+				tree_def_free(t);
+				return k;
+			}
+			rtlab_err_set(err, "out of memory");
+		}
+		tree_def_free(t);
+	}
+	kernel_def_free(k);
+	return NULL;
+}
+
 struct kernel_def *kernel_def_find(const char *name, struct rtlab_err *err)
 {
 	struct kernel_def *k;
@@ -255,6 +340,8 @@ struct kernel_def *kernel_def_find(const char *name, struct rtlab_err *err)
 		return kernel_def_load(name, err);
 	if (strchr(name, '='))
 		return pinned_package(name, err);
+	if (strchr(name, '@'))
+		return pinned_build(name, err);
 	dir = kernel_defs_dir();
 	if (!dir) {
 		rtlab_err_set(err,
@@ -304,6 +391,8 @@ void kernel_ident_cleanup(struct kernel_ident *id)
 	free(id->modules_dir);
 	free(id->config_path);
 	free(id->cache_dir);
+	free(id->commit);
+	free(id->build_log);
 	memset(id, 0, sizeof(*id));
 	id->realtime = -1;
 }
@@ -541,6 +630,8 @@ static int ident_from_json(const char *dir, struct kernel_ident *id,
 		 NULL)
 	id->release = JS("release");
 	id->version = JS("version");
+	if (!id->commit)
+		id->commit = JS("commit");
 #undef JS
 	id->image_path =
 		path_from_entry(dir,
@@ -575,8 +666,10 @@ static int ident_to_json(const char *dir, const char *entry,
 	json_t *j;
 	int ret = 0;
 
-	j = json_pack("{s:s, s:s, s:s, s:s?, s:s, s:s?, s:s?, s:s?, s:o}",
-		      "package", id->package, "package_version",
+	j = json_pack("{s:s?, s:s?, s:s?, s:s?, s:s, s:s?, s:s, s:s?, s:s?, "
+		      "s:s?, s:o}",
+		      "tree", id->commit ? id->tree : NULL, "commit",
+		      id->commit, "package", id->package, "package_version",
 		      id->package_version, "release", id->release, "version",
 		      id->version, "image",
 		      path_in_entry(entry, id->image_path), "modules",
@@ -870,6 +963,202 @@ static int local_check(const struct kernel_def *k, struct kernel_ident *id,
 	return 0;
 }
 
+/*
+ * A commit of a git tree: its entry is build_<tree>_<commit>_<config key>.
+ * The build logs to <entry>.log, moved into the entry when it succeeds; a
+ * failed build leaves <entry>.failed (the reason, one line, naming the
+ * log), which answers later fetches.
+ */
+/* The tree, commit id and cache entry of a kernel to build. */
+static int build_entry(const struct kernel_def *k, const char *cache_root,
+		       struct tree_def **tree, char sha[41], char **final,
+		       struct rtlab_err *err)
+{
+	struct tree_def *t;
+	char key[13];
+	int ret;
+
+	*final = NULL;
+	*tree = t = tree_def_find(k->tree, err);
+	if (!t)
+		return -EINVAL;
+	if (t->kind != TREE_KIND_GIT)
+		return rtlab_err_set(err,
+				     "kernel '%s': tree %s is not a git tree "
+				     "(its kernels are named PACKAGE=VERSION)",
+				     k->name, t->name);
+	if (k->fragment) {
+		/* the kernel's own fragment comes last: it wins */
+		char **bigger = realloc(t->fragments,
+					(t->nfragments + 1) * sizeof(*bigger));
+
+		if (!bigger)
+			return -ENOMEM;
+		t->fragments = bigger;
+		bigger[t->nfragments] = strdup(k->fragment);
+		if (!bigger[t->nfragments++])
+			return -ENOMEM;
+	}
+	ret = tree_git_resolve(t, k->commit, sha, err) ?:
+		      build_config_key(t, key, err);
+	if (!ret && asprintf(final, "%s/build_%s_%.12s_%s", cache_root, t->name,
+			     sha, key) < 0) {
+		*final = NULL;
+		ret = -ENOMEM;
+	}
+	return ret;
+}
+
+int kernel_build_forget(const struct kernel_def *k, const char *cache_root,
+			struct rtlab_err *err)
+{
+	struct tree_def *t = NULL;
+	char sha[41], *final = NULL, *failed = NULL, *root = NULL;
+	int ret;
+
+	if (!cache_root)
+		cache_root = root = kernel_cache_root();
+	ret = cache_root ? build_entry(k, cache_root, &t, sha, &final, err) :
+			   -ENOMEM;
+	if (!ret && asprintf(&failed, "%s.failed", final) < 0)
+		ret = -ENOMEM;
+	if (!ret && unlink(failed) < 0 && errno != ENOENT)
+		ret = rtlab_err_seterr(err, errno, "%s: %s", failed,
+				       strerror(errno));
+	tree_def_free(t);
+	free(failed);
+	free(final);
+	free(root);
+	return ret;
+}
+
+static int build_fetch(const struct kernel_def *k, const char *cache_root,
+		       bool build, struct kernel_ident *id,
+		       struct rtlab_err *err)
+{
+	struct tree_def *t = NULL;
+	char sha[41], *final = NULL, *tmp = NULL, *failed = NULL;
+	char *log = NULL, *why = NULL, *image = NULL, *config = NULL;
+	char *mods = NULL, *rel = NULL, *kept_log = NULL;
+	size_t cap = 0;
+	FILE *f;
+	int ret;
+
+	ret = build_entry(k, cache_root, &t, sha, &final, err);
+	if (ret)
+		goto out;
+	free(id->tree);
+	id->tree = strdup(t->name);
+	id->commit = strdup(sha);
+	if (asprintf(&failed, "%s.failed", final) < 0 ||
+	    asprintf(&log, "%s.log", final) < 0) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = ident_from_json(final, id, err);
+	if (!ret) {
+		ret = kernel_image_check(id->image_path, NULL, NULL, err);
+		if (!ret)
+			goto done;
+		if (!build)
+			goto out;
+		rmtree(final);
+	} else if (ret != -ENOENT) {
+		goto out;
+	}
+	f = fopen(failed, "r");
+	if (f) {
+		if (getline(&why, &cap, f) > 0)
+			why[strcspn(why, "\n")] = '\0';
+		fclose(f);
+		ret = rtlab_err_seterr(err, EIO, "%s (an earlier build)",
+				       why ? why : "build failed");
+		id->build_log = log;
+		log = NULL;
+		goto out;
+	}
+	if (!build) {
+		ret = -ENOENT;
+		goto out;
+	}
+	if (asprintf(&tmp, "%s.tmp.%d", final, (int)getpid()) < 0) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	rmtree(tmp);
+	unlink(log);
+	ret = mkdir_p(tmp, 0755, err);
+	if (ret)
+		goto out;
+	ret = kernel_build(t, sha, tmp, log, err);
+	if (ret == -EIO) {
+		/* a build that fails is a result, kept with its log */
+		f = fopen(failed, "w");
+		if (f) {
+			fprintf(f, "%s\n", err->msg);
+			fclose(f);
+		}
+		id->build_log = log;
+		log = NULL;
+	}
+	if (ret)
+		goto out;
+	image = path_join(tmp, "bzImage");
+	config = path_join(tmp, "config");
+	mods = path_join(tmp, "root/lib/modules");
+	kept_log = path_join(tmp, "build.log");
+	if (!image || !config || !mods || !kept_log) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = kernel_image_check(image, &id->release, &id->version, err) ?:
+		      read_config(config, id, err);
+	if (ret)
+		goto out;
+	if (!id->release) {
+		ret = rtlab_err_set(err,
+				    "build of %s@%.12s: its bzImage names no "
+				    "kernel release",
+				    t->name, sha);
+		goto out;
+	}
+	id->image_path = path_join(final, "bzImage");
+	id->config_path = path_join(final, "config");
+	if (!only_subdir(mods, &rel) &&
+	    asprintf(&id->modules_dir, "%s/root/lib/modules/%s", final, rel) <
+		    0)
+		id->modules_dir = NULL;
+	ret = ident_to_json(tmp, final, id, err);
+	if (ret)
+		goto out;
+	if (rename(log, kept_log) < 0 ||
+	    (rename(tmp, final) < 0 && errno != EEXIST && errno != ENOTEMPTY)) {
+		ret = rtlab_err_seterr(err, errno, "rename into %s: %s", final,
+				       strerror(errno));
+		goto out;
+	}
+	id->fetched_now = true;
+done:
+	id->build_log = path_join(final, "build.log");
+	id->cache_dir = final;
+	final = NULL;
+out:
+	if (tmp)
+		rmtree(tmp);
+	free(tmp);
+	free(log);
+	free(why);
+	free(failed);
+	free(final);
+	free(image);
+	free(config);
+	free(mods);
+	free(rel);
+	free(kept_log);
+	tree_def_free(t);
+	return ret;
+}
+
 static int fetch(const struct kernel_def *k, const char *cache_root,
 		 bool download, struct kernel_ident *id, struct rtlab_err *err)
 {
@@ -885,9 +1174,12 @@ static int fetch(const struct kernel_def *k, const char *cache_root,
 	} else {
 		if (!cache_root)
 			cache_root = root = kernel_cache_root();
-		ret = cache_root ?
-			      debian_fetch(k, cache_root, download, id, err) :
-			      -ENOMEM;
+		if (!cache_root)
+			ret = -ENOMEM;
+		else if (k->kind == KERNEL_KIND_BUILD)
+			ret = build_fetch(k, cache_root, download, id, err);
+		else
+			ret = debian_fetch(k, cache_root, download, id, err);
 	}
 	free(root);
 	if (ret)

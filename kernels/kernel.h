@@ -13,6 +13,12 @@
  *       STATE_DIR/cache/kernels/<package>_<version>/ once and reused.
  *   kind: local     image: /path/bzImage  [modules: DIR] [config: FILE]
  *       an image built elsewhere; nothing is copied.
+ *   kind: build     tree: TREE  commit: REF  [fragment: FILE]
+ *       a commit of a git tree (kernels/tree.h), built by the lab
+ *       (kernels/build.h) into STATE_DIR/cache/kernels/build_<tree>_
+ *       <commit>_<config key>/ the first time it is fetched.  Named
+ *       TREE@REF wherever a kernel is asked for.  A failed build is
+ *       remembered beside it (its log), so it is not tried again.
  *
  * Every definition has a name (the file's base name unless given) and may
  * carry a tree (e.g. "debian-rt").  See kernels/README.md.
@@ -25,12 +31,13 @@
 enum kernel_kind {
 	KERNEL_KIND_DEBIAN,
 	KERNEL_KIND_LOCAL,
+	KERNEL_KIND_BUILD,
 };
 
 struct kernel_def {
 	char *path; /* the YAML file it came from */
 	char *name;
-	char *tree;	   /* may be NULL */
+	char *tree;	   /* may be NULL; build: the tree's name or path */
 	char *description; /* may be NULL */
 	enum kernel_kind kind;
 	/* debian */
@@ -41,6 +48,9 @@ struct kernel_def {
 	char *modules; /* lib/modules/<release> directory or NULL */
 	char *config;  /* kernel .config or NULL */
 	char *cmdline; /* extra kernel command line, may be NULL */
+	/* build */
+	char *commit;	/* a commit id, branch or tag of the tree */
+	char *fragment; /* one more config fragment after the tree's, or NULL */
 };
 
 /* What a fetched kernel is, and where its files are. */
@@ -56,6 +66,8 @@ struct kernel_ident {
 	char *image_path;	/* bzImage */
 	char *modules_dir;	/* .../lib/modules/<release>, may be NULL */
 	char *config_path;	/* may be NULL */
+	char *commit;		/* build: the commit id, else NULL */
+	char *build_log;	/* build: the build's log, else NULL */
 	char *cache_dir;	/* NULL for local */
 	bool fetched_now;	/* downloaded by this call (not from cache) */
 };
@@ -71,7 +83,8 @@ struct kernel_def *kernel_def_load(const char *path, struct rtlab_err *err);
  * kernel_def_find() - load a definition by name ("debian-rt") or by path
  * (anything with a '/' or ending in .yaml), or make one of a Debian
  * package pinned at a version ("linux-image-6.1.0-50-rt-amd64=6.1.176-1",
- * how a tree's kernels are named).  Names are looked up in
+ * how a Debian tree's kernels are named), or a commit of a git tree to
+ * build ("linux-6.12@1a2b3c4d", how a git tree's kernels are named).  Names are looked up in
  * rtlab_data_path("kernels") (lib/config.h).
  * Return: as kernel_def_load().
  */
@@ -98,6 +111,9 @@ char *kernel_cache_root(void);
  * against apt's, unpack, check the image (bzImage "HdrS" header, not
  * truncated), read the identity from the package; a complete cache entry is
  * reused without any download.  For a local kernel check the given files.
+ * For a commit of a git tree, build it (minutes: kernels/build.h) unless
+ * its entry exists; a build that failed before fails again at once with
+ * -EIO and the same reason (its log is kept).
  * @cache_root: NULL for kernel_cache_root().
  * @id: filled; release with kernel_ident_cleanup().
  * Return: 0 or a negative errno with @err naming the definition file and
@@ -113,6 +129,14 @@ int kernel_fetch(const struct kernel_def *k, const char *cache_root,
  */
 int kernel_cached(const struct kernel_def *k, const char *cache_root,
 		  struct kernel_ident *id, struct rtlab_err *err) __must_check;
+
+/**
+ * kernel_build_forget() - for a kernel of kind build, forget that its
+ * build failed, so that the next kernel_fetch() builds it again.
+ * Return: 0 (also when it had not failed) or a negative errno.
+ */
+int kernel_build_forget(const struct kernel_def *k, const char *cache_root,
+			struct rtlab_err *err) __must_check;
 
 /** kernel_ident_cleanup() - free what kernel_fetch() filled; safe twice. */
 void kernel_ident_cleanup(struct kernel_ident *id);

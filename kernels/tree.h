@@ -4,25 +4,33 @@
 
 /*
  * Kernel trees (kernels/trees/NAME.yaml): where a series of kernels comes
- * from, in order.  One kind so far:
+ * from, in order.  Two kinds:
  *
  *   kind: debian-series   packages: linux-image-6.1.0-*-rt-amd64
  *       every package apt knows whose name matches the glob is a kernel
  *       of the tree, at apt's candidate version; the tree's order is the
- *       packages' Debian version order (dpkg --compare-versions).
+ *       packages' Debian version order (dpkg --compare-versions).  Its
+ *       kernels are named PACKAGE=VERSION.
+ *   kind: git   git: URL   branch: B   config: tinyconfig   fragments: F...
+ *       the newest `follow` commits of branch B (first parent), oldest
+ *       first; each is a kernel to build (kernels/build.h) with the base
+ *       config target and the fragments merged over it.  Its kernels are
+ *       named TREE@COMMIT.
  *
  * Discovering a tree asks apt (its package lists, as configured; APT_CONFIG
- * points apt elsewhere) and changes nothing; db/db-trees.h records what
- * was found.  A kernel of a tree is named PACKAGE=VERSION, which
- * kernel_def_find() turns into a pinned Debian definition.  See
+ * points apt elsewhere) or fetches the repository into the lab's mirror
+ * (STATE_DIR/cache/trees/NAME.git); db/db-trees.h records what was found.
+ * kernel_def_find() turns a tree's kernel name into a definition.  See
  * kernels/README.md.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "error.h"
 
 enum tree_kind {
 	TREE_KIND_DEBIAN_SERIES,
+	TREE_KIND_GIT,
 };
 
 struct tree_def {
@@ -32,9 +40,19 @@ struct tree_def {
 	enum tree_kind kind;
 	char *packages; /* debian-series: a glob of package names */
 	char *cmdline;	/* extra kernel command line for its kernels */
+	/* git */
+	char *git;	   /* URL or path (a relative path is made absolute) */
+	char *branch;	   /* the branch followed */
+	char *config;	   /* make target of the base config: "defconfig" */
+	char **fragments;  /* absolute paths of config fragments, merged */
+	size_t nfragments; /* over the base in this order */
+	unsigned long follow; /* newest commits of the branch that count */
 };
 
-/* One kernel of a tree, as discovered. */
+/*
+ * One kernel of a tree, as discovered: a Debian package at a version, or
+ * for a git tree the tree's name and a commit id (40 hex digits).
+ */
 struct tree_kernel {
 	char *package;
 	char *version;
@@ -78,6 +96,57 @@ char *tree_defs_dir(void);
  */
 int tree_discover(const struct tree_def *t, struct tree_kernel **out, size_t *n,
 		  struct rtlab_err *err) __must_check;
+
+/**
+ * tree_kernel_name() - how a kernel of @t is asked for wherever a kernel
+ * is named: PACKAGE=VERSION for a Debian series, TREE@COMMIT for git.
+ * Return: malloc'd, caller frees; NULL on -ENOMEM.
+ */
+char *tree_kernel_name(const struct tree_def *t, const char *package,
+		       const char *version);
+
+/**
+ * tree_source() - where @t's kernels come from, for people: the package
+ * glob, or "URL branch B, CONFIG + fragments".  Return: malloc'd, caller
+ * frees; NULL on -ENOMEM.
+ */
+char *tree_source(const struct tree_def *t);
+
+/** tree_kind_name() - "debian-series" or "git". */
+const char *tree_kind_name(const struct tree_def *t);
+
+/**
+ * tree_git_mirror() - the lab's bare mirror of git tree @t
+ * (STATE_DIR/cache/trees/NAME.git), cloned when missing and fetched when
+ * @update; serialised against other processes by a lock beside it.
+ * @dir: malloc'd path, caller frees.
+ * Return: 0 or a negative errno with @err naming the tree, the URL and
+ * what git said.
+ */
+int tree_git_mirror(const struct tree_def *t, bool update, char **dir,
+		    struct rtlab_err *err) __must_check;
+
+/**
+ * tree_git_resolve() - the commit id (40 hex digits) that @ref (a commit
+ * id, its abbreviation, a branch or a tag) names in git tree @t; the
+ * mirror is fetched once when it does not know @ref yet.
+ * Return: 0 or a negative errno (-ENOENT: no such commit) with @err
+ * naming the tree and @ref.
+ */
+int tree_git_resolve(const struct tree_def *t, const char *ref, char sha[41],
+		     struct rtlab_err *err) __must_check;
+
+/**
+ * tree_git_fetch() - fetch @ref (a branch, tag or commit) of the git
+ * repository @url into git tree @t's mirror as ref @dest (under
+ * refs/rtlab/, which the mirror's own fetches leave alone), so that it
+ * builds in the tree's build directory with the tree's config.
+ * Return: 0 with @sha its commit id, or a negative errno with @err saying
+ * what git said.
+ */
+int tree_git_fetch(const struct tree_def *t, const char *url, const char *ref,
+		   const char *dest, char sha[41],
+		   struct rtlab_err *err) __must_check;
 
 /** tree_kernels_free() - free what tree_discover() returned. */
 void tree_kernels_free(struct tree_kernel *k, size_t n);

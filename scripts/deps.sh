@@ -25,12 +25,16 @@ clang-format
 chromium fonts-liberation fonts-dejavu-core
 systemd
 lava-dispatcher lava-server
+git ccache linux-source-6.12 bc flex bison libelf-dev
 "
 # lava-server: its postinst creates its database only when a PostgreSQL
 # answers pg_isready, and skips that otherwise (without systemd nothing
 # starts the system's cluster), so it installs unattended either way;
 # rtlab never uses that database: tests/integration/lava-server.sh gives
 # lava-server one in the test's own PostgreSQL (docs/lava.md).
+# git ccache bc flex bison libelf-dev: what `rtlab build` needs to build a
+# kernel from a git tree (kbuild's own tools; objtool links libelf);
+# linux-source-6.12: the tree the tests build and bisect.
 # Further packages named on the command line (tests use it to see how a
 # package apt cannot install is reported).
 PKGS="$PKGS $*"

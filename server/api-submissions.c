@@ -110,22 +110,15 @@ static enum MHD_Result post(struct http_request *req)
 		ret = submission_tree(req->db, req->token_name, req->token_id,
 				      body, &id, &err);
 		json_decref(body);
-		if (ret == -EOPNOTSUPP)
-			return http_respond_json(req, MHD_HTTP_NOT_IMPLEMENTED,
-						 json_pack("{s:s, s:s}",
-							   "error", err.msg,
-							   "missing",
-							   "build service"));
-		return http_respond_error(req, http_errno_status(ret), "%s",
-					  err.msg);
-	}
-	if (!req->body_len)
+	} else if (!req->body_len) {
 		return http_respond_error(req, MHD_HTTP_BAD_REQUEST,
 					  "submission: empty body; expected a "
 					  "tar archive of submission.json and "
 					  "the kernel");
-	ret = submission_create(req->db, req->token_name, req->token_id,
-				req->body, req->body_len, &id, &err);
+	} else {
+		ret = submission_create(req->db, req->token_name, req->token_id,
+					req->body, req->body_len, &id, &err);
+	}
 	if (ret)
 		return http_respond_error(req, http_errno_status(ret), "%s",
 					  err.msg);

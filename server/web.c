@@ -26,6 +26,7 @@
 #include "../db/db-farm.h"
 #include "../db/db-health.h"
 #include "../db/db-runs.h"
+#include "../db/db-submissions.h"
 #include "../db/db-verdicts.h"
 #include "../db/db-web.h"
 #include "../services/bisect.h"
@@ -304,6 +305,7 @@ enum web_route {
 	WEB_PLOT_TREND,
 	WEB_PLOT_LONGTERM,
 	WEB_BISECT,
+	WEB_SUBMISSION,
 };
 
 struct web_match {
@@ -363,6 +365,9 @@ static void web_route(const char *path, struct web_match *m)
 	} else if ((rest = take_ref(path, "/bisections/", m))) {
 		if (!*rest || !strcmp(rest, "/"))
 			m->route = WEB_BISECT;
+	} else if ((rest = take_ref(path, "/submissions/", m))) {
+		if (!*rest || !strcmp(rest, "/"))
+			m->route = WEB_SUBMISSION;
 	} else if ((rest = take_ref(path, "/verdicts/", m))) {
 		if (!*rest || !strcmp(rest, "/"))
 			m->route = WEB_VERDICT;
@@ -1390,6 +1395,83 @@ static enum MHD_Result bisect_page(struct http_request *req, const char *ref)
 	return page_send(req, &p, MHD_HTTP_OK);
 }
 
+/* A developer's submission: its state, its kernel's and the baseline's
+ * jobs with their runs, and its verdicts with their reports. */
+static enum MHD_Result submission_page(struct http_request *req,
+				       const char *ref)
+{
+	struct rtlab_err err = { "" };
+	struct strbuf p = { 0 };
+	json_t *sub = NULL, *j;
+	int64_t id;
+	size_t i;
+	int ret;
+
+	if (parse_id(ref, &id))
+		return error_page(req, MHD_HTTP_NOT_FOUND, "Not found",
+				  "no such submission (expected an id)");
+	ret = db_submission_get(req->db, id, &sub, &err);
+	if (ret)
+		return db_error_page(req, ret, err.msg);
+	page_begin(&p, "Submission %" PRId64, id);
+	html(&p, "<h1>Submission %" PRId64 ": ", id);
+	html_text(&p, jstr(sub, "state"));
+	html(&p, "</h1>\n<p id=\"result\">");
+	html_text(&p, jstr(sub, "result") ? jstr(sub, "result") :
+					    "its runs are queued or running");
+	html(&p, "</p>\n<table id=\"submission\">\n");
+	row_text(&p, "developer", jstr(sub, "owner"));
+	row_text(&p, "kind", jstr(sub, "kind"));
+	row_text(&p, "tree", jstr(sub, "tree"));
+	row_text(&p, "kernel", jstr(sub, "kernel"));
+	row_text(&p, "baseline", jstr(sub, "baseline"));
+	row_text(&p, "submitted", jstr(sub, "created_at"));
+	row_text(&p, "finished", jstr(sub, "finished_at"));
+	html(&p, "</table>\n<h2>Verdicts</h2>\n<table id=\"verdicts\">\n"
+		 "<tr><th>board</th><th>testcase</th><th>verdict</th>"
+		 "<th>why</th></tr>\n");
+	json_array_foreach(json_object_get(sub, "verdicts"), i, j) {
+		html(&p, "<tr><td>");
+		html_text(&p, jstr(j, "board"));
+		html(&p, "</td><td>");
+		html_text(&p, jstr(j, "testcase"));
+		html(&p,
+		     "</td><td><a href=\"/verdicts/%" JSON_INTEGER_FORMAT "\">",
+		     json_integer_value(json_object_get(j, "id")));
+		verdict_badge(&p, jstr(j, "verdict"));
+		html(&p, "</a></td><td>");
+		html_text(&p, jstr(j, "reason") ? jstr(j, "reason") : "");
+		html(&p, "</td></tr>\n");
+	}
+	html(&p, "</table>\n<h2>Jobs</h2>\n<table id=\"jobs\">\n"
+		 "<tr><th>job</th><th>side</th><th>board</th><th>testcase</th>"
+		 "<th>state</th><th>run or error</th></tr>\n");
+	json_array_foreach(json_object_get(sub, "jobs"), i, j) {
+		html(&p, "<tr><td>%" JSON_INTEGER_FORMAT "</td><td>",
+		     json_integer_value(json_object_get(j, "id")));
+		html_text(&p, jstr(j, "side"));
+		html(&p, "</td><td>");
+		html_text(&p, jstr(j, "board"));
+		html(&p, "</td><td>");
+		html_text(&p, jstr(j, "testcase"));
+		html(&p, "</td><td>");
+		html_text(&p, jstr(j, "state"));
+		html(&p, "</td><td>");
+		if (jstr(j, "run_uuid")) {
+			html(&p, "<a href=\"/runs/");
+			html_text(&p, jstr(j, "run_uuid"));
+			html(&p, "\">run</a>");
+		} else {
+			html_text(&p, jstr(j, "error") ? jstr(j, "error") : "");
+		}
+		html(&p, "</td></tr>\n");
+	}
+	html(&p, "</table>\n");
+	page_end(&p);
+	json_decref(sub);
+	return page_send(req, &p, MHD_HTTP_OK);
+}
+
 /* A file of a verdict's report, read back from the directory the report
  * was written to; only the names the report recorded. */
 static enum MHD_Result report_file(struct http_request *req, const char *ref,
@@ -1649,6 +1731,8 @@ enum MHD_Result web_handle(struct http_request *req)
 		return report_file(req, m.ref, m.file);
 	case WEB_BISECT:
 		return bisect_page(req, m.ref);
+	case WEB_SUBMISSION:
+		return submission_page(req, m.ref);
 	case WEB_PLOT_COMPARE:
 	case WEB_PLOT_TREND:
 	case WEB_PLOT_LONGTERM:

@@ -471,12 +471,18 @@ static int tick_entry(PGconn *conn, const struct farm_entry *e,
 	if (!ret)
 		ret = db_farm_lock(conn, err);
 	for (i = first; !ret && i < json_array_size(known); i++) {
-		char spec[512];
+		char spec[512], *name;
 
 		row = json_array_get(known, i);
-		snprintf(spec, sizeof(spec), "%s=%s",
-			 json_string_value(json_object_get(row, "package")),
-			 json_string_value(json_object_get(row, "version")));
+		name = tree_kernel_name(
+			t, json_string_value(json_object_get(row, "package")),
+			json_string_value(json_object_get(row, "version")));
+		if (!name) {
+			ret = -ENOMEM;
+			break;
+		}
+		snprintf(spec, sizeof(spec), "%s", name);
+		free(name);
 		for (b = 0; !ret && e->boards[b]; b++)
 			for (c = 0; !ret && e->testcases[c]; c++) {
 				ret = tick_cell(conn, e, t->name, spec,

@@ -612,42 +612,183 @@ out:
 	return ret;
 }
 
+/*
+ * A fragment is kconfig lines: CONFIG_X=V, "# CONFIG_X is not set",
+ * comments and blank lines; one that turns PREEMPT_RT off is refused now
+ * rather than after a build.
+ */
+static int fragment_check(const char *text, struct rtlab_err *err)
+{
+	const char *line = text, *end;
+	unsigned int n = 1;
+
+	for (; *line; line = *end ? end + 1 : end, n++) {
+		char name[128];
+		size_t len;
+
+		end = strchr(line, '\n');
+		if (!end)
+			end = line + strlen(line);
+		len = (size_t)(end - line);
+		if (len && line[0] != '#' &&
+		    (strncmp(line, "CONFIG_", 7) || !memchr(line, '=', len)))
+			return rtlab_err_set(err,
+					     "submission.json: "
+					     "'config_fragment': line %u: "
+					     "expected CONFIG_NAME=VALUE or "
+					     "'# CONFIG_NAME is not set'",
+					     n);
+		if ((len >= 19 && !strncmp(line, "CONFIG_PREEMPT_RT=", 18) &&
+		     line[18] != 'y') ||
+		    (sscanf(line, "# %127[A-Za-z0-9_] is not set", name) == 1 &&
+		     !strcmp(name, "CONFIG_PREEMPT_RT")))
+			return rtlab_err_set(err,
+					     "submission: config: the fragment "
+					     "turns CONFIG_PREEMPT_RT off "
+					     "(line %u); the lab's testcases "
+					     "measure PREEMPT_RT kernels",
+					     n);
+	}
+	return 0;
+}
+
 int submission_tree(PGconn *conn, const char *owner, int token_id, json_t *req,
 		    int64_t *id, struct rtlab_err *err)
 {
 	struct db_submission_new s = { 0 };
 	static const char *const need[] = { "git", "ref", NULL };
-	char *baseline = NULL;
+	char *root = submissions_dir(), *dir = NULL, *yaml = NULL;
+	char *baseline = NULL, *frag_path = NULL, dest[96], sha[41];
+	const char *frag;
+	unsigned int queued = 0;
+	struct tree_def *t = NULL;
+	bool in_tx = false;
 	size_t i;
+	FILE *f;
 	int ret;
 
-	(void)owner, (void)token_id;
 	*id = 0;
 	for (i = 0; need[i]; i++)
-		if (!json_is_string(json_object_get(req, need[i])))
-			return rtlab_err_set(err,
-					     "submission: kind 'tree': '%s' "
-					     "is required (git URL, ref and "
-					     "config_fragment)",
-					     need[i]);
-	if (json_object_get(req, "config_fragment") &&
-	    !json_is_string(json_object_get(req, "config_fragment")))
-		return rtlab_err_set(err, "submission: 'config_fragment': "
-					  "expected the text of a config "
-					  "fragment");
+		if (!json_is_string(json_object_get(req, need[i]))) {
+			ret = rtlab_err_set(err,
+					    "submission: kind 'tree': '%s' "
+					    "is required (git URL, ref and "
+					    "config_fragment)",
+					    need[i]);
+			goto out;
+		}
+	frag = json_string_value(json_object_get(req, "config_fragment"));
+	if (json_object_get(req, "config_fragment") && !frag) {
+		ret = rtlab_err_set(err, "submission: 'config_fragment': "
+					 "expected the text of a config "
+					 "fragment");
+		goto out;
+	}
+	if (frag && (ret = fragment_check(frag, err)))
+		goto out;
 	ret = request_check(conn, req, &s, &baseline, err);
-	free(baseline);
 	if (ret)
-		return ret;
-	/* The build service (rtlab build) plugs in here: build the
-	 * reference with the fragment, then queue like submission_create()
-	 * does with the built kernel's definition. */
-	return rtlab_err_seterr(err, EOPNOTSUPP,
-				"submission: kind 'tree' (git URL, ref and "
-				"config fragment to build) needs the build "
-				"service, which this server does not have; "
-				"submit a built kernel (kernel.deb, or "
-				"bzImage, config and modules) instead");
+		goto out;
+	if (!s.tree) {
+		ret = rtlab_err_set(err,
+				    "submission: kind 'tree': give 'tree', the "
+				    "lab's git tree to build it as (its base "
+				    "config and fragments, its build directory; "
+				    "rtlab tree list)");
+		goto out;
+	}
+	t = tree_def_find(s.tree, err);
+	if (!t) {
+		ret = -ENOENT;
+		goto out;
+	}
+	if (t->kind != TREE_KIND_GIT) {
+		ret = rtlab_err_set(err,
+				    "submission: tree %s is a series of "
+				    "packages, not a git tree to build in",
+				    t->name);
+		goto out;
+	}
+	ret = mkdir_p(root, 0755, err) ?: db_begin(conn, err);
+	if (ret)
+		goto out;
+	in_tx = true;
+	s.owner = owner;
+	s.token_id = token_id;
+	s.kind = "tree";
+	s.baseline = baseline;
+	if (!s.runs)
+		s.runs = 5; /* the default plan's first look */
+	ret = db_submission_create(conn, &s, id, err);
+	if (ret)
+		goto out;
+	/* the developer's commit joins the tree's mirror, so it builds
+	 * incrementally in the tree's build directory */
+	snprintf(dest, sizeof(dest), "refs/rtlab/submissions/%" PRId64, *id);
+	ret = tree_git_fetch(t, json_string_value(json_object_get(req, "git")),
+			     json_string_value(json_object_get(req, "ref")),
+			     dest, sha, err);
+	if (ret) {
+		rtlab_err_prefix(err, "submission");
+		ret = -EINVAL;
+		goto out;
+	}
+	if (asprintf(&dir, "%s/%" PRId64, root, *id) < 0 ||
+	    asprintf(&yaml, "%s/kernel.yaml", dir) < 0 ||
+	    asprintf(&frag_path, "%s/config-fragment", dir) < 0) {
+		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	rmtree(dir); /* a leftover of a transaction that failed */
+	ret = mkdir_p(dir, 0755, err);
+	if (!ret && frag)
+		ret = file_write_all(frag_path, frag, strlen(frag), err);
+	if (ret)
+		goto out;
+	f = fopen(yaml, "w");
+	if (!f) {
+		ret = rtlab_err_set(err, "%s: %s", yaml, strerror(errno));
+		goto out;
+	}
+	fprintf(f,
+		"# a developer submission's kernel: %s %s, built as tree %s\n"
+		"name: submission-%" PRId64 "\nkind: build\ntree: %s\n"
+		"commit: %s\n",
+		json_string_value(json_object_get(req, "git")),
+		json_string_value(json_object_get(req, "ref")), t->name, *id,
+		t->name, sha);
+	if (frag)
+		fprintf(f, "fragment: config-fragment\n");
+	if (fclose(f)) {
+		ret = rtlab_err_set(err, "%s: %s", yaml, strerror(errno));
+		goto out;
+	}
+	/* the build runs with the first job: a kernel that does not build
+	 * fails its jobs with the build's reason, which settles it */
+	ret = db_submission_set_kernel(conn, *id, yaml, err) ?:
+		      queue_side(conn, *id, yaml, s.tree, s.boards, s.testcases, s.runs, s.duration_s, &queued, err) ?:
+		      queue_side(conn, *id, baseline, s.tree, s.boards,
+				 s.testcases, s.runs, s.duration_s, &queued,
+				 err);
+	if (ret)
+		goto out;
+	ret = db_commit(conn, err);
+	in_tx = false;
+out:
+	if (in_tx)
+		db_rollback(conn);
+	if (ret) {
+		if (dir)
+			rmtree(dir);
+		*id = 0;
+	}
+	tree_def_free(t);
+	free(frag_path);
+	free(yaml);
+	free(dir);
+	free(baseline);
+	free(root);
+	return ret;
 }
 
 /* Compare the submission's kernel with its baseline on one pair. */

@@ -13,9 +13,12 @@
  * verdict of each board and testcase against the baseline, or why it
  * failed (the kernel did not boot, the baseline has no runs).
  *
- * A third kind, a tree reference (git URL, ref and config fragment) to
- * build, is defined by the API and needs the build service; until that
- * is in the build submission_tree() refuses it with -EOPNOTSUPP.
+ * A third kind is a tree reference (git URL, ref and config fragment) to
+ * build as one of the lab's git trees (kernels/tree.h): the ref is
+ * fetched into that tree's mirror, and a kernel definition of kind build
+ * (the commit, the tree's config and the developer's fragment last) is
+ * stored; the first job builds it (kernels/build.h), and a kernel that
+ * does not build fails its jobs with the build's reason.
  */
 
 #include <stdbool.h>
@@ -48,10 +51,13 @@ int submission_create(PGconn *conn, const char *owner, int token_id,
 
 /**
  * submission_tree() - a submission of kind "tree" ({"kind": "tree",
- * "git": URL, "ref": REF, "config_fragment": TEXT, boards, testcases,
- * baseline}): checked, then built and queued by the build service.
- * Return: -EINVAL for a malformed request; -EOPNOTSUPP, with @err naming
- * what is missing, while the build service is not in this build.
+ * "git": URL, "ref": REF, "config_fragment": TEXT, "tree": a git tree of
+ * the lab, boards, testcases, baseline}): checked, the ref fetched into
+ * the tree's mirror, its kernel definition stored and its jobs queued, in
+ * one transaction.
+ * Return: 0 with *@id; -EINVAL (a bad request or a ref git cannot fetch:
+ * @err says which; nothing is stored), -ENOENT (unknown board, testcase
+ * or tree), -EIO.
  */
 int submission_tree(PGconn *conn, const char *owner, int token_id, json_t *req,
 		    int64_t *id, struct rtlab_err *err) __must_check;

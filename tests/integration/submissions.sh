@@ -9,7 +9,7 @@
 # farm's tick settles the submission with a verdict and mails it to the
 # tree's people (a sink on loopback).  Bad submissions (not a tar, not a
 # kernel, no PREEMPT_RT, a package that holds no kernel, unknown board,
-# no baseline, a tree reference without the build service, the wrong
+# no baseline, a tree reference without a git tree to build in, the wrong
 # token) get a clear answer and queue nothing; a developer cannot read
 # another's submission, a maintainer can.
 . "$(dirname "$0")/../lib.sh"
@@ -67,8 +67,8 @@ jobs_count() { sql 'SELECT count(*) FROM jobs'; }
 # -- bad submissions: a clear answer, nothing queued -------------------------
 submit --token "$TDEV" --git https://git.example/linux.git --ref v6.12-rt \
 	--baseline debian >"$work/b.out" 2>&1
-check "a tree reference: 501 naming the build service" \
-	has "$work/b.out" "HTTP 501.*kind 'tree'.*needs the build service"
+check "a tree reference without the lab's git tree to build it in: 400 saying so" \
+	has "$work/b.out" "HTTP 400.*kind 'tree': give 'tree', the lab's git tree"
 head -c 5000 /dev/urandom >"$work/junk"
 curl -s -o "$work/resp" -w '%{http_code}' -H "Authorization: Bearer $TDEV" \
 	-H 'Content-Type: application/x-tar' --data-binary @"$work/junk" \

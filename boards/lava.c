@@ -4,11 +4,13 @@
  * definition (deploy the candidate kernel and rtlab's initramfs to tmpfs,
  * boot to a shell, run the agent in a test shell, timeouts from the
  * testcase), has LAVA run it, reads LAVA's job log and brings the result
- * bundle back from it (base64 between markers on the console: the board
- * reaches nothing but LAVA).  LAVA's outcome becomes the run's state: an
- * infrastructure error is no run (retried), a boot that never reaches the
- * prompt is boot_failed, a panic on the console is panic; the job log is
- * the run's console.log.
+ * bundle back from it (base64 between markers on the console), unless the
+ * board, told where it reaches rtlab's server (upload_url), uploaded it
+ * there itself: then the run is stored already and the host's logs are
+ * handed over for it (BOARD_RUN_STORED).  LAVA's outcome becomes the
+ * run's state: an infrastructure error is no run (retried), a boot that
+ * never reaches the prompt is boot_failed, a panic on the console is
+ * panic; the job log is the run's console.log.
  *
  * Two ways to run the job: "dispatcher" runs Debian's lava-run on this
  * host with a device configuration file (a single-host lab), "server"

@@ -6,14 +6,29 @@
 #
 #   bench_state_start          temporary RTLAB_STATE_DIR, rtlab db start
 #   bench_server_start PORT    rtlab server on 127.0.0.1:PORT, waits for it
+#   on_exit CMD                CMD runs at exit, before the database stops
+#                              (the last given runs first)
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
 case $build in /*) ;; *) build=$top/$build ;; esac
 RTLAB=$build/rtlab
 bench_server_pid=""
+bench_cleanups=""
+
+on_exit() {
+	bench_cleanups="$1
+$bench_cleanups"
+}
 
 bench_cleanup() {
+	while IFS= read -r _c; do
+		# a cleanup that fails (wait on a killed process) must not
+		# end the others under set -e
+		[ -z "$_c" ] || eval "$_c" || true
+	done <<EOF_CLEANUPS
+$bench_cleanups
+EOF_CLEANUPS
 	if [ -n "$bench_server_pid" ]; then
 		kill "$bench_server_pid" 2>/dev/null &&
 			wait "$bench_server_pid" 2>/dev/null

@@ -1,16 +1,19 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# bench/lava.sh [RUNS [DEFINITION.json]]: what a job on a LAVA board costs
-# beyond its measurement, next to the same job on rtlab's own virtual
-# board.  Queues RUNS jobs (default 3) of cyclictest-idle, 3 s each, with
+# bench/lava.sh [RUNS [DEFINITION.json | lava-server]]: what a job on a
+# LAVA board costs beyond its measurement, next to the same job on rtlab's
+# own virtual board.  Queues RUNS jobs (default 3) of cyclictest-idle, 3 s each, with
 # Debian's PREEMPT_RT kernel for each of two boards, drains each queue with
 # one worker and prints per job the time from claim to done and the
 # overhead (that minus the 3 s measured).  The LAVA board is by default a
 # dispatcher board (lava-run with the QEMU TCG device of the tests); give
 # DEFINITION.json (rtlab board add --kind lava --definition) to measure a
 # lava-server instead: submit, LAVA's scheduling and worker, the result
-# back in rtlab's database.  Kernel cache warm (fetched before timing).
+# back in rtlab's database.  "lava-server" starts a throwaway one on
+# 127.0.0.1 as tests/integration/lava-server.sh does (tests/lava-lib.sh;
+# as root), its device QEMU TCG with the icount clock, and measures it.
+# Kernel cache warm (fetched before timing).
 # Prints a table; asserts nothing.
 set -eu
 
@@ -28,7 +31,18 @@ command -v lava-run >/dev/null || {
 }
 bench_state_start
 "$RTLAB" kernel fetch debian-rt >/dev/null
-if [ -z "$def" ]; then
+if [ "$def" = lava-server ]; then
+	[ "$(id -u)" = 0 ] || {
+		echo "bench/lava.sh: lava-server: run as root (lava-run must)" >&2
+		exit 1
+	}
+	. "$top/tests/lava-lib.sh"
+	lava_server_up "$RTLAB_STATE_DIR/lava" >&2 || exit 1
+	def=$RTLAB_STATE_DIR/lava-server.json
+	printf '{"mode": "server", "url": "%s", "token": "%s", "device_type": "qemu"}\n' \
+		"$LURL" "$LTOKEN" >"$def"
+	what="lava-server, QEMU icount device"
+elif [ -z "$def" ]; then
 	def=$RTLAB_STATE_DIR/lava.json
 	printf '{"mode": "dispatcher", "device": "%s", "device_type": "qemu"}\n' \
 		"$top/tests/fixtures/lava/qemu-device.yaml" >"$def"

@@ -148,7 +148,19 @@ struct board_job {
 	const char *log_path;	   /* local: the agent's output goes here;
 				    * NULL: to this process's stdout/stderr */
 	const char *spool_dir;	   /* local: the agent's spool, may be NULL */
+	const char *upload_token;  /* the board's rtlab upload token, for
+				    * kinds whose board can upload its bundle
+				    * itself (lava: upload_url); may be NULL */
 };
+
+/*
+ * run() of a kind whose board uploads its bundle to rtlab's server itself:
+ * the run is stored under the job's run id, and @out holds no run but the
+ * host's side of it, a bundle of log files (console.log, ...) for the
+ * run's artifacts, whose manifest.json only names the run
+ * ({"run_id": ..., "stored_by": "board"}).
+ */
+#define BOARD_RUN_STORED 1
 
 struct board;
 
@@ -178,7 +190,8 @@ struct board_kind {
 	 * b->release. */
 	int (*prepare)(struct board *b, struct rtlab_err *err);
 	/* One run: a result bundle at @out (kernel faults are bundles too);
-	 * an error only when there is none (an infrastructure error). */
+	 * BOARD_RUN_STORED when the board uploaded it itself; an error only
+	 * when there is none (an infrastructure error). */
 	int (*run)(struct board *b, const struct board_job *job,
 		   const char *out, struct board_run_info *info,
 		   struct rtlab_err *err);
@@ -258,9 +271,11 @@ int board_prepare(struct board *b, struct rtlab_err *err) __must_check;
  * board_job_run() - one run on @b into the bundle @out.
  * @info: may be NULL; else filled (status from the bundle's manifest),
  * release with board_run_info_cleanup().
- * Return: 0 when a bundle is at @out, whatever its status; a negative
- * errno with @err set when none could be made: an infrastructure error,
- * never the kernel's fault.
+ * Return: 0 when a bundle is at @out, whatever its status;
+ * BOARD_RUN_STORED (only with @job->upload_token) when the board uploaded
+ * the run to rtlab's server itself and @out holds the host's logs; a
+ * negative errno with @err set when none could be made: an infrastructure
+ * error, never the kernel's fault.
  */
 int board_job_run(struct board *b, const struct board_job *job, const char *out,
 		  struct board_run_info *info,

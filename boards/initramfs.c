@@ -847,6 +847,14 @@ out:
 	return ret;
 }
 
+static bool upload_safe(const char *s)
+{
+	for (; *s; s++)
+		if (*s <= ' ' || *s > '~' || *s == '\'' || *s == '\\')
+			return false;
+	return true;
+}
+
 int initramfs_job(const char *path, const struct initramfs_job *j,
 		  struct rtlab_err *err)
 {
@@ -879,6 +887,27 @@ int initramfs_job(const char *path, const struct initramfs_job *j,
 			    strlen(j->nic_addr) ||
 		    asprintf(&p2, "%sRTLAB_NIC_ADDR='%s'\n", params,
 			     j->nic_addr) < 0) {
+			free(params);
+			return -ENOMEM;
+		}
+		free(params);
+		params = p2;
+		len = strlen(params);
+	}
+	if (j->upload_url && j->upload_token) {
+		char *p2 = NULL;
+
+		/* single-quoted in /job/params: no quote, no line break */
+		if (!upload_safe(j->upload_url) ||
+		    !upload_safe(j->upload_token)) {
+			free(params);
+			return rtlab_err_set(err,
+					     "upload URL or token: expected "
+					     "printable characters without "
+					     "quotes or spaces");
+		}
+		if (asprintf(&p2, "%sRTLAB_UPLOAD_URL='%s'\nRTLAB_TOKEN='%s'\n",
+			     params, j->upload_url, j->upload_token) < 0) {
 			free(params);
 			return -ENOMEM;
 		}

@@ -43,6 +43,11 @@ struct initramfs_job {
 	 * network to bring up), and a file copied to /job/authorized_keys */
 	const char *extra_params;
 	const char *authorized_keys;
+	/* lava boards that upload: rtlab's server as the board reaches it
+	 * (RTLAB_UPLOAD_URL) and the board's token (RTLAB_TOKEN); NULL:
+	 * none */
+	const char *upload_url;
+	const char *upload_token;
 };
 
 /**

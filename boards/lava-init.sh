@@ -10,8 +10,14 @@
 #   RTLAB-B64-BEGIN v1 <size> <sha256>
 #   RTLAB-B64-END v1
 #
-# (the board cannot reach rtlab's server: the bundle comes back in LAVA's
-# job log).  Progress markers (RTLAB-...) are the virtual board's.
+# so that it comes back in LAVA's job log.  When the job gives rtlab's
+# server as the board reaches it (RTLAB_UPLOAD_URL, the board's token in
+# RTLAB_TOKEN), the agent uploads the bundle there first and only says
+#
+#   RTLAB-UPLOADED v1 run=<run id> size=<size> sha256=<sha256>
+#
+# falling back to the log when the server cannot be reached or refuses it.
+# Progress markers (RTLAB-...) are the virtual board's.
 
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
 
@@ -27,6 +33,28 @@ if [ "${1:-}" != run ]; then
 	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 	ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 	. /job/params
+	if [ -n "${RTLAB_UPLOAD_URL:-}" ]; then
+		# QEMU's user network: the guest is 10.0.2.15, the host
+		# 10.0.2.2; no default route, so nothing beyond that subnet.
+		modprobe virtio_pci 2>/dev/null
+		modprobe virtio_net 2>/dev/null
+		netif=""
+		i=0
+		while [ -z "$netif" ] && [ $i -lt 100 ]; do
+			for d in /sys/class/net/*; do
+				[ -e "$d/device" ] && netif=${d##*/} && break
+			done
+			[ -n "$netif" ] || sleep 0.1
+			i=$((i + 1))
+		done
+		if [ -n "$netif" ]; then
+			ip link set "$netif" up
+			ip addr add 10.0.2.15/24 dev "$netif"
+			echo "RTLAB-NET-UP if=$netif"
+		else
+			echo "RTLAB-NO-NETWORK (no network interface appeared)"
+		fi
+	fi
 	echo "RTLAB-BOARD-UP release=$(uname -r) run=$RTLAB_RUN_ID"
 	echo 'export PS1="rtlab-lava# "' >/etc/profile
 	# A shell on the console for LAVA, again whenever it exits.
@@ -64,6 +92,24 @@ rtlab-agent run --testcase /job/testcase.yaml "$@" \
 rc=$?
 tail -n 5 /tmp/agent.log
 echo "RTLAB-AGENT-END rc=$rc"
+if [ -s "$out" ] && [ -n "${RTLAB_UPLOAD_URL:-}" ]; then
+	size=$(wc -c <"$out")
+	sum=$(sha256sum "$out")
+	sum=${sum%% *}
+	dmesg -n 1 # no kernel message inside the marker line
+	spool=/tmp/spool
+	mkdir -p $spool
+	cp "$out" "$spool/$RTLAB_RUN_ID.bundle"
+	rtlab-agent flush --force --spool $spool --upload "$RTLAB_UPLOAD_URL" \
+		--token "$RTLAB_TOKEN" >/tmp/upload.log 2>&1
+	tail -n 3 /tmp/upload.log
+	if [ ! -e "$spool/$RTLAB_RUN_ID.bundle" ] &&
+		[ ! -e "$spool/quarantine/$RTLAB_RUN_ID.bundle" ]; then
+		echo "RTLAB-UPLOADED v1 run=$RTLAB_RUN_ID size=$size sha256=$sum"
+		exit 0
+	fi
+	echo "RTLAB-UPLOAD-FAILED (the bundle follows in the log)"
+fi
 if [ -s "$out" ]; then
 	size=$(wc -c <"$out")
 	sum=$(sha256sum "$out")

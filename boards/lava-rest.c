@@ -5,6 +5,9 @@
  * job (GET /api/v0.2/jobs/ID/) until it is Finished, fetch its log
  * (GET /api/v0.2/jobs/ID/logs/).  The server's failures (down, an HTTP
  * error) are infrastructure errors; a refused job names LAVA's reason.
+ * Where the board asks for LAVA's notify callback, rtlab's server passes
+ * it on through the database (db/db-lava.h) and the wait between polls,
+ * much longer then, ends as soon as it comes.
  */
 
 #include <errno.h>
@@ -18,9 +21,10 @@
 
 #include "clock.h"
 #include "fsutil.h"
+#include "../db/db.h"
+#include "../db/db-lava.h"
 #include "lava.h"
 
-#define LAVA_POLL_S 3
 #define LAVA_HTTP_TIMEOUT_S 60
 #define LAVA_REPLY_MAX (256UL << 20)
 
@@ -187,11 +191,63 @@ static int submit(const char *board, const struct lava_conf *c,
 	return ret;
 }
 
+/*
+ * A connection listening for LAVA's callbacks, or NULL (then the worker
+ * polls at the usual pace): a callback is a shortcut, never needed.
+ */
+static PGconn *notify_listen(const char *board)
+{
+	struct rtlab_err err = { "" };
+	PGconn *conn = db_connect(&err);
+
+	if (conn && db_lava_listen(conn, &err)) {
+		db_disconnect(conn);
+		conn = NULL;
+	}
+	if (!conn)
+		fprintf(stderr,
+			"rtlab: board %s: not listening for LAVA's callback "
+			"(%s): polling every %d s\n",
+			board, err.msg, LAVA_POLL_S);
+	return conn;
+}
+
+/* Until the next poll: LAVA_POLL_S, or with a listening @conn up to
+ * LAVA_POLL_NOTIFY_S, cut short by the job's callback. */
+static void poll_wait(PGconn **conn, const char *board, long job_id,
+		      bool *notified)
+{
+	struct rtlab_err err = { "" };
+	bool now = false;
+
+	if (!*conn) {
+		sleep(LAVA_POLL_S);
+		return;
+	}
+	if (db_lava_wait(*conn, job_id, LAVA_POLL_NOTIFY_S * 1000, &now,
+			 &err)) {
+		fprintf(stderr,
+			"rtlab: board %s: LAVA job %ld: %s: polling every "
+			"%d s\n",
+			board, job_id, err.msg, LAVA_POLL_S);
+		db_disconnect(*conn);
+		*conn = NULL;
+	}
+	if (now) {
+		fprintf(stderr,
+			"rtlab: board %s: LAVA job %ld: lava-server called "
+			"back\n",
+			board, job_id);
+		*notified = true;
+	}
+}
+
 int lava_server_run(const char *board, const struct lava_conf *c,
 		    const char *job_path, const char *log_path,
 		    unsigned int limit_s, long *job_id, bool *ran,
-		    struct rtlab_err *err)
+		    bool *notified, struct rtlab_err *err)
 {
+	PGconn *listen = NULL;
 	char *definition = NULL, path[96], why[320], last[64] = "";
 	const char *state, *health;
 	double t0 = clock_mono_s();
@@ -204,34 +260,38 @@ int lava_server_run(const char *board, const struct lava_conf *c,
 
 	*job_id = 0;
 	*ran = false;
+	*notified = false;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	ret = file_read_all(job_path, &definition, &len, err);
 	if (ret)
 		return ret;
+	/* before the job exists: no callback can come before we listen */
+	if (c->notify_url)
+		listen = notify_listen(board);
 	ret = submit(board, c, definition, job_id, err);
 	free(definition);
 	if (ret)
-		return ret;
+		goto out;
 	fprintf(stderr, "rtlab: board %s: LAVA job %ld submitted to %s\n",
 		board, *job_id, c->url);
 	snprintf(path, sizeof(path), "/api/v0.2/jobs/%ld/", *job_id);
 	for (;;) {
 		ret = call(c, board, path, NULL, &r, &http, err);
 		if (ret)
-			return ret;
+			goto out;
 		json_decref(j);
 		j = json_loads(r.data ? r.data : "", 0, &jerr);
 		if (http != 200 || !json_is_object(j)) {
 			reason(&r, why, sizeof(why));
-			free(r.data);
-			json_decref(j);
-			return rtlab_err_seterr(err, EIO,
-						"infrastructure error: board "
-						"%s: LAVA job %ld: HTTP %ld: "
-						"%s",
-						board, *job_id, http, why);
+			ret = rtlab_err_seterr(err, EIO,
+					       "infrastructure error: board "
+					       "%s: LAVA job %ld: HTTP %ld: "
+					       "%s",
+					       board, *job_id, http, why);
+			goto out;
 		}
 		free(r.data);
+		r.data = NULL;
 		state = json_string_value(json_object_get(j, "state"));
 		health = json_string_value(json_object_get(j, "health"));
 		if (state && strcmp(state, last)) {
@@ -246,24 +306,24 @@ int lava_server_run(const char *board, const struct lava_conf *c,
 				 "/api/v0.2/jobs/%ld/cancel/", *job_id);
 			if (!call(c, board, path, NULL, &r, &http, NULL))
 				free(r.data);
-			json_decref(j);
-			return rtlab_err_seterr(err, ETIMEDOUT,
-						"infrastructure error: board "
-						"%s: LAVA job %ld not finished "
-						"after %u s (state %s); "
-						"canceled",
-						board, *job_id, limit_s,
-						state ? state : "unknown");
+			r.data = NULL;
+			ret = rtlab_err_seterr(err, ETIMEDOUT,
+					       "infrastructure error: board "
+					       "%s: LAVA job %ld not finished "
+					       "after %u s (state %s); "
+					       "canceled",
+					       board, *job_id, limit_s,
+					       state ? state : "unknown");
+			goto out;
 		}
-		sleep(LAVA_POLL_S);
+		poll_wait(&listen, board, *job_id, notified);
 	}
 	*ran = health &&
 	       (!strcmp(health, "Complete") || !strcmp(health, "Incomplete"));
-	json_decref(j);
 	snprintf(path, sizeof(path), "/api/v0.2/jobs/%ld/logs/", *job_id);
 	ret = call(c, board, path, NULL, &r, &http, err);
 	if (ret)
-		return ret;
+		goto out;
 	if (http != 200) {
 		reason(&r, why, sizeof(why));
 		ret = rtlab_err_seterr(err, EIO,
@@ -274,6 +334,9 @@ int lava_server_run(const char *board, const struct lava_conf *c,
 		ret = file_write_all(log_path, r.data ? r.data : "", r.len,
 				     err);
 	}
+out:
 	free(r.data);
+	json_decref(j);
+	db_disconnect(listen);
 	return ret;
 }

@@ -4,11 +4,13 @@
  * definition (deploy the candidate kernel and rtlab's initramfs to tmpfs,
  * boot to a shell, run the agent in a test shell, timeouts from the
  * testcase), has LAVA run it, reads LAVA's job log and brings the result
- * bundle back from it (base64 between markers on the console: the board
- * reaches nothing but LAVA).  LAVA's outcome becomes the run's state: an
- * infrastructure error is no run (retried), a boot that never reaches the
- * prompt is boot_failed, a panic on the console is panic; the job log is
- * the run's console.log.
+ * bundle back from it (base64 between markers on the console), unless the
+ * board, told where it reaches rtlab's server (upload_url), uploaded it
+ * there itself: then the run is stored already and the host's logs are
+ * handed over for it (BOARD_RUN_STORED).  LAVA's outcome becomes the
+ * run's state: an infrastructure error is no run (retried), a boot that
+ * never reaches the prompt is boot_failed, a panic on the console is
+ * panic; the job log is the run's console.log.
  *
  * Two ways to run the job: "dispatcher" runs Debian's lava-run on this
  * host with a device configuration file (a single-host lab), "server"
@@ -47,6 +49,8 @@
 #define LOG_KEEP_BYTES (16UL << 20)
 #define B64_BEGIN "RTLAB-B64-BEGIN v1 "
 #define B64_END "RTLAB-B64-END v1"
+#define UPLOADED "RTLAB-UPLOADED v1 "
+#define API_RUNS "/api/v1/runs"
 
 struct lava_board {
 	struct lava_conf conf;
@@ -62,6 +66,9 @@ void lava_conf_cleanup(struct lava_conf *c)
 	free(c->lava_run);
 	free(c->url);
 	free(c->token);
+	free(c->upload_url);
+	free(c->notify_url);
+	free(c->notify_token);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -112,6 +119,9 @@ int lava_conf_parse(const char *board, const char *definition_json,
 					    "hang_margin_s",
 					    "slowdown",
 					    "interval_us",
+					    "upload_url",
+					    "notify_url",
+					    "notify_token",
 					    NULL };
 	json_error_t jerr;
 	const char *key;
@@ -139,7 +149,8 @@ int lava_conf_parse(const char *board, const char *definition_json,
 				      "(a lava board takes mode, device, "
 				      "device_type, lava_run, url, token, "
 				      "boot_timeout_s, hang_margin_s, slowdown, "
-				      "interval_us)",
+				      "interval_us, upload_url, notify_url, "
+				      "notify_token)",
 				      board, key);
 			goto out;
 		}
@@ -150,6 +161,9 @@ int lava_conf_parse(const char *board, const char *definition_json,
 	    conf_str(root, "lava_run", &c->lava_run, board, err) ||
 	    conf_str(root, "url", &c->url, board, err) ||
 	    conf_str(root, "token", &c->token, board, err) ||
+	    conf_str(root, "upload_url", &c->upload_url, board, err) ||
+	    conf_str(root, "notify_url", &c->notify_url, board, err) ||
+	    conf_str(root, "notify_token", &c->notify_token, board, err) ||
 	    conf_uint(root, "boot_timeout_s", &c->boot_timeout_s, 10, 3600,
 		      board, err) ||
 	    conf_uint(root, "hang_margin_s", &c->hang_margin_s, 10, 86400,
@@ -158,6 +172,39 @@ int lava_conf_parse(const char *board, const char *definition_json,
 	    conf_uint(root, "interval_us", &c->interval_us, TC_MIN_INTERVAL_US,
 		      TC_MAX_INTERVAL_US, board, err))
 		goto out;
+	if (c->upload_url && strncmp(c->upload_url, "http://", 7) &&
+	    strncmp(c->upload_url, "https://", 8)) {
+		rtlab_err_set(err,
+			      "board %s: definition field 'upload_url': "
+			      "expected rtlab's server as the board reaches "
+			      "it, http://HOST:PORT or https://...",
+			      board);
+		goto out;
+	}
+	if (c->upload_url && strpbrk(c->upload_url, "'\\ \t\r\n")) {
+		rtlab_err_set(err,
+			      "board %s: definition field 'upload_url': no "
+			      "quotes, backslashes or spaces",
+			      board);
+		goto out;
+	}
+	if (c->notify_url && strncmp(c->notify_url, "http://", 7) &&
+	    strncmp(c->notify_url, "https://", 8)) {
+		rtlab_err_set(err,
+			      "board %s: definition field 'notify_url': "
+			      "expected rtlab's server as lava-server "
+			      "reaches it, http://HOST:PORT or https://...",
+			      board);
+		goto out;
+	}
+	if (!c->notify_url != !c->notify_token) {
+		rtlab_err_set(err,
+			      "board %s: definition: 'notify_url' and "
+			      "'notify_token' go together (LAVA's callback "
+			      "needs an rtlab token)",
+			      board);
+		goto out;
+	}
 	if (!c->mode)
 		c->mode = strdup(c->url ? "server" : "dispatcher");
 	if (!c->device_type)
@@ -175,6 +222,14 @@ int lava_conf_parse(const char *board, const char *definition_json,
 				      "board %s: definition: mode dispatcher "
 				      "needs 'device', the LAVA device "
 				      "configuration (YAML) lava-run boots",
+				      board);
+			goto out;
+		}
+		if (c->notify_url) {
+			rtlab_err_set(err,
+				      "board %s: definition field "
+				      "'notify_url': only a lava-server calls "
+				      "back (mode server)",
 				      board);
 			goto out;
 		}
@@ -253,6 +308,18 @@ char *lava_job_render(const struct lava_job_params *p)
 			"to", "tmpfs", "os", "oe", "images", images, "boot",
 			"timeout", secs(p->boot_timeout_s), "method", "qemu",
 			"media", "tmpfs", "prompts", LAVA_PROMPT, "test", test);
+	/* LAVA calls rtlab's server back when the job is finished */
+	if (job && p->notify_url &&
+	    json_object_set_new(job, "notify",
+				json_pack("{s:{s:s}, s:{s:s, s:s, s:s, s:s, s:s}}",
+					  "criteria", "status", "finished",
+					  "callback", "url", p->notify_url,
+					  "method", "POST", "token",
+					  p->notify_token, "content-type",
+					  "json", "dataset", "minimal"))) {
+		json_decref(job);
+		job = NULL;
+	}
 	if (job)
 		text = json_dumps(job, JSON_INDENT(2));
 	json_decref(job);
@@ -487,6 +554,8 @@ enum lava_outcome lava_outcome_classify(const struct lava_log *l, bool job_ran)
 	const char *c = l->console ? l->console : "";
 	bool started = strstr(c, "RTLAB-AGENT-START");
 
+	if (strstr(c, UPLOADED))
+		return LAVA_OUTCOME_UPLOADED;
 	if (strstr(c, B64_BEGIN))
 		return LAVA_OUTCOME_BUNDLE;
 	if (strstr(c, "Kernel panic"))
@@ -675,7 +744,12 @@ struct lrun {
 	char *testcase_name;
 	long lava_job_id;
 	double t0;
+	char *upload_url; /* URL/api/v1/runs when the board uploads */
+	const char *via;  /* how the bundle came back: "upload", "log" */
+	bool notified;	  /* LAVA's callback ended the wait */
 };
+
+static const char *const nic_modules[] = { "virtio_net", NULL };
 
 static int build_initrd(struct lrun *r, struct rtlab_err *err)
 {
@@ -701,7 +775,9 @@ static int build_initrd(struct lrun *r, struct rtlab_err *err)
 	ret = initramfs_base(cache, init, agent, &base, &built, err);
 	if (ret)
 		goto out;
-	ret = initramfs_kernel(cache, &r->b->id, NULL, &kpart, err);
+	/* a board that uploads needs its NIC (QEMU's virtio-net) */
+	ret = initramfs_kernel(cache, &r->b->id,
+			       r->upload_url ? nic_modules : NULL, &kpart, err);
 	if (ret)
 		goto out;
 	j.run_id = r->run_id;
@@ -713,6 +789,8 @@ static int build_initrd(struct lrun *r, struct rtlab_err *err)
 	j.interval_us = lb(r->b)->conf.interval_us;
 	j.testcase_path = r->job->testcase_path;
 	j.release = r->b->id.release;
+	j.upload_url = r->upload_url;
+	j.upload_token = r->upload_url ? r->job->upload_token : NULL;
 	ret = initramfs_job(jobp, &j, err);
 	if (ret)
 		goto out;
@@ -737,8 +815,10 @@ static int write_job(struct lrun *r, unsigned int boot_s, unsigned int test_s,
 		     struct rtlab_err *err)
 {
 	struct lava_job_params p = { 0 };
+	const struct lava_conf *c = &lb(r->b)->conf;
 	const char *parts[2] = { r->b->k->cmdline, NULL };
-	char name[160], *text;
+	char name[160], *text, *notify = NULL;
+	size_t n;
 	int ret;
 
 	if (asprintf(&r->cmdline, "console=ttyS0,115200 noirqdebug%s%s",
@@ -755,7 +835,18 @@ static int write_job(struct lrun *r, unsigned int boot_s, unsigned int test_s,
 	p.cmdline = r->cmdline;
 	p.boot_timeout_s = boot_s;
 	p.test_timeout_s = test_s;
+	if (c->notify_url) {
+		n = strlen(c->notify_url);
+		while (n && c->notify_url[n - 1] == '/')
+			n--;
+		if (asprintf(&notify, "%.*s" LAVA_NOTIFY_PATH, (int)n,
+			     c->notify_url) < 0)
+			return rtlab_err_seterr(err, ENOMEM, "out of memory");
+		p.notify_url = notify;
+		p.notify_token = c->notify_token;
+	}
 	text = lava_job_render(&p);
+	free(notify);
 	r->job_path = path_join(r->work, "job.yaml");
 	if (!text || !r->job_path) {
 		free(text);
@@ -838,15 +929,20 @@ out:
 static json_t *lava_json(struct lrun *r, const struct lava_log *l)
 {
 	const struct lava_conf *c = &lb(r->b)->conf;
-	json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s?, s:s?, s:s?, s:s?}",
+	json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s?, s:s?, s:s?, s:s?, "
+			      "s:s?, s:s?}",
 			      "board", r->b->name, "kind", "lava", "mode",
 			      c->mode, "device_type", c->device_type, "server",
 			      c->url, "lava_result", l->result, "error_type",
-			      l->error_type, "kernel_cmdline", r->cmdline);
+			      l->error_type, "kernel_cmdline", r->cmdline,
+			      "upload_url", r->upload_url, "bundle_via",
+			      r->via);
 
 	if (j && r->lava_job_id)
 		json_object_set_new(j, "lava_job_id",
 				    json_integer(r->lava_job_id));
+	if (j && c->notify_url)
+		json_object_set_new(j, "notified", json_boolean(r->notified));
 	if (j)
 		json_object_set_new(j, "total_s",
 				    json_real(clock_mono_s() - r->t0));
@@ -943,6 +1039,70 @@ out:
 	return ret;
 }
 
+/*
+ * The board uploaded the run itself: @out gets what the host saw of it,
+ * console.log, lava.log and lava.json (LAVA's side, as the manifest's
+ * "lava" would have it), for the worker to add to the stored run; its
+ * manifest.json only names the run.
+ * Return: BOARD_RUN_STORED, or a negative errno with @err set; -EBADMSG
+ * with @why when the board named another run.
+ */
+static int stored_logs(struct lrun *r, const struct lava_log *l,
+		       const char *log_text, size_t log_len, const char *out,
+		       char *why, size_t whylen, struct rtlab_err *err)
+{
+	const char *p = strstr(l->console, UPLOADED);
+	json_t *lava = NULL, *m = json_pack("{s:s, s:s}", "run_id", r->run_id,
+					    "stored_by", "board");
+	struct bundle *bd = bundle_alloc();
+	char want[64], *text = NULL;
+	int ret;
+
+	snprintf(want, sizeof(want), "run=%s", r->run_id);
+	p += strlen(UPLOADED);
+	if (strncmp(p, want, strlen(want))) {
+		snprintf(why, whylen,
+			 "the board reported another run uploaded: %.80s", p);
+		ret = -EBADMSG;
+		goto out;
+	}
+	lava = lava_json(r, l);
+	text = lava ? json_dumps(lava, JSON_INDENT(2)) : NULL;
+	if (!bd || !m || !text) {
+		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	ret = add_console(bd, m, l, log_text, log_len) ?:
+		      bundle_add(bd, "lava.json", text, strlen(text));
+	if (ret) {
+		rtlab_err_seterr(err, -ret, "bundle: %s", strerror(-ret));
+		goto out;
+	}
+	ret = board_bundle_write(bd, m, out, err);
+	if (!ret)
+		ret = BOARD_RUN_STORED;
+out:
+	free(text);
+	json_decref(lava);
+	json_decref(m);
+	bundle_free(bd);
+	return ret;
+}
+
+/* rtlab's runs endpoint under @base, the server as the board reaches it. */
+static char *runs_url(const char *base)
+{
+	size_t n = strlen(base);
+	char *url;
+
+	while (n && base[n - 1] == '/')
+		n--;
+	if (n >= strlen(API_RUNS) &&
+	    !strncmp(base + n - strlen(API_RUNS), API_RUNS, strlen(API_RUNS)))
+		return strndup(base, n);
+	return asprintf(&url, "%.*s" API_RUNS, (int)n, base) < 0 ? NULL : url;
+}
+
 static int lava_run(struct board *b, const struct board_job *job,
 		    const char *out, struct board_run_info *info,
 		    struct rtlab_err *err)
@@ -963,6 +1123,20 @@ static int lava_run(struct board *b, const struct board_job *job,
 	clock_iso_utc(r.started_at, time(NULL));
 	board_run_id(r.run_id, job->run_id);
 	r.testcase_name = board_testcase_name(job->testcase_path);
+	r.via = "log";
+	if (c->upload_url && job->upload_token && *job->upload_token) {
+		r.upload_url = runs_url(c->upload_url);
+		if (!r.upload_url) {
+			ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+			goto out;
+		}
+	} else if (c->upload_url) {
+		fprintf(stderr,
+			"rtlab: board %s: upload_url set, but the run has no "
+			"board token (rtlab worker --token): the bundle comes "
+			"back in LAVA's log\n",
+			b->name);
+	}
 	snprintf(tmpl, sizeof(tmpl), "%s/rtlab-lava-XXXXXX",
 		 getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") :
 							 "/tmp");
@@ -991,7 +1165,7 @@ static int lava_run(struct board *b, const struct board_job *job,
 	if (c->server)
 		ret = lava_server_run(b->name, c, r.job_path, log_path,
 				      3 * (LAVA_DEPLOY_S + boot_s + test_s),
-				      &r.lava_job_id, &ran, err);
+				      &r.lava_job_id, &ran, &r.notified, err);
 	else
 		ret = run_dispatcher(&r, LAVA_DEPLOY_S + boot_s + test_s + 600,
 				     log_path, &ran, err);
@@ -1022,6 +1196,13 @@ static int lava_run(struct board *b, const struct board_job *job,
 				       l.error_msg ? l.error_msg :
 						     "(no message)");
 		goto out;
+	case LAVA_OUTCOME_UPLOADED:
+		r.via = "upload";
+		ret = stored_logs(&r, &l, log_text, log_len, out, why,
+				  sizeof(why), err);
+		if (ret != -EBADMSG)
+			goto out;
+		break;
 	case LAVA_OUTCOME_BUNDLE:
 		ret = agent_bundle(&r, &l, log_text, log_len, out, why,
 				   sizeof(why), err);
@@ -1072,6 +1253,7 @@ out:
 	free(r.job_path);
 	free(r.cmdline);
 	free(r.testcase_name);
+	free(r.upload_url);
 	return ret;
 }
 

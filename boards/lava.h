@@ -13,15 +13,25 @@
 #include <stddef.h>
 #include "error.h"
 
+#define LAVA_POLL_S 3	      /* between polls of a job */
+#define LAVA_POLL_NOTIFY_S 60 /* ... when LAVA's callback wakes the worker */
+#define LAVA_NOTIFY_PATH "/api/v1/lava/notify"
+
 /* A lava board's registered definition (JSON). */
 struct lava_conf {
-	char *mode;	   /* "dispatcher" or "server" */
-	bool server;	   /* mode server */
-	char *device;	   /* dispatcher: device configuration (YAML) */
-	char *device_type; /* the job's device_type, default "qemu" */
-	char *lava_run;	   /* dispatcher: the lava-run binary */
-	char *url;	   /* server: base URL of lava-server */
-	char *token;	   /* server: a LAVA user's API token */
+	char *mode;	    /* "dispatcher" or "server" */
+	bool server;	    /* mode server */
+	char *device;	    /* dispatcher: device configuration (YAML) */
+	char *device_type;  /* the job's device_type, default "qemu" */
+	char *lava_run;	    /* dispatcher: the lava-run binary */
+	char *url;	    /* server: base URL of lava-server */
+	char *token;	    /* server: a LAVA user's API token */
+	char *upload_url;   /* rtlab's server as the board reaches it, or
+			    * NULL: the bundle comes back in LAVA's log */
+	char *notify_url;   /* server: rtlab's server as lava-server
+			    * reaches it, for LAVA's notify callback */
+	char *notify_token; /* ... the callback's token: the description
+			     * of a LAVA token holding an rtlab token */
 	unsigned int boot_timeout_s; /* deploy done to the shell prompt */
 	unsigned int hang_margin_s;  /* test shell: margin + duration x */
 	unsigned int slowdown;	     /* ... slowdown */
@@ -48,6 +58,10 @@ struct lava_job_params {
 	const char *cmdline;	  /* the kernel command line */
 	unsigned int boot_timeout_s;
 	unsigned int test_timeout_s;
+	const char *notify_url;	  /* LAVA's callback when the job finishes:
+				   * rtlab's endpoint; NULL: none */
+	const char *notify_token; /* ... its token (a LAVA token's
+				   * description, or the token itself) */
 };
 
 /**
@@ -89,6 +103,7 @@ int lava_bundle_extract(const char *console, unsigned char **data, size_t *size,
 			struct rtlab_err *err) __must_check;
 
 enum lava_outcome {
+	LAVA_OUTCOME_UPLOADED,	  /* the board uploaded its bundle itself */
 	LAVA_OUTCOME_BUNDLE,	  /* the board printed a bundle */
 	LAVA_OUTCOME_PANIC,	  /* a panic once the agent started */
 	LAVA_OUTCOME_BOOT_FAILED, /* never reached the agent */
@@ -108,7 +123,11 @@ enum lava_outcome lava_outcome_classify(const struct lava_log *l, bool job_ran);
  * lava-server of @c (POST /api/v0.2/jobs/, token auth), follow it until it
  * ends, and write its log to @log_path.  A job not finished after
  * @limit_s (waiting for a device included) is canceled.  @job_id gets LAVA's id; @ran is
- * set when the job ran to an end (Complete or Incomplete).
+ * set when the job ran to an end (Complete or Incomplete).  With the
+ * board's notify_url, the job definition at @job_path asks for LAVA's
+ * notify callback: the wait between polls grows to LAVA_POLL_NOTIFY_S and
+ * a callback (db/db-lava.h) ends it at once; @notified is set when one
+ * did.
  * Return: 0, or a negative errno with @err set, starting "infrastructure
  * error" when the server failed (down, an HTTP error), naming the token,
  * the device type or LAVA's complaint when the job was refused.
@@ -116,6 +135,6 @@ enum lava_outcome lava_outcome_classify(const struct lava_log *l, bool job_ran);
 int lava_server_run(const char *board, const struct lava_conf *c,
 		    const char *job_path, const char *log_path,
 		    unsigned int limit_s, long *job_id, bool *ran,
-		    struct rtlab_err *err) __must_check;
+		    bool *notified, struct rtlab_err *err) __must_check;
 
 #endif

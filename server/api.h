@@ -13,6 +13,7 @@
  *   api-tokens.c    /api/v1/whoami, /api/v1/tokens (admin)
  *   api-lab.c       /api/v1/baselines, /api/v1/testcases (maintainer
  *                   writes)
+ *   api-lava.c      /api/v1/lava/notify (LAVA's notify callback)
  *
  * Every handler checks who may do what with http_auth_require()
  * (auth.c); reads are public unless the server says otherwise.
@@ -75,6 +76,22 @@ enum http_pool verdict_api_pool(const char *method, const char *path);
  * @req->db must be connected.  Return: what libmicrohttpd expects.
  */
 enum MHD_Result verdict_api_handle(struct http_request *req);
+
+/** api_lava_match() - whether @path is /api/v1/lava/notify. */
+bool api_lava_match(const char *path);
+
+/** api_lava_begin() - POST only, a board's (or a maintainer's) token,
+ *  bare as LAVA sends it or as "Bearer TOKEN"; then the JSON body.
+ *  Return: what libmicrohttpd expects. */
+enum MHD_Result api_lava_begin(struct http_request *req);
+
+/**
+ * api_lava_handle() - LAVA's job data ({"id": JOB, ...}, the callback's
+ * dataset minimal) wakes the worker following LAVA job JOB: 202
+ * {"lava_job": JOB, "notified": true}; 400 without an id.
+ * Return: what libmicrohttpd expects.
+ */
+enum MHD_Result api_lava_handle(struct http_request *req);
 
 /** api_tokens_match() - whether @path is /api/v1/whoami, /api/v1/tokens
  *  or /api/v1/tokens/ID. */

@@ -60,7 +60,7 @@ static bool authenticate(struct http_request *req, unsigned int need)
 		       "missing 'Authorization: Bearer TOKEN' header");
 		return false;
 	}
-	if (strncasecmp(auth, "Bearer ", 7)) {
+	if (strncasecmp(auth, "Bearer ", 7) && !req->auth_bare) {
 		refuse(req, MHD_HTTP_UNAUTHORIZED, need,
 		       "Authorization header: expected 'Bearer TOKEN'");
 		return false;
@@ -70,7 +70,8 @@ static bool authenticate(struct http_request *req, unsigned int need)
 				   "database unavailable: %s", req->db_error);
 		return false;
 	}
-	auth += 7;
+	if (!strncasecmp(auth, "Bearer ", 7))
+		auth += 7;
 	while (*auth == ' ')
 		auth++;
 	ret = db_token_auth(req->db, auth, &who, &err);

@@ -122,6 +122,8 @@ struct http_request {
 	size_t body_len, body_cap;
 
 	/* Who sent it (server/auth.c), for the handlers and the log line */
+	bool auth_bare;	  /* the handler takes a bare token too
+			   * ("Authorization: TOKEN", LAVA's callback) */
 	bool authed;	  /* a valid token was checked */
 	enum role role;	  /* its role */
 	int token_id;	  /* its id */

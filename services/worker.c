@@ -34,6 +34,7 @@
 #include "config.h"
 #include "fsutil.h"
 #include "../db/db-jobs.h"
+#include "../db/db-runs.h"
 #include "../db/db.h"
 #include "ingest.h"
 #include "jobs.h"
@@ -49,6 +50,7 @@
 #define UPLOAD_TIMEOUT_S 600
 #define CHILD_ERROR_FILE "error.txt"
 #define CHILD_LOG_FILE "agent.log"
+#define CHILD_STORED_FILE "stored" /* the board uploaded the run itself */
 #define BUNDLE_FILE "bundle.tar.gz"
 
 static volatile sig_atomic_t stop_requested;
@@ -341,7 +343,22 @@ static void child_run(const struct job_run *r)
 		bj.run_id = r->run_id;
 		bj.log_path = r->log;
 		bj.spool_dir = spool;
+		/* the token is one board's: a worker given --board */
+		if (r->o->board && !strcmp(r->o->board, r->job->board))
+			bj.upload_token = r->o->token;
 		ret = board_job_run(b, &bj, r->bundle, NULL, &err);
+	}
+	if (ret == BOARD_RUN_STORED) {
+		char *path = path_join(r->work, CHILD_STORED_FILE);
+		int fd = path ? open(path, O_WRONLY | O_CREAT, 0644) : -1;
+
+		ret = fd < 0 ? rtlab_err_seterr(&err, errno, "%s: %s",
+						CHILD_STORED_FILE,
+						strerror(errno)) :
+			       0;
+		if (fd >= 0)
+			close(fd);
+		free(path);
 	}
 	if (ret)
 		child_error(r, err.msg[0] ? err.msg : "the board failed");
@@ -470,6 +487,73 @@ static enum handover ingest_direct(PGconn *conn, const struct db_job *job,
 						  HANDOVER_RETRY;
 }
 
+/*
+ * The board uploaded the run itself (BOARD_RUN_STORED): it must be in the
+ * database under @run_id, on the job's board; the host's logs (@data, a
+ * bundle whose manifest only names the run) become its artifacts.
+ */
+static enum handover stored_by_board(PGconn *conn, const struct db_job *job,
+				     const char *run_id, const void *data,
+				     size_t size, bool *complete, char *why,
+				     size_t why_size, struct rtlab_err *err)
+{
+	enum handover h = HANDOVER_RETRY;
+	struct bundle *b = NULL;
+	const char *st, *board, *msg;
+	json_t *run = NULL;
+	char *text;
+	int64_t id;
+	size_t i;
+
+	if (db_run_resolve(conn, run_id, &id, err) ||
+	    db_run_get(conn, id, &run, err)) {
+		rtlab_err_prefix(err,
+				 "the board reported run %s uploaded, but it "
+				 "is not in the database",
+				 run_id);
+		goto out;
+	}
+	st = json_string_value(json_object_get(run, "status"));
+	board = json_string_value(json_object_get(run, "board"));
+	msg = json_string_value(json_object_get(run, "error"));
+	if (!st || !board || strcmp(board, job->board)) {
+		rtlab_err_set(err, "run %s: stored for board %s, not %s",
+			      run_id, board ? board : "?", job->board);
+		h = HANDOVER_REJECTED;
+		goto out;
+	}
+	*complete = !strcmp(st, "complete");
+	snprintf(why, why_size, "run %s: %s%s%s", run_id, st, msg ? ": " : "",
+		 msg ? msg : "");
+	b = bundle_read_mem(data, size, err);
+	if (!b) {
+		rtlab_err_prefix(err, "the host's logs of run %s", run_id);
+		goto out;
+	}
+	for (i = 0; i < b->nfiles; i++) {
+		if (!strcmp(b->files[i].name, BUNDLE_MANIFEST))
+			continue;
+		text = strndup((const char *)b->files[i].data,
+			       b->files[i].size);
+		if (!text) {
+			rtlab_err_seterr(err, ENOMEM, "out of memory");
+			goto out;
+		}
+		if (db_artifact_put_text(conn, id, b->files[i].name,
+					 artifact_content_type(b->files[i].name),
+					 text, err)) {
+			free(text);
+			goto out;
+		}
+		free(text);
+	}
+	h = HANDOVER_STORED;
+out:
+	bundle_free(b);
+	json_decref(run);
+	return h;
+}
+
 /* The run's status and error from the bundle's manifest. */
 static int bundle_outcome(const void *data, size_t size, char *run_id,
 			  bool *complete, char *why, size_t why_size,
@@ -574,10 +658,10 @@ static enum outcome run_job(PGconn *conn, const struct worker_opts *o,
 	enum handover h;
 	struct lease l = { 0 };
 	struct progress p;
-	bool complete = false, gave_up = false, keep = o->keep;
+	bool complete = false, gave_up = false, keep = o->keep, stored;
 	void *data = NULL;
 	size_t size = 0;
-	char *errfile;
+	char *errfile, *storedfile;
 	int status = 0, ret;
 	uuid_t uu;
 	pid_t pid;
@@ -633,7 +717,18 @@ static enum outcome run_job(PGconn *conn, const struct worker_opts *o,
 		progress_done(&p);
 		goto stopped;
 	}
+	storedfile = path_join(r.work, CHILD_STORED_FILE);
+	stored = storedfile && !access(storedfile, F_OK);
+	free(storedfile);
 	data = read_file(r.bundle, &size);
+	if (data && stored) {
+		progress_phase(&p, "storing the logs");
+		lease_phase(&l, "storing");
+		h = stored_by_board(conn, job, r.run_id, data, size, &complete,
+				    why, sizeof(why), &e2);
+		progress_done(&p);
+		goto handed;
+	}
 	if (!data) {
 		errfile = path_join(r.work, CHILD_ERROR_FILE);
 		why[0] = '\0';
@@ -666,6 +761,7 @@ static enum outcome run_job(PGconn *conn, const struct worker_opts *o,
 	h = o->server ? upload_server(o, data, size, &e2) :
 			ingest_direct(conn, job, data, size, &e2);
 	progress_done(&p);
+handed:
 	if (h != HANDOVER_STORED) {
 		keep = true;
 		snprintf(why, sizeof(why), "%s (bundle kept in %s)", e2.msg,

@@ -9,7 +9,9 @@
 # the worker on a QEMU device (TCG, icount clock, guest network
 # 'user,restrict=on') booting Debian's PREEMPT_RT kernel for a few seconds
 # of cyclictest, and the bundle comes back in LAVA's log into rtlab's
-# database.  Queued before it: a board with a token LAVA refuses and a
+# database.  The job asks for LAVA's notify callback to rtlab's server,
+# which wakes the worker (its polls are a minute apart then): the run says
+# it was called back.  Queued before it: a board with a token LAVA refuses and a
 # board whose server is down; both fail with a clear error and no run, and
 # the queue keeps moving.  Last, the server is stopped: the next job of the
 # board that worked is infra-failed, naming it.  The slow part is LAVA's own pace: setting up the
@@ -33,147 +35,48 @@ need_db
 sql() { "$RTLAB" db psql -tAc "$1"; }
 t0=$(date +%s)
 
-# A free TCP port on 127.0.0.1 (bound by the kernel, then released).
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-# wait_for WHAT PID CMD...: CMD until it succeeds, while PID lives; the
-# cap is only a last resort against a service stuck before it answers.
-wait_for() {
-	_what=$1 _pid=$2
-	shift 2
-	_i=0
-	until "$@"; do
-		_i=$((_i + 1))
-		if [ $_i -gt 1800 ] || ! kill -0 "$_pid" 2>/dev/null; then
-			echo "# $_what: gave up (process $_pid alive: $(kill -0 "$_pid" 2>/dev/null && echo yes || echo no))"
-			return 1
-		fi
-		sleep 0.2
-	done
-}
-
 # -- lava-server on loopback, its database in the test's PostgreSQL --------
-# Every setting that would reach outside the test (database, device
-# dictionaries, job output, log files) is set through LAVA_JSON_SETTINGS,
-# which lava-server reads after its files under /etc/lava-server.
-L=$work/lava
-port=$(free_port) eport=$(free_port) wsport=$(free_port)
-LURL=http://127.0.0.1:$port
-mkdir -p "$L/devices" "$L/device-types" "$L/health-checks" "$L/media" \
-	"$L/worker" "$L/log"
-sql 'CREATE DATABASE lavaserver' >/dev/null
-LAVA_JSON_SETTINGS=$(jq -n --arg sock "$RTLAB_STATE_DIR/pg/run" \
-	--arg port "$(cat "$RTLAB_STATE_DIR/pg/port")" --arg L "$L" \
-	--arg eport "$eport" --arg key "$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')" '{
-	DATABASES: {default: {ENGINE: "django.db.backends.postgresql",
-		NAME: "lavaserver", USER: "postgres", HOST: $sock, PORT: $port}},
-	SECRET_KEY: $key,
-	ALLOWED_HOSTS: ["127.0.0.1"],
-	EVENT_NOTIFICATION: true,
-	INTERNAL_EVENT_SOCKET: ("ipc://" + $L + "/events"),
-	EVENT_SOCKET: ("tcp://127.0.0.1:" + $eport),
-	DEVICES_PATH: ($L + "/devices"),
-	DEVICE_TYPES_PATHS: [($L + "/device-types"),
-		"/usr/share/lava-server/device-types"],
-	HEALTH_CHECKS_PATH: ($L + "/health-checks"),
-	MEDIA_ROOT: ($L + "/media"),
-	DJANGO_LOGFILE: ($L + "/log/django.log")}' | base64 -w0)
-export LAVA_JSON_SETTINGS
-manage() { lava-server manage "$@" >>"$L/log/manage.log" 2>&1; }
-check "lava-server's schema migrated into the test's PostgreSQL" \
-	manage migrate --noinput
-# LAVA job N works in /var/lib/lava/dispatcher/tmp/N/: start this server's
-# ids at a random point, as rtlab's lava-run ids are, so that runs side by
-# side do not share one.
-lsql() {
-	psql -h "$RTLAB_STATE_DIR/pg/run" -p "$(cat "$RTLAB_STATE_DIR/pg/port")" \
-		-U postgres -d lavaserver -qtAc "$1"
-}
-lid0=$((1000000 + $(od -An -N3 -tu4 /dev/urandom | tr -d ' ') * 64))
-lsql "SELECT setval(pg_get_serial_sequence('lava_scheduler_app_testjob', 'id'), $lid0)" \
-	>/dev/null
-token=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
-manage users add rtlab --passwd "$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')" &&
-	manage tokens add --user rtlab --secret "$token" &&
-	manage workers add w1 &&
-	manage device-types add qemu &&
-	manage devices add --device-type qemu --worker w1 qemu01
-check "a user with an API token, a worker and a qemu device registered" \
-	test $? = 0
-# The device: QEMU TCG with the instruction-counted clock (one CPU, as
-# icount boards have), the guest's network isolated ('restrict=on').
-cat >"$L/devices/qemu01.jinja2" <<'EOF'
-{% extends 'qemu.jinja2' %}
-{% set arch = 'amd64' %}
-{% set no_kvm = True %}
-{% set memory = 1024 %}
-{% set netdevice = 'user,restrict=on' %}
-{% set extra_options = ['-accel tcg', '-cpu max', '-smp 1', '-icount shift=3,sleep=off,align=off'] %}
-EOF
-wtoken=$(lava-server manage workers details w1 2>/dev/null |
-	sed -n 's/^token *: *//p')
-
-gunicorn3 lava_server.wsgi --bind "127.0.0.1:$port" --workers 2 \
-	--timeout 120 --log-file "$L/log/gunicorn.log" \
-	>"$L/log/gunicorn.out" 2>&1 &
-gpid=$!
-on_exit "kill $gpid 2>/dev/null; wait $gpid 2>/dev/null"
-answers() { curl -sf -o /dev/null "$LURL/api/v0.2/devices/"; }
-check "lava-server answers on $LURL" wait_for gunicorn $gpid answers
-# The publisher passes the server's events on: the scheduler then looks
-# for work when a job is submitted, not only every 20 s.
-lava-server manage lava-publisher --user root --group root \
-	--host 127.0.0.1 --port "$wsport" --level DEBUG \
-	--log-file "$L/log/publisher.log" >"$L/log/publisher.out" 2>&1 &
-ppid=$!
-on_exit "kill $ppid 2>/dev/null; wait $ppid 2>/dev/null"
-lava-server manage lava-scheduler --user root --group root \
-	--event-url "tcp://127.0.0.1:$eport" --level DEBUG \
-	--log-file "$L/log/scheduler.log" >"$L/log/scheduler.out" 2>&1 &
-spid=$!
-on_exit "kill $spid 2>/dev/null; wait $spid 2>/dev/null"
-# lava-worker starts each lava-run in a process group of its own, which
-# outlives the worker: a test stopped mid-job ends the lava-run processes
-# its worker recorded, after the worker.  SIGTERM makes lava-run stop its
-# QEMU, but its log sender then waits for the stopped server: the group
-# gets SIGKILL after 20 s.
-stop_lava_runs() {
-	for _p in $(python3 -c 'import sqlite3, sys
-for (p,) in sqlite3.connect(sys.argv[1]).execute("SELECT pid FROM jobs"):
-    print(p)' "$L/worker/db.sqlite3" 2>/dev/null); do
-		grep -qa lava-run "/proc/$_p/cmdline" 2>/dev/null || continue
-		kill "$_p" 2>/dev/null
-		_i=0
-		while [ -d "/proc/$_p" ] && [ $_i -lt 100 ]; do
-			sleep 0.2
-			_i=$((_i + 1))
-		done
-		kill -KILL "-$_p" 2>/dev/null
-	done
-}
-on_exit stop_lava_runs
-lava-worker --name w1 --url "$LURL/" --token "$wtoken" \
-	--worker-dir "$L/worker" --ping-interval 2 --level DEBUG \
-	--log-file "$L/log/worker.log" >"$L/log/worker.out" 2>&1 &
-wpid=$!
-on_exit "kill $wpid 2>/dev/null; wait $wpid 2>/dev/null"
-online() {
-	curl -sf "$LURL/api/v0.2/workers/w1/" | jq -e '.state == "Online"' \
-		>/dev/null
-}
-check "lava-worker w1 is online" wait_for lava-worker $wpid online
-check "the scheduler and the publisher run" kill -0 $spid $ppid
+. "$(dirname "$0")/../lava-lib.sh"
+# (its schema migrated into the test's PostgreSQL, a user with an API
+# token, a qemu device; each step says when it fails)
+up="lava-server, its publisher and scheduler, lava-worker w1 up on 127.0.0.1"
+if ! lava_server_up "$work/lava"; then
+	not_ok "$up"
+	exit 1
+fi
+ok "$up"
+token=$LTOKEN
 t_up=$(($(date +%s) - t0))
 
 # -- rtlab's boards: the server, a token it refuses, a server that is down
-printf '{"mode": "server", "url": "%s", "token": "%s", "device_type": "qemu"}\n' \
-	"$LURL" "$token" >"$work/srv.json"
+# rtlab's server takes LAVA's callback, with the board's token, which the
+# LAVA user holds as its token "rtlab-notify" (the job names it, LAVA
+# sends it).
+start_server "$work" || exit 1
+printf '{"mode": "server", "url": "%s", "token": "%s", "device_type": "qemu",
+ "notify_url": "%s", "notify_token": "rtlab-notify"}\n' \
+	"$LURL" "$token" "$URL" >"$work/srv.json"
+stok=$("$RTLAB" board add lssrv --kind lava --definition "$work/srv.json" \
+	--quiet 2>>"$work/add.err")
+check "the LAVA user holds the board's rtlab token for the callback" \
+	manage tokens add --user rtlab --description rtlab-notify --secret "$stok"
+notify() { # TOKEN-HEADER BODY: the status of a POST to the callback
+	curl -s -o "$work/resp" -w '%{http_code}' -X POST ${1:+-H "$1"} \
+		-H 'Content-Type: application/json' -d "$2" "$URL/api/v1/lava/notify"
+}
+check "the callback endpoint refuses a request without a token" \
+	test "$(notify '' '{"id": 1}')" = 401
+check "... and a token it does not know" \
+	test "$(notify 'Authorization: not-a-token' '{"id": 1}')" = 401
+check "... takes the board's token bare, as LAVA sends it" \
+	test "$(notify "Authorization: $stok" '{"id": 1, "state_string": "Finished"}')" = 202
+check "... or as a bearer token; a body without LAVA's job id is refused" \
+	test "$(notify "Authorization: Bearer $stok" '{"state": 3}')" = 400
 printf '{"mode": "server", "url": "%s", "token": "not-%s"}\n' \
 	"$LURL" "$token" >"$work/badtok.json"
 printf '{"mode": "server", "url": "http://127.0.0.1:%s", "token": "%s"}\n' \
 	"$(free_port)" "$token" >"$work/down.json"
-for b in srv badtok down; do
+for b in badtok down; do
 	"$RTLAB" board add "ls$b" --kind lava --definition "$work/$b.json" \
 		--quiet >/dev/null 2>>"$work/add.err"
 done
@@ -227,6 +130,10 @@ check "LAVA's job log is its console.log" has "$work/show.txt" '^ *console\.log 
 check "... and the whole log its lava.log" has "$work/show.txt" '^ *lava\.log +[1-9]'
 check "the run booted Debian's PREEMPT_RT kernel" \
 	has "$work/show.txt" 'PREEMPT_RT.*\(realtime\)'
+sql "SELECT convert_from(data, 'UTF8') FROM artifacts WHERE run_id = $run \
+	AND name = 'manifest.json'" >"$work/manifest.json"
+check "LAVA called rtlab's server back and that ended the worker's wait" \
+	jqt '.lava.notified == true' "$work/manifest.json"
 
 # What LAVA itself recorded: one job (the refused token submitted none),
 # run to Complete on the device, its QEMU with the icount clock and the
@@ -249,10 +156,15 @@ check "... QEMU ran with the icount clock" \
 	has "$work/llog.yaml" 'qemu-system-x86_64 .*-icount shift=3'
 check "... and the guest's network isolated" \
 	has "$work/llog.yaml" 'qemu-system-x86_64 .*-net user,restrict=on'
+curl -sf -H "Authorization: Token $token" "$LURL/api/v0.2/jobs/$lid/" \
+	>"$work/ljob.json"
+check "... its definition asked for the callback to rtlab's server" \
+	jqt --arg u "$URL/api/v1/lava/notify" '.definition | contains($u)' \
+	"$work/ljob.json"
 
 # -- the same server, stopped: its board's next job is infra-failed --------
-kill $gpid
-wait $gpid 2>/dev/null
+kill $LAVA_GPID
+wait $LAVA_GPID 2>/dev/null
 "$RTLAB" job add --kernel debian-rt --board lssrv --testcase cyclictest-idle \
 	--duration 1 --quiet >"$work/jstop" 2>>"$work/add.err"
 nice -n 10 "$RTLAB" worker --drain --name wls2 >"$work/w2.log" 2>&1

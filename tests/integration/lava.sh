@@ -8,6 +8,9 @@
 # reaches nothing), boots it to a shell, runs the agent in a LAVA test
 # shell for a few seconds of cyclictest, and the bundle comes back in base64
 # in LAVA's job log into rtlab's database with LAVA's log as console.log.
+# A board given rtlab's server (upload_url, the guest reaching the host's
+# loopback as 10.0.2.2) uploads the bundle itself; one whose server cannot
+# be reached falls back to the log.
 # Then bad input: definitions that cannot work, a device type LAVA does not
 # know (no run, the job retried as infrastructure), a kernel that does not
 # boot (boot_failed); the queue keeps moving.
@@ -72,6 +75,76 @@ check "LAVA's job log is its console.log" has "$work/show.txt" '^ *console\.log 
 check "... and the whole log its lava.log" has "$work/show.txt" '^ *lava\.log +[1-9]'
 check "the run booted Debian's PREEMPT_RT kernel" \
 	has "$work/show.txt" 'PREEMPT_RT.*\(realtime\)'
+"$RTLAB" db psql -tAc "SELECT convert_from(a.data, 'UTF8') FROM artifacts a \
+	JOIN runs r ON r.id = a.run_id WHERE r.id = $run AND a.name = 'lava.log'" \
+	>"$work/lava1.log" 2>&1
+check "no upload_url: the bundle came back in LAVA's log" \
+	has "$work/lava1.log" 'RTLAB-B64-BEGIN v1'
+
+# -- the board uploads the bundle to rtlab's server itself ------------------
+# The device's QEMU network without restrict=on: the guest (10.0.2.15, no
+# default route) reaches this host's loopback as 10.0.2.2, where rtlab's
+# server listens; the worker gives the board's token to the job.  Then the
+# same with a server the board cannot reach: it falls back to the log.
+start_server "$work" || exit 1
+sed 's/-net user,restrict=on/-net user/' "$dev" >"$work/qemu-user.yaml"
+check "the upload device has a network to the host" \
+	has "$work/qemu-user.yaml" '-net user$'
+printf '{"device": "%s", "upload_url": "http://10.0.2.2:%s"}\n' \
+	"$work/qemu-user.yaml" "$PORT" >"$work/up.json"
+uptok=$("$RTLAB" board add lavaup --kind lava --definition "$work/up.json" \
+	--quiet)
+"$RTLAB" job add --kernel debian-rt --board lavaup --testcase cyclictest-idle \
+	--duration 3 --quiet >"$work/jup" 2>>"$work/add.err"
+nice -n 10 "$RTLAB" worker --board lavaup --token "$uptok" --drain \
+	--name wup >"$work/wup.log" 2>&1
+check "the worker drained the upload board's queue" test $? = 0
+sed 's/^/# /' "$work/wup.log" | tail -n 3
+check "the job is done" test "$(sql "SELECT state FROM jobs WHERE id = \
+	$(cat "$work/jup")")" = done
+"$RTLAB" runs --board lavaup --json >"$work/runsup.json"
+check "one complete run stored" \
+	jqt 'length == 1 and .[0].status == "complete"' "$work/runsup.json"
+runup=$(jq -r '.[0].id' "$work/runsup.json")
+"$RTLAB" show "$runup" >"$work/showup.txt" 2>&1
+check "its histograms have samples" has "$work/showup.txt" '^ *0 +0 +[1-9][0-9]* '
+check "the worker added LAVA's log as console.log and lava.log" \
+	has "$work/showup.txt" '^ *lava\.log +[1-9]'
+get "/api/v1/runs/$runup/artifacts/lava.json" >/dev/null
+check "lava.json says the bundle came by upload" \
+	jqt '.bundle_via == "upload"' "$work/resp"
+get "/api/v1/runs/$runup/artifacts/lava.log" >/dev/null
+cp "$work/resp" "$work/lavaup.log"
+check "the agent on the board uploaded it to rtlab's server" \
+	has "$work/lavaup.log" "stored by http://10\\.0\\.2\\.2:$PORT/api/v1/runs"
+check "the board said so in LAVA's log, which carries no bundle" \
+	sh -c "grep -q 'RTLAB-UPLOADED v1 run=' '$work/lavaup.log' && \
+	! grep -q 'RTLAB-B64-BEGIN' '$work/lavaup.log'"
+# The same board with a server it cannot reach (a port of the host's
+# loopback nothing listens on): the bundle comes back in LAVA's log.
+dead=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+printf '{"device": "%s", "upload_url": "http://10.0.2.2:%s"}\n' \
+	"$work/qemu-user.yaml" "$dead" >"$work/updead.json"
+deadtok=$("$RTLAB" board add lavadead --kind lava \
+	--definition "$work/updead.json" --quiet)
+"$RTLAB" job add --kernel debian-rt --board lavadead \
+	--testcase cyclictest-idle --duration 1 --quiet >"$work/jdead" \
+	2>>"$work/add.err"
+nice -n 10 "$RTLAB" worker --board lavadead --token "$deadtok" --drain \
+	--name wdead >"$work/wdead.log" 2>&1
+check "server unreachable: the job is done all the same" \
+	test "$(sql "SELECT state FROM jobs WHERE id = $(cat "$work/jdead")")" = done
+rundead=$("$RTLAB" runs --board lavadead --json | jq -r '.[0].id')
+get "/api/v1/runs/$rundead/artifacts/lava.log" >/dev/null
+cp "$work/resp" "$work/lavadead.log"
+check "... the board said the upload failed, and its bundle came in the log" \
+	sh -c "grep -q 'RTLAB-UPLOAD-FAILED' '$work/lavadead.log' && \
+	grep -q 'RTLAB-B64-BEGIN v1' '$work/lavadead.log'"
+sql "SELECT convert_from(data, 'UTF8') FROM artifacts WHERE run_id = \
+	$rundead AND name = 'manifest.json'" >"$work/deadman.json"
+check "... and its manifest says so" \
+	jqt '.status == "complete" and .lava.bundle_via == "log"' \
+	"$work/deadman.json"
 
 
 # -- LAVA's failures and the kernel's; the queue keeps moving ---------------

@@ -33,6 +33,31 @@ static void test_conf(void)
 		      c.server,
 	      "conf: a url makes a server board");
 	lava_conf_cleanup(&c);
+	CHECK(!lava_conf_parse("b",
+			       "{\"device\": \"d\", \"upload_url\": "
+			       "\"http://10.0.2.2:8470\"}",
+			       &c, &err) &&
+		      !strcmp(c.upload_url, "http://10.0.2.2:8470"),
+	      "conf: an upload_url");
+	lava_conf_cleanup(&c);
+	CHECK(lava_conf_parse("b",
+			      "{\"device\": \"d\", \"upload_url\": "
+			      "\"10.0.2.2:8470\"}",
+			      &c, &err) &&
+		      strstr(err.msg, "'upload_url'"),
+	      "conf: an upload_url without a scheme (%s)", err.msg);
+	CHECK(lava_conf_parse("b",
+			      "{\"url\": \"http://l\", \"token\": \"t\", "
+			      "\"notify_url\": \"http://r\"}",
+			      &c, &err) &&
+		      strstr(err.msg, "'notify_token'"),
+	      "conf: a notify_url without its token (%s)", err.msg);
+	CHECK(lava_conf_parse("b",
+			      "{\"device\": \"d\", \"notify_url\": "
+			      "\"http://r\", \"notify_token\": \"n\"}",
+			      &c, &err) &&
+		      strstr(err.msg, "mode server"),
+	      "conf: a dispatcher is never called back (%s)", err.msg);
 	CHECK(lava_conf_parse("b", "{\"url\": \"http://l\"}", &c, &err) &&
 		      strstr(err.msg, "'token'"),
 	      "conf: a server without a token (%s)", err.msg);
@@ -51,10 +76,15 @@ static void test_conf(void)
 
 static void test_render(void)
 {
-	struct lava_job_params p = {
-		"qemu",		 "rtlab x", "/k/bzImage", "/w/initrd.cpio.gz",
-		"console=ttyS0", 60,	    200
-	};
+	struct lava_job_params p = { "qemu",
+				     "rtlab x",
+				     "/k/bzImage",
+				     "/w/initrd.cpio.gz",
+				     "console=ttyS0",
+				     60,
+				     200,
+				     NULL,
+				     NULL };
 	char *text = lava_job_render(&p);
 	json_error_t jerr;
 	json_t *j = text ? json_loads(text, 0, &jerr) : NULL;
@@ -77,6 +107,27 @@ static void test_render(void)
 	      "render: rtlab's kernel command line");
 	CHECK(text && strstr(text, "\"/init run\""),
 	      "render: the test shell runs the agent");
+	CHECK(!json_object_get(j, "notify"), "render: no callback by default");
+	json_decref(j);
+	free(text);
+	p.notify_url = "http://r:1/api/v1/lava/notify";
+	p.notify_token = "rtlab-notify";
+	text = lava_job_render(&p);
+	j = text ? json_loads(text, 0, &jerr) : NULL;
+	CHECK_STR(json_string_value(json_object_get(
+			  json_object_get(json_object_get(j, "notify"),
+					  "criteria"),
+			  "status")),
+		  "finished", "render: LAVA calls back once finished");
+	CHECK_STR(json_string_value(json_object_get(
+			  json_object_get(json_object_get(j, "notify"),
+					  "callback"),
+			  "url")),
+		  "http://r:1/api/v1/lava/notify",
+		  "render: ... rtlab's endpoint");
+	CHECK(text && strstr(text, "\"content-type\": \"json\"") &&
+		      strstr(text, "\"token\": \"rtlab-notify\""),
+	      "render: ... with JSON and the token");
 	json_decref(j);
 	free(text);
 }
@@ -162,6 +213,10 @@ static void test_outcome(void)
 	l.console = (char *)"RTLAB-AGENT-START\nRTLAB-AGENT-END rc=1\n";
 	CHECK(lava_outcome_classify(&l, true) == LAVA_OUTCOME_AGENT_ERROR,
 	      "outcome: no bundle");
+	l.console = (char *)"RTLAB-AGENT-START\nRTLAB-AGENT-END rc=0\n"
+			    "RTLAB-UPLOADED v1 run=x size=1 sha256=y\n";
+	CHECK(lava_outcome_classify(&l, true) == LAVA_OUTCOME_UPLOADED,
+	      "outcome: the board uploaded its bundle");
 	l.console = (char *)"Linux version 6.1\n";
 	CHECK(lava_outcome_classify(&l, true) == LAVA_OUTCOME_BOOT_FAILED,
 	      "outcome: no prompt, no agent");

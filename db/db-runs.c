@@ -4,7 +4,7 @@
  * run and the queries behind GET /api/v1/runs..., `rtlab runs`, `rtlab show`
  * and the plots.  PostgreSQL builds the JSON of query answers itself
  * (json_build_object), so rows never pass through hand-written formatting;
- * histograms go in as one INSERT each with their buckets as array literals,
+ * histograms go in as one INSERT each with their buckets as binary arrays,
  * and an upload's statements are prepared once per connection and sent
  * as one pipeline (db-pipeline.c).
  */
@@ -12,6 +12,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "bundle.h"
 #include "db-pipeline.h"
 #include "db-runs.h"
+#include "db-verdicts-local.h"
 #include "db.h"
 #include "manifest.h"
 
@@ -57,29 +59,49 @@ const char *artifact_content_type(const char *name)
 	return "application/octet-stream";
 }
 
-/* "{v0,v1,...}" of the non-empty buckets (latencies or counts). */
-static char *array_literal(const struct hist *h, bool counts)
-{
-	size_t cap = (size_t)hist_nonempty(h) * 21 + 3, len = 0;
-	char *s = malloc(cap);
-	uint32_t i;
+/* Built-in type oids (pg_type.dat): what the binary arrays hold. */
+#define INT4OID 23
+#define INT8OID 20
 
+static unsigned char *put_be(unsigned char *p, uint64_t v, int bytes)
+{
+	while (bytes--)
+		*p++ = (unsigned char)(v >> (8 * bytes));
+	return p;
+}
+
+/*
+ * The non-empty buckets' latencies (integer[]) or counts (bigint[]) in
+ * PostgreSQL's binary array format (array_send()): neither side formats
+ * or parses a number, and the array's header names the element type,
+ * which the server checks.  *@len gets the size; caller frees.
+ */
+static unsigned char *array_binary(const struct hist *h, bool counts, int *len)
+{
+	uint32_t n = hist_nonempty(h), i;
+	int elem = counts ? 8 : 4;
+	size_t size = 20 + (size_t)n * (4 + elem);
+	unsigned char *s, *p;
+
+	if (size > INT_MAX)
+		return NULL;
+	s = malloc(size);
 	if (!s)
 		return NULL;
-	s[len++] = '{';
+	p = put_be(s, n ? 1 : 0, 4);		      /* dimensions */
+	p = put_be(p, 0, 4);			      /* no NULLs */
+	p = put_be(p, counts ? INT8OID : INT4OID, 4); /* element type */
+	if (n) {
+		p = put_be(p, n, 4); /* the dimension's length */
+		p = put_be(p, 1, 4); /* ... and lower bound */
+	}
 	for (i = 0; i < h->nbuckets; i++) {
 		if (!h->counts[i])
 			continue;
-		if (len > 1)
-			s[len++] = ',';
-		if (counts)
-			len += snprintf(s + len, cap - len, "%" PRIu64,
-					h->counts[i]);
-		else
-			len += snprintf(s + len, cap - len, "%" PRIu32, i);
+		p = put_be(p, elem, 4);
+		p = put_be(p, counts ? h->counts[i] : i, elem);
 	}
-	s[len++] = '}';
-	s[len] = '\0';
+	*len = (int)(p - s);
 	return s;
 }
 
@@ -111,8 +133,9 @@ static int send_hist(struct db_pipeline *pl, const struct hist *h,
 	char thread[16], cpu[16], range[16], ovf[24], samples[24], min[16],
 		avg[40], max[16], p50[24], p99[24], p999[24], p9999[24];
 	struct hist_summary s;
-	char *buckets = array_literal(h, false);
-	char *counts = array_literal(h, true);
+	int lens[15] = { 0 }, fmts[15] = { 0 };
+	unsigned char *buckets = array_binary(h, false, &lens[3]);
+	unsigned char *counts = array_binary(h, true, &lens[4]);
 	const char *p[15];
 	int ret = 0;
 
@@ -132,8 +155,9 @@ static int send_hist(struct db_pipeline *pl, const struct hist *h,
 	p[0] = thread;
 	p[1] = cpu;
 	p[2] = range;
-	p[3] = buckets;
-	p[4] = counts;
+	p[3] = (const char *)buckets;
+	p[4] = (const char *)counts;
+	fmts[3] = fmts[4] = 1;
 	p[5] = ovf;
 	p[6] = samples;
 	p[7] = s.samples && s.min_us != UINT32_MAX ? min : NULL;
@@ -145,7 +169,7 @@ static int send_hist(struct db_pipeline *pl, const struct hist *h,
 	p[13] = q_or_null(s.p9999_us, p9999, sizeof(p9999));
 	/* libpq copies the parameters into its buffer here. */
 	p[14] = h->metric[0] ? h->metric : NULL;
-	ret = db_pipeline_send(pl, &hist_stmt, p, NULL, NULL,
+	ret = db_pipeline_send(pl, &hist_stmt, p, lens, fmts,
 			       "storing a histogram", err);
 out:
 	free(buckets);
@@ -160,19 +184,37 @@ static const struct db_stmt artifact_stmt = {
 	5,
 };
 
-static int send_artifact(struct db_pipeline *pl, const struct bundle_file *f,
-			 struct rtlab_err *err)
+/* The sha256 the manifest lists for @f, which manifest_verify_files()
+ * checked against its bytes before the run got here; NULL when the
+ * manifest gives none. */
+static const char *listed_sha256(const struct manifest *m,
+				 const struct bundle_file *f)
+{
+	size_t i;
+
+	for (i = 0; i < m->nfiles; i++)
+		if (!strcmp(m->files[i].name, f->name))
+			return m->files[i].sha256[0] ? m->files[i].sha256 :
+						       NULL;
+	return NULL;
+}
+
+static int send_artifact(struct db_pipeline *pl, const struct manifest *m,
+			 const struct bundle_file *f, struct rtlab_err *err)
 {
 	char size[24], sha[65];
 	const char *p[5];
 	int lens[5] = { 0 }, fmts[5] = { 0, 0, 0, 0, 1 };
 
-	sha256_hex(f->data, f->size, sha);
+	p[3] = listed_sha256(m, f);
+	if (!p[3]) {
+		sha256_hex(f->data, f->size, sha);
+		p[3] = sha;
+	}
 	snprintf(size, sizeof(size), "%zu", f->size);
 	p[0] = f->name;
 	p[1] = artifact_content_type(f->name);
 	p[2] = size;
-	p[3] = sha;
 	p[4] = f->size ? (const char *)f->data : "";
 	lens[4] = (int)f->size;
 	return db_pipeline_send(pl, &artifact_stmt, p, lens, fmts,
@@ -309,11 +351,26 @@ static const struct db_stmt run_stmt = { "rtlab_store_run", store_run_sql, 19 };
  * meanwhile the run INSERT returns no row and the first histogram or
  * artifact INSERT fails on its foreign key, which also rolls back.
  */
-/* The run's INSERT, the one statement that returns rows: its id, or no
- * row when the uuid was taken. */
+/* The board's environment from the run just inserted, when it has none:
+ * db_board_environment_set() with only_unset, inside the pipeline.  The
+ * run's id as a subquery, evaluated once: compared with currval() itself,
+ * which is volatile, the runs would be scanned rather than the index. */
+static const struct db_stmt environment_stmt = {
+	"rtlab_store_environment",
+	"UPDATE boards b SET environment = r.environment, "
+	"environment_run_id = r.id FROM runs r "
+	"WHERE b.id = $1::integer AND r.id = (SELECT " RUN_ID_SQL
+	") AND b.environment IS NULL",
+	1,
+};
+
+/* The statements that return rows, in the order sent: the run's INSERT
+ * (its id, or no row when the uuid was taken), then the run's series
+ * when asked for. */
 struct inserted {
 	int64_t *id;
 	bool *taken;
+	struct run_series *series;
 	bool seen;
 };
 
@@ -321,8 +378,15 @@ static bool run_inserted(PGresult *res, void *arg)
 {
 	struct inserted *ins = arg;
 
-	if (PQresultStatus(res) != PGRES_TUPLES_OK || ins->seen)
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 		return false;
+	if (ins->seen) {
+		/* The series; none when the uuid was taken. */
+		if (ins->series && !*ins->taken &&
+		    db_run_series_read(res, ins->series))
+			ins->series->board_id = 0;
+		return false;
+	}
 	if (PQntuples(res) == 1)
 		*ins->id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
 	else
@@ -342,7 +406,8 @@ static int store_pipeline(PGconn *conn, const struct run_record *rec,
 	char jid[24], max[16], p999[24];
 	int64_t max_us = -1, p999_us = -1;
 	struct hist_summary hs;
-	struct inserted ins = { id, taken, false };
+	struct inserted ins = { id, taken, rec->series, false };
+	char env_bid[16];
 	size_t i;
 	int ret = 0;
 
@@ -405,10 +470,24 @@ static int store_pipeline(PGconn *conn, const struct run_record *rec,
 
 		if (!strcmp(f->name, BUNDLE_MANIFEST))
 			continue;
-		ret = send_artifact(&pl, f, err);
+		ret = send_artifact(&pl, m, f, err);
 		if (ret)
 			goto sync;
 	}
+	if (rec->environment_board_id > 0) {
+		snprintf(env_bid, sizeof(env_bid), "%d",
+			 rec->environment_board_id);
+		p[0] = env_bid;
+		ret = db_pipeline_send(&pl, &environment_stmt, p, NULL, NULL,
+				       "remembering the board's environment",
+				       err);
+		if (ret)
+			goto sync;
+	}
+	if (rec->series)
+		ret = db_pipeline_send(&pl, &db_run_series_stored_stmt, NULL,
+				       NULL, NULL, "reading the run's series",
+				       err);
 sync:
 	ret = db_pipeline_finish(&pl, ret, run_inserted, &ins,
 				 "storing the run", err);
@@ -428,6 +507,8 @@ int db_run_store(PGconn *conn, const struct run_record *rec, int64_t *run_id,
 	int ret;
 
 	*duplicate = false;
+	if (rec->series)
+		memset(rec->series, 0, sizeof(*rec->series));
 	if (board_id < 0) {
 		p[0] = m->board;
 		ret = db_query_id(conn, "SELECT id FROM boards WHERE name = $1",

@@ -24,6 +24,7 @@
 
 struct bundle;
 struct manifest;
+struct run_series;
 
 /* What ingest hands over to be stored; nothing here is owned. */
 struct run_record {
@@ -40,6 +41,14 @@ struct run_record {
 	/* runs.results: a pass/fail tool's result (rt_summary_to_json()),
 	 * NULL for a tool with histograms */
 	const json_t *results;
+	/* > 0: this board takes the run's environment as the one it is
+	 * healthy in when it has none yet (services/health.h), in the
+	 * run's transaction. */
+	int environment_board_id;
+	/* Not NULL: gets the stored run's series (db_run_series()), read
+	 * in the run's transaction; board_id 0 when not read (a
+	 * duplicate). */
+	struct run_series *series;
 };
 
 /**
@@ -47,7 +56,9 @@ struct run_record {
  * testcase (the testcase from @rec->lab_definition, never the manifest),
  * insert the run (idempotent by uuid), one histograms row per thread
  * (non-empty buckets only, derived figures, overflowed quantiles NULL)
- * and one artifacts row per bundle file.
+ * and one artifacts row per bundle file, with the sha256 the manifest
+ * lists for it (checked by manifest_verify_files() before) or, for a file
+ * it lists none for, computed here.
  * @run_id: the new run's id, or the existing one's when *@duplicate.
  * @duplicate: set when this board already stored a run with this uuid;
  *	then nothing is written.

@@ -16,6 +16,7 @@
 
 #include "db-health.h"
 #include "db-pipeline.h"
+#include "db-verdicts-local.h"
 #include "db-verdicts.h"
 #include "db.h"
 
@@ -126,16 +127,45 @@ int db_kernel_resolve(PGconn *conn, const char *ref, int *kernel_id,
 	" AND (s.first_at, s.kernel_id) < (c.first_at, c.kernel_id) " \
 	"ORDER BY s.first_at DESC, s.kernel_id DESC LIMIT 1)"
 
+/* The series of run @id (an SQL expression). */
+#define RUN_SERIES_SQL(id)                                                                         \
+	"SELECT r.board_id, r.testcase_id, r.kernel_id, r.status, r.clock, "                       \
+	"k.tree, " PINNED_BASELINE("r.board_id", "r.testcase_id", "k.tree") ", " DEFAULT_BASELINE( \
+		"r.board_id", "r.testcase_id", "k.tree",                                           \
+		"r.kernel_id") " FROM runs r JOIN kernels k ON k.id = r.kernel_id WHERE r.id = " id
+
 /* Asked after every upload: prepared once per connection. */
 static const struct db_stmt run_series_stmt = {
 	"rtlab_run_series",
-	"SELECT r.board_id, r.testcase_id, r.kernel_id, r.status, r.clock, "
-	"k.tree, " PINNED_BASELINE("r.board_id", "r.testcase_id", "k.tree") ", " DEFAULT_BASELINE(
-		"r.board_id", "r.testcase_id", "k.tree",
-		"r.kernel_id") " FROM runs r JOIN kernels k ON k.id = r.kernel_id "
-			       "WHERE r.id = $1::bigint",
+	RUN_SERIES_SQL("$1::bigint"),
 	1,
 };
+
+/* The same, inside the storing pipeline, of the run it just inserted; a
+ * subquery, evaluated once, so that the run is found by its index (not
+ * by comparing every run's id with the volatile currval()). */
+const struct db_stmt db_run_series_stored_stmt = {
+	"rtlab_run_series_stored",
+	RUN_SERIES_SQL("(SELECT currval(pg_get_serial_sequence('runs', 'id')))"),
+	0,
+};
+
+int db_run_series_read(const PGresult *res, struct run_series *rs)
+{
+	if (PQntuples(res) < 1)
+		return -ENOENT;
+	rs->board_id = atoi(PQgetvalue(res, 0, 0));
+	rs->testcase_id = atoi(PQgetvalue(res, 0, 1));
+	rs->kernel_id = atoi(PQgetvalue(res, 0, 2));
+	snprintf(rs->status, sizeof(rs->status), "%s", PQgetvalue(res, 0, 3));
+	snprintf(rs->clock, sizeof(rs->clock), "%s", PQgetvalue(res, 0, 4));
+	snprintf(rs->tree, sizeof(rs->tree), "%s", PQgetvalue(res, 0, 5));
+	rs->pinned_kernel_id =
+		PQgetisnull(res, 0, 6) ? 0 : atoi(PQgetvalue(res, 0, 6));
+	rs->default_kernel_id =
+		PQgetisnull(res, 0, 7) ? 0 : atoi(PQgetvalue(res, 0, 7));
+	return 0;
+}
 
 int db_run_series(PGconn *conn, int64_t run_id, struct run_series *rs,
 		  struct rtlab_err *err)
@@ -150,25 +180,8 @@ int db_run_series(PGconn *conn, int64_t run_id, struct run_series *rs,
 			    "reading the run's series");
 	if (ret)
 		return ret;
-	if (PQntuples(res) < 1) {
+	if (db_run_series_read(res, rs))
 		ret = rtlab_err_seterr(err, ENOENT, "run %s not found", id);
-	} else {
-		rs->board_id = atoi(PQgetvalue(res, 0, 0));
-		rs->testcase_id = atoi(PQgetvalue(res, 0, 1));
-		rs->kernel_id = atoi(PQgetvalue(res, 0, 2));
-		snprintf(rs->status, sizeof(rs->status), "%s",
-			 PQgetvalue(res, 0, 3));
-		snprintf(rs->clock, sizeof(rs->clock), "%s",
-			 PQgetvalue(res, 0, 4));
-		snprintf(rs->tree, sizeof(rs->tree), "%s",
-			 PQgetvalue(res, 0, 5));
-		rs->pinned_kernel_id = PQgetisnull(res, 0, 6) ?
-					       0 :
-					       atoi(PQgetvalue(res, 0, 6));
-		rs->default_kernel_id = PQgetisnull(res, 0, 7) ?
-						0 :
-						atoi(PQgetvalue(res, 0, 7));
-	}
 	PQclear(res);
 	return ret;
 }

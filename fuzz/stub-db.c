@@ -51,20 +51,27 @@ int db_run_store(PGconn *conn, const struct run_record *rec, int64_t *run_id,
 	return 0;
 }
 
-int64_t verdict_after_ingest(PGconn *conn, int64_t run_id)
+int64_t verdict_after_ingest(PGconn *conn, int64_t run_id,
+			     const struct run_series *rs)
 {
 	return 0;
 }
 
 int health_ingest_check(PGconn *conn, const struct manifest *m,
-			const char *manifest_json, char **flags_text,
-			struct health_ingest *hi, struct rtlab_err *err)
+			char **flags_text, struct health_ingest *hi,
+			struct rtlab_err *err)
 {
 	memset(hi, 0, sizeof(*hi));
 	return 0;
 }
 
+int health_ingest_environment_board(const struct health_ingest *hi,
+				    bool complete)
+{
+	return 0;
+}
+
 void health_ingest_stored(PGconn *conn, const struct health_ingest *hi,
-			  int64_t run_id, bool complete)
+			  int64_t run_id)
 {
 }

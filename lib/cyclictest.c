@@ -116,13 +116,337 @@ static int json_strdup(json_t *root, const char *key, char **out,
 	return *out ? 0 : -ENOMEM;
 }
 
-static int json_thread(json_t *t, const char *key, uint32_t range_us,
-		       struct hist *h, struct rtlab_err *err)
+/* ------------------------------------------------- JSON: histograms */
+
+/*
+ * The histograms are nearly all of a cyclictest.json (two CPUs of 1000
+ * buckets are 2000 members), and jansson's tree of them -- a hashed key
+ * and an allocated integer a bucket -- cost most of an upload's CPU.  So
+ * before jansson sees the document, a scanner reads every thread's
+ * "histogram" object that is plain ("latency": count members, the latency
+ * a canonical decimal within the range, the count a non-negative integer
+ * of at most 18 digits, no latency twice) into pairs, and jansson parses
+ * a copy of the document without those objects' members: an empty object
+ * there.  A histogram that is not plain, a document whose shape the
+ * scanner doubts, or a copy jansson refuses leaves the document as sent
+ * to jansson alone, so whatever is wrong with it is reported exactly as
+ * without the scanner.
+ */
+struct ct_pair {
+	uint32_t bucket_us;
+	uint64_t count;
+};
+
+struct ct_fast_hist {
+	char key[16];	   /* the thread's key under "thread" */
+	size_t first, n;   /* its pairs */
+	size_t begin, end; /* its members in the text */
+};
+
+struct ct_fast {
+	const char *s;
+	size_t len, i;
+	uint32_t range_us;
+	uint8_t *seen; /* a bit a bucket, of the histogram being read */
+	struct ct_pair *pairs;
+	size_t npairs, cap_pairs;
+	struct ct_fast_hist *hists;
+	size_t nhists, cap_hists;
+	char *text; /* the copy without the pairs, once the scan succeeded */
+	size_t text_len;
+};
+
+static void ct_fast_cleanup(struct ct_fast *f)
 {
+	free(f->seen);
+	free(f->pairs);
+	free(f->hists);
+	free(f->text);
+	memset(f, 0, sizeof(*f));
+}
+
+static void fast_ws(struct ct_fast *f)
+{
+	while (f->i < f->len && (f->s[f->i] == ' ' || f->s[f->i] == '\t' ||
+				 f->s[f->i] == '\n' || f->s[f->i] == '\r'))
+		f->i++;
+}
+
+static bool fast_char(struct ct_fast *f, char c)
+{
+	fast_ws(f);
+	if (f->i >= f->len || f->s[f->i] != c)
+		return false;
+	f->i++;
+	fast_ws(f);
+	return true;
+}
+
+/* A string at f->i: *@plain when it has no escape (then [*@start, +*@n)
+ * is its value). */
+static bool fast_string(struct ct_fast *f, size_t *start, size_t *n,
+			bool *plain)
+{
+	if (f->i >= f->len || f->s[f->i] != '"')
+		return false;
+	*plain = true;
+	*start = ++f->i;
+	while (f->i < f->len && f->s[f->i] != '"') {
+		if (f->s[f->i] == '\\') {
+			*plain = false;
+			f->i++;
+		}
+		f->i++;
+	}
+	if (f->i >= f->len)
+		return false;
+	*n = f->i++ - *start;
+	return true;
+}
+
+/* Past any value, unchecked: jansson checks it. */
+static bool fast_skip(struct ct_fast *f)
+{
+	size_t start, n, depth = 0;
+	bool plain;
+
+	if (f->i < f->len && f->s[f->i] == '"')
+		return fast_string(f, &start, &n, &plain);
+	if (f->i < f->len && f->s[f->i] != '{' && f->s[f->i] != '[') {
+		/* A scalar: up to the next delimiter. */
+		start = f->i;
+		while (f->i < f->len && f->s[f->i] &&
+		       !strchr(",}] \t\n\r", f->s[f->i]))
+			f->i++;
+		return f->i > start;
+	}
+	while (f->i < f->len) {
+		switch (f->s[f->i]) {
+		case '"':
+			if (!fast_string(f, &start, &n, &plain))
+				return false;
+			continue;
+		case '{':
+		case '[':
+			depth++;
+			break;
+		case '}':
+		case ']':
+			if (!--depth) {
+				f->i++;
+				return true;
+			}
+			break;
+		}
+		f->i++;
+	}
+	return false;
+}
+
+/* Digits at f->i, canonical (no leading zero), at most @max of them. */
+static bool fast_digits(struct ct_fast *f, size_t max, uint64_t *v)
+{
+	size_t start = f->i;
+
+	*v = 0;
+	while (f->i < f->len && f->s[f->i] >= '0' && f->s[f->i] <= '9') {
+		*v = *v * 10 + (uint64_t)(f->s[f->i] - '0');
+		f->i++;
+		if (f->i - start > max)
+			return false;
+	}
+	return f->i > start && (f->i - start == 1 || f->s[start] != '0');
+}
+
+static bool fast_hist(struct ct_fast *f, const char *key, size_t keylen)
+{
+	struct ct_fast_hist *h;
+	uint64_t bucket, count;
+	size_t k;
+
+	if (f->nhists == f->cap_hists) {
+		size_t cap = f->cap_hists ? 2 * f->cap_hists : 4;
+		void *bigger = realloc(f->hists, cap * sizeof(*f->hists));
+
+		if (!bigger)
+			return false;
+		f->hists = bigger;
+		f->cap_hists = cap;
+	}
+	h = &f->hists[f->nhists];
+	memcpy(h->key, key, keylen);
+	h->key[keylen] = '\0';
+	h->first = f->npairs;
+	h->begin = ++f->i;
+	fast_ws(f);
+	while (f->i < f->len && f->s[f->i] != '}') {
+		if (f->npairs > h->first && !fast_char(f, ','))
+			return false;
+		if (f->i >= f->len || f->s[f->i] != '"')
+			return false;
+		f->i++;
+		if (!fast_digits(f, 6, &bucket) || bucket >= f->range_us ||
+		    f->i >= f->len || f->s[f->i++] != '"')
+			return false;
+		if (f->seen[bucket / 8] & (1u << (bucket % 8)))
+			return false;
+		f->seen[bucket / 8] |= (uint8_t)(1u << (bucket % 8));
+		if (!fast_char(f, ':') || !fast_digits(f, 18, &count) ||
+		    f->i >= f->len || !f->s[f->i] ||
+		    !strchr(",} \t\n\r", f->s[f->i]))
+			return false;
+		if (f->npairs == f->cap_pairs) {
+			size_t cap = f->cap_pairs ? 2 * f->cap_pairs : 1024;
+			void *bigger =
+				realloc(f->pairs, cap * sizeof(*f->pairs));
+
+			if (!bigger)
+				return false;
+			f->pairs = bigger;
+			f->cap_pairs = cap;
+		}
+		f->pairs[f->npairs].bucket_us = (uint32_t)bucket;
+		f->pairs[f->npairs].count = count;
+		f->npairs++;
+		fast_ws(f);
+	}
+	if (f->i >= f->len)
+		return false;
+	h->end = f->i++;
+	h->n = f->npairs - h->first;
+	for (k = h->first; k < f->npairs; k++)
+		f->seen[f->pairs[k].bucket_us / 8] = 0;
+	f->nhists++;
+	return true;
+}
+
+/* The object at f->i, @level deep on the way to the histograms (0: the
+ * document, 1: "thread", 2: a thread, whose key is @key). */
+static bool fast_object(struct ct_fast *f, const char *key, size_t keylen,
+			int level);
+
+static bool fast_member(struct ct_fast *f, const char *parent, size_t parentlen,
+			int level)
+{
+	size_t start, n;
+	bool plain;
+
+	if (!fast_string(f, &start, &n, &plain) || !fast_char(f, ':'))
+		return false;
+	if (f->i < f->len && f->s[f->i] == '{' && plain) {
+		const char *k = f->s + start;
+
+		if (level == 0 && n == 6 && !memcmp(k, "thread", 6))
+			return fast_object(f, k, n, 1);
+		if (level == 1 && n < sizeof(((struct ct_fast_hist *)0)->key))
+			return fast_object(f, k, n, 2);
+		if (level == 2 && n == 9 && !memcmp(k, "histogram", 9))
+			return fast_hist(f, parent, parentlen);
+	}
+	return fast_skip(f);
+}
+
+static bool fast_object(struct ct_fast *f, const char *key, size_t keylen,
+			int level)
+{
+	bool first = true;
+
+	if (f->i >= f->len || f->s[f->i] != '{')
+		return false;
+	f->i++;
+	fast_ws(f);
+	while (f->i < f->len && f->s[f->i] != '}') {
+		if (!first && !fast_char(f, ','))
+			return false;
+		first = false;
+		if (!fast_member(f, key, keylen, level))
+			return false;
+		fast_ws(f);
+	}
+	if (f->i >= f->len)
+		return false;
+	f->i++;
+	return true;
+}
+
+/*
+ * Scan @text for plain histograms: @f gets their pairs and f->text the
+ * copy without them, or holds nothing (f->text NULL) when jansson is to
+ * read the original alone.
+ */
+static void ct_fast_scan(struct ct_fast *f, const char *text, size_t len,
+			 uint32_t range_us)
+{
+	size_t h, from;
+
+	memset(f, 0, sizeof(*f));
+	f->s = text;
+	f->len = len;
+	f->range_us = range_us;
+	if (!range_us || range_us > RTLAB_MAX_HIST_RANGE_US)
+		return;
+	f->seen = calloc(range_us / 8 + 1, 1);
+	if (!f->seen)
+		goto fail;
+	fast_ws(f);
+	if (!fast_object(f, NULL, 0, 0) || !f->nhists)
+		goto fail;
+	f->text = malloc(len);
+	if (!f->text)
+		goto fail;
+	for (h = 0, from = 0; h < f->nhists; h++) {
+		memcpy(f->text + f->text_len, text + from,
+		       f->hists[h].begin - from);
+		f->text_len += f->hists[h].begin - from;
+		from = f->hists[h].end;
+	}
+	memcpy(f->text + f->text_len, text + from, len - from);
+	f->text_len += len - from;
+	return;
+fail:
+	ct_fast_cleanup(f);
+}
+
+/* The scanned histogram of thread @key, NULL when jansson has it. */
+static const struct ct_fast_hist *ct_fast_find(const struct ct_fast *f,
+					       const char *key)
+{
+	size_t h;
+
+	for (h = 0; f && h < f->nhists; h++)
+		if (!strcmp(f->hists[h].key, key))
+			return &f->hists[h];
+	return NULL;
+}
+
+/* Bucket @bucket_us of @h gets @n more samples, which may not make the
+ * counts add up to more than @cycles. */
+static int hist_count(struct hist *h, uint64_t bucket_us, uint64_t n,
+		      uint64_t cycles, uint64_t *sum, const char *path,
+		      struct rtlab_err *err)
+{
+	h->counts[bucket_us] += n;
+	*sum += n;
+	if (*sum > cycles)
+		return rtlab_err_set(
+			err,
+			CT_JSON
+			": key '%shistogram': counts add up to more than %scycles (%" PRIu64
+			")",
+			path, path, cycles);
+	return 0;
+}
+
+static int json_thread(json_t *t, const char *key, uint32_t range_us,
+		       const struct ct_fast *fast, struct hist *h,
+		       struct rtlab_err *err)
+{
+	const struct ct_fast_hist *fh = ct_fast_find(fast, key);
 	char path[64];
 	json_t *histo, *v, *avg;
 	const char *bkey;
-	uint64_t cycles, min_us, max_us, cpu, bucket, n, sum = 0;
+	uint64_t cycles, min_us, max_us, cpu, bucket, sum = 0;
+	size_t k;
 	int ret;
 
 	snprintf(path, sizeof(path), "thread.%s.", key);
@@ -168,6 +492,14 @@ static int json_thread(json_t *t, const char *key, uint32_t range_us,
 				     CT_JSON
 				     ": key '%shistogram': expected an object",
 				     path);
+	/* Scanned: "histogram" is an empty object in @t. */
+	for (k = 0; fh && k < fh->n; k++) {
+		ret = hist_count(h, fast->pairs[fh->first + k].bucket_us,
+				 fast->pairs[fh->first + k].count, cycles, &sum,
+				 path, err);
+		if (ret)
+			return ret;
+	}
 	json_object_foreach(histo, bkey, v) {
 		if (!parse_u64(bkey, &bucket))
 			return rtlab_err_set(
@@ -187,16 +519,10 @@ static int json_thread(json_t *t, const char *key, uint32_t range_us,
 				CT_JSON
 				": key '%shistogram.%s': expected a non-negative integer count",
 				path, bkey);
-		n = (uint64_t)json_integer_value(v);
-		h->counts[bucket] += n;
-		sum += n;
-		if (sum > cycles)
-			return rtlab_err_set(
-				err,
-				CT_JSON
-				": key '%shistogram': counts add up to more than %scycles (%" PRIu64
-				")",
-				path, path, cycles);
+		ret = hist_count(h, bucket, (uint64_t)json_integer_value(v),
+				 cycles, &sum, path, err);
+		if (ret)
+			return ret;
 	}
 	h->samples = cycles;
 	h->overflows = cycles - sum;
@@ -214,6 +540,7 @@ static int json_thread(json_t *t, const char *key, uint32_t range_us,
 int ct_json_parse(const char *text, size_t len, uint32_t hist_range_us,
 		  struct ct_result *res, struct rtlab_err *err)
 {
+	struct ct_fast fast = { 0 };
 	json_error_t jerr;
 	json_t *root, *threads, *j, *sysinfo;
 	uint64_t num = 0, rc, total = 0;
@@ -228,7 +555,15 @@ int ct_json_parse(const char *text, size_t len, uint32_t hist_range_us,
 				     CT_JSON
 				     ": %zu bytes, more than the limit of %lu",
 				     len, RTLAB_MAX_CT_JSON_BYTES);
-	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	ct_fast_scan(&fast, text, len, hist_range_us);
+	root = fast.text ? json_loadb(fast.text, fast.text_len,
+				      JSON_REJECT_DUPLICATES, &jerr) :
+			   NULL;
+	if (!root) {
+		/* Errors are the document's as sent. */
+		ct_fast_cleanup(&fast);
+		root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	}
 	if (!root)
 		return rtlab_err_set(err, CT_JSON ": line %d column %d: %s",
 				     jerr.line, jerr.column, jerr.text);
@@ -325,7 +660,8 @@ int ct_json_parse(const char *text, size_t len, uint32_t hist_range_us,
 				key, n - 1);
 			goto out;
 		}
-		ret = json_thread(j, key, hist_range_us, &res->threads[i], err);
+		ret = json_thread(j, key, hist_range_us, &fast,
+				  &res->threads[i], err);
 		if (ret)
 			goto out;
 		if (__builtin_add_overflow(total, res->threads[i].samples,
@@ -342,6 +678,7 @@ int ct_json_parse(const char *text, size_t len, uint32_t hist_range_us,
 	ret = 0;
 out:
 	json_decref(root);
+	ct_fast_cleanup(&fast);
 	if (ret)
 		ct_result_cleanup(res);
 	return ret;

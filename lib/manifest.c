@@ -88,6 +88,7 @@ void manifest_cleanup(struct manifest *m)
 		free(m->files[i].name);
 	free(m->files);
 	free(m->json);
+	json_decref(m->doc);
 	memset(m, 0, sizeof(*m));
 	m->kernel_realtime = -1;
 	m->job_id = -1;
@@ -567,6 +568,8 @@ int manifest_parse(const char *text, size_t len, struct manifest *m,
 	m->json = json_dumps(root, JSON_COMPACT | JSON_ENSURE_ASCII);
 	if (!m->json)
 		ret = -ENOMEM;
+	else
+		m->doc = json_incref(root);
 out:
 	json_decref(root);
 	if (ret == -ENOMEM)

@@ -34,6 +34,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <jansson.h>
 #include "error.h"
 #include "rttests.h"
 
@@ -79,6 +80,10 @@ struct manifest {
 	size_t nfiles;
 	struct manifest_file *files;
 	char *json; /* the whole document, re-serialized compactly */
+	/* The same document as parsed, for readers of the fields kept as
+	 * they are (environment, testcase.definition): owned by the
+	 * manifest, valid until manifest_cleanup(). */
+	json_t *doc;
 };
 
 /**
@@ -89,6 +94,7 @@ struct manifest {
  * run-limits.h apply: the text's size, names (board, testcase.name,
  * kernel.release/name/tree, environment.clock), other strings, error,
  * testcase.hist_range_us, the files listed and their sizes.
+ * @m->doc keeps the parsed document, so nobody parses the text again.
  * Caller releases with manifest_cleanup().
  */
 int manifest_parse(const char *text, size_t len, struct manifest *m,

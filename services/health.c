@@ -206,11 +206,11 @@ static int flag_run(char **flags_text, const char *reason)
 }
 
 int health_ingest_check(PGconn *conn, const struct manifest *m,
-			const char *manifest_json, char **flags_text,
-			struct health_ingest *hi, struct rtlab_err *err)
+			char **flags_text, struct health_ingest *hi,
+			struct rtlab_err *err)
 {
 	char drift[RTLAB_ERR_LEN - 64];
-	json_t *b = NULL, *doc = NULL;
+	json_t *b = NULL;
 	int ret;
 
 	memset(hi, 0, sizeof(*hi));
@@ -227,10 +227,9 @@ int health_ingest_check(PGconn *conn, const struct manifest *m,
 			 jstr(b, "state_reason") ? jstr(b, "state_reason") :
 						   "");
 	} else if (m->status == RUN_STATUS_COMPLETE) {
-		doc = json_loads(manifest_json, 0, NULL);
 		if (health_env_drift(json_object_get(b, "environment"),
-				     json_object_get(doc, "environment"), drift,
-				     sizeof(drift))) {
+				     json_object_get(m->doc, "environment"),
+				     drift, sizeof(drift))) {
 			hi->out_of_service = hi->drift = true;
 			snprintf(hi->reason, sizeof(hi->reason),
 				 "environment changed since run %" JSON_INTEGER_FORMAT
@@ -242,28 +241,26 @@ int health_ingest_check(PGconn *conn, const struct manifest *m,
 	}
 	if (hi->out_of_service && flag_run(flags_text, hi->reason))
 		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
-	json_decref(doc);
 	json_decref(b);
 	return ret;
 }
 
+int health_ingest_environment_board(const struct health_ingest *hi,
+				    bool complete)
+{
+	return !hi->out_of_service && complete ? hi->board_id : 0;
+}
+
 void health_ingest_stored(PGconn *conn, const struct health_ingest *hi,
-			  int64_t run_id, bool complete)
+			  int64_t run_id)
 {
 	struct rtlab_err err = { "" };
-	int ret = 0;
 
-	if (!hi->board_id)
+	if (!hi->board_id || !hi->drift)
 		return;
-	if (hi->drift) {
-		ret = db_board_unhealthy(conn, hi->board_id, hi->reason, &err);
-		if (!ret)
-			log_warn("run %" PRId64 ": board out of service: %s",
-				 run_id, hi->reason);
-	} else if (!hi->out_of_service && complete) {
-		ret = db_board_environment_set(conn, hi->board_id, run_id, true,
-					       &err);
-	}
-	if (ret)
+	if (db_board_unhealthy(conn, hi->board_id, hi->reason, &err))
 		log_error("run %" PRId64 ": board health: %s", run_id, err.msg);
+	else
+		log_warn("run %" PRId64 ": board out of service: %s", run_id,
+			 hi->reason);
 }

@@ -83,25 +83,33 @@ struct health_ingest {
 };
 
 /**
- * health_ingest_check() - before run @m (manifest.json text
- * @manifest_json) is stored: is its board out of service, or did its
+ * health_ingest_check() - before run @m (its manifest.json as parsed,
+ * @m->doc) is stored: is its board out of service, or did its
  * environment drift from the one the board was last healthy in?
  * @flags_text: the run's flags (JSON text, malloc'd, may be replaced) get
  * HEALTH_RUN_FLAG when so.
  * Return: 0 with @hi filled; -ENOMEM; -EIO.
  */
 int health_ingest_check(PGconn *conn, const struct manifest *m,
-			const char *manifest_json, char **flags_text,
-			struct health_ingest *hi,
+			char **flags_text, struct health_ingest *hi,
 			struct rtlab_err *err) __must_check;
 
 /**
+ * health_ingest_environment_board() - the board that is to remember the
+ * environment of the run @hi was found for, when it has none yet: @hi's
+ * board for a complete run (@complete) of a board in service, else 0.
+ * db_run_store() does it in the run's transaction
+ * (run_record.environment_board_id).
+ */
+int health_ingest_environment_board(const struct health_ingest *hi,
+				    bool complete);
+
+/**
  * health_ingest_stored() - after the run @run_id that @hi was found for
- * was stored (not a duplicate): take a drifted board out of service, or
- * remember a complete run's environment (@complete) when the board has
- * none yet.  Logs its own failures.
+ * was stored (not a duplicate): take a drifted board out of service.
+ * Logs its own failures.
  */
 void health_ingest_stored(PGconn *conn, const struct health_ingest *hi,
-			  int64_t run_id, bool complete);
+			  int64_t run_id);
 
 #endif

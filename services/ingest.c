@@ -7,7 +7,11 @@
  * definition (the lab's stays the lab's; a difference flags the run) and
  * check the board's health (services/health.h: a board out of service or
  * a drifted environment flags the run, which then gets no verdict) and
- * hand the lot to db_run_store(), which writes it in one transaction.  Nothing reaches the database before all checks pass.
+ * hand the lot to db_run_store(), which writes it in one transaction.
+ * Nothing reaches the database before all checks pass.  The manifest is
+ * parsed once (struct manifest keeps the document for the testcase and
+ * health checks), and what follows the store -- the board's environment,
+ * the run's series for its verdict -- rides in the store's pipeline.
  */
 
 #include <errno.h>
@@ -20,6 +24,7 @@
 #include "bundle.h"
 #include "cyclictest.h"
 #include "../db/db-runs.h"
+#include "../db/db-verdicts.h"
 #include "health.h"
 #include "ingest.h"
 #include "log.h"
@@ -35,16 +40,16 @@
  * lab's.  The manifest never decides the lab's definition.
  * Return: 0 or -ENOMEM.
  */
-static int testcase_flags(const struct manifest *m, const char *manifest_json,
-			  char **lab_text, char **flags_text)
+static int testcase_flags(const struct manifest *m, char **lab_text,
+			  char **flags_text)
 {
 	struct rtlab_err lerr = { "" };
-	json_t *root, *ran, *lab = NULL, *diff = NULL, *flags;
+	json_t *ran, *lab = NULL, *diff = NULL, *flags;
 	int ret = -ENOMEM;
 
 	*lab_text = *flags_text = NULL;
-	root = json_loads(manifest_json, 0, NULL);
-	ran = json_object_get(json_object_get(root, "testcase"), "definition");
+	ran = json_object_get(json_object_get(m->doc, "testcase"),
+			      "definition");
 	flags = json_object();
 	if (!flags)
 		goto out;
@@ -86,7 +91,6 @@ out:
 	json_decref(diff);
 	json_decref(lab);
 	json_decref(flags);
-	json_decref(root);
 	return ret;
 }
 
@@ -102,6 +106,7 @@ int ingest_bundle(PGconn *conn, const void *data, size_t size, int board_id,
 	char *lab_text = NULL, *flags_text = NULL;
 	json_t *results = NULL;
 	struct health_ingest hi = { 0 };
+	struct run_series rs;
 	struct bundle *b;
 	int ret;
 
@@ -146,12 +151,12 @@ int ingest_bundle(PGconn *conn, const void *data, size_t size, int board_id,
 		use = &ct;
 	}
 
-	ret = testcase_flags(&m, m.json, &lab_text, &flags_text);
+	ret = testcase_flags(&m, &lab_text, &flags_text);
 	if (ret) {
 		rtlab_err_seterr(err, -ret, "out of memory");
 		goto out;
 	}
-	ret = health_ingest_check(conn, &m, m.json, &flags_text, &hi, err);
+	ret = health_ingest_check(conn, &m, &flags_text, &hi, err);
 	if (ret)
 		goto out;
 	rec.lab_definition = lab_text;
@@ -162,11 +167,16 @@ int ingest_bundle(PGconn *conn, const void *data, size_t size, int board_id,
 	rec.hists = use ? use->threads : NULL;
 	rec.bundle = b;
 	rec.results = results;
+	/* Both in the store's transaction: no round trip of their own. */
+	rec.environment_board_id =
+		health_ingest_environment_board(&hi,
+						m.status ==
+							RUN_STATUS_COMPLETE);
+	rec.series = &rs;
 	ret = db_run_store(conn, &rec, &res->run_id, &res->duplicate, err);
 	if (!ret && !res->duplicate) {
 		res->nhists = rec.nhists;
-		health_ingest_stored(conn, &hi, res->run_id,
-				     m.status == RUN_STATUS_COMPLETE);
+		health_ingest_stored(conn, &hi, res->run_id);
 		/* The run's kernel against its series' baseline; logs its
 		 * own failures and never fails the upload.  A run of a board
 		 * out of service is compared with nothing. */
@@ -174,7 +184,7 @@ int ingest_bundle(PGconn *conn, const void *data, size_t size, int board_id,
 			log_warn("run %" PRId64 ": no verdict: %s", res->run_id,
 				 hi.reason);
 		else
-			verdict_after_ingest(conn, res->run_id);
+			verdict_after_ingest(conn, res->run_id, &rs);
 	}
 out:
 	free(lab_text);

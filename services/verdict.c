@@ -501,7 +501,8 @@ static const char *jstr(json_t *o, const char *key)
 	return s ? s : "-";
 }
 
-int64_t verdict_after_ingest(PGconn *conn, int64_t run_id)
+int64_t verdict_after_ingest(PGconn *conn, int64_t run_id,
+			     const struct run_series *stored)
 {
 	struct rtlab_err err = { "" };
 	struct verdict_pair vp = { 0 };
@@ -511,17 +512,23 @@ int64_t verdict_after_ingest(PGconn *conn, int64_t run_id)
 	int64_t id = 0;
 	int base, ret;
 
-	ret = db_run_series(conn, run_id, &rs, &err);
-	if (ret) {
-		log_error("run %" PRId64 ": no verdict: %s", run_id, err.msg);
-		return ret;
+	if (stored && stored->board_id) {
+		rs = *stored;
+	} else {
+		ret = db_run_series(conn, run_id, &rs, &err);
+		if (ret) {
+			log_error("run %" PRId64 ": no verdict: %s", run_id,
+				  err.msg);
+			return ret;
+		}
 	}
 	if (strcmp(rs.status, "complete")) {
 		log_debug("run %" PRId64 ": no verdict for a run that is %s",
 			  run_id, rs.status);
 		return 0;
 	}
-	/* db_run_series() answered the baselines too: one round trip. */
+	/* db_run_series() answered the baselines too: no round trip of
+	 * their own. */
 	vp.baseline_source = rs.pinned_kernel_id ? "pinned" : "default";
 	base = rs.pinned_kernel_id ? rs.pinned_kernel_id : rs.default_kernel_id;
 	if (!base) {
@@ -577,14 +584,12 @@ int64_t verdict_after_ingest(PGconn *conn, int64_t run_id)
 struct offline_run {
 	struct manifest m;
 	struct ct_result ct;
-	json_t *doc; /* manifest.json */
 };
 
 static void offline_cleanup(struct offline_run *r)
 {
 	manifest_cleanup(&r->m);
 	ct_result_cleanup(&r->ct);
-	json_decref(r->doc);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -592,7 +597,6 @@ static int offline_load(const char *path, struct offline_run *r,
 			struct rtlab_err *err)
 {
 	const struct bundle_file *mf;
-	json_error_t jerr;
 	struct bundle *b;
 	int ret;
 
@@ -608,11 +612,6 @@ static int offline_load(const char *path, struct offline_run *r,
 	if (ret) {
 		rtlab_err_prefix(err, "%s", path);
 		ret = -EINVAL;
-		goto out;
-	}
-	r->doc = json_loads(r->m.json, 0, &jerr);
-	if (!r->doc) {
-		ret = rtlab_err_seterr(err, ENOMEM, "%s: out of memory", path);
 		goto out;
 	}
 	if (r->m.status != RUN_STATUS_COMPLETE) {
@@ -650,7 +649,7 @@ static json_t *offline_side(const struct offline_run *r, size_t n)
 {
 	char rel[300] = "";
 	size_t i, j, len = 0;
-	json_t *k = json_object_get(r[0].doc, "kernel");
+	json_t *k = json_object_get(r[0].m.doc, "kernel");
 
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < i; j++)
@@ -716,7 +715,7 @@ int verdict_compare_bundles(const char *const *base, size_t nbase,
 	}
 	if (ret)
 		goto out;
-	def = json_object_get(json_object_get(oc[0].doc, "testcase"),
+	def = json_object_get(json_object_get(oc[0].m.doc, "testcase"),
 			      "definition");
 	if (verdict_params_parse(def, oc[0].m.testcase, &params, &perr)) {
 		snprintf(why, sizeof(why), "%s", perr.msg);

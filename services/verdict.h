@@ -31,6 +31,8 @@
 #include "error.h"
 #include "regress.h"
 
+struct run_series;
+
 /**
  * verdict_params_parse() - the regression parameters of a testcase: the
  * defaults of regress_params_init(), overridden by the definition's
@@ -86,7 +88,9 @@ int verdict_store(PGconn *conn, const struct verdict_pair *vp, json_t *v,
 		  struct rtlab_err *err) __must_check;
 
 /**
- * verdict_after_ingest() - called once run @run_id is committed.  When the
+ * verdict_after_ingest() - called once run @run_id is committed, with its
+ * series @rs when the store read it (db_run_series(); NULL or a board_id
+ * of 0: read here).  When the
  * run is complete and its series (board, testcase, the kernel's tree) has
  * a baseline (pinned, else the default) other than its own kernel,
  * compute the verdict of its kernel on its clock and store it; sides that
@@ -95,7 +99,8 @@ int verdict_store(PGconn *conn, const struct verdict_pair *vp, json_t *v,
  * Return: the verdict id (> 0), 0 when no verdict was due, or a negative
  * errno (logged).
  */
-int64_t verdict_after_ingest(PGconn *conn, int64_t run_id);
+int64_t verdict_after_ingest(PGconn *conn, int64_t run_id,
+			     const struct run_series *rs);
 
 /**
  * verdict_compare_bundles() - the verdict of result bundle files @cand

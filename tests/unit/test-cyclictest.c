@@ -169,6 +169,66 @@ static void test_overflows(void)
 	ct_result_cleanup(&r);
 }
 
+/*
+ * Plain histograms are read by a scanner, anything else about them by
+ * jansson: both give the same histogram, and a fault is reported from the
+ * document as sent (line and column included).
+ */
+static void test_scanned(void)
+{
+	static const char *const same[] = {
+		"{\"thread\": {\"0\": {\"cycles\": 6, \"min\": 3, \"max\": 9,"
+		" \"histogram\": {\"3\": 2,\r\n\t\"4\": 1}}}}",
+		/* a latency with a leading zero, an escaped one */
+		"{\"thread\": {\"0\": {\"cycles\": 6, \"min\": 3, \"max\": 9,"
+		" \"histogram\": {\"03\": 2, \"\\u0034\": 1}}}}",
+		/* a count written -0, another "histogram" deeper in */
+		"{\"thread\": {\"0\": {\"cycles\": 6, \"min\": 3, \"max\": 9,"
+		" \"x\": {\"histogram\": {\"1\": 9}}, \"histogram\": {\"3\": 2,"
+		" \"4\": 1, \"2\": -0}}}}",
+	};
+	static const struct {
+		const char *doc, *msg;
+	} bad[] = {
+		{ "{\"thread\": {\"0\": {\"cycles\": 6, \"min\": 3, \"max\": 4,"
+		  "\n \"histogram\": {\"3\": 2, \"4\": 1}}},\n \"x\": }",
+		  "cyclictest.json: line 3 column 7: unexpected token near '}'" },
+		{ "{\"thread\": {\"0\": {\"cycles\": 6, \"min\": 3, \"max\": 4,"
+		  "\n \"histogram\": {\"3\": 2, \"3\": 1}}}}",
+		  "cyclictest.json: line 2 column 26: duplicate object key near '\"3\"'" },
+		{ "{\"thread\": {\"0\": {\"cycles\": 6, \"min\": 3, \"max\": 4,"
+		  " \"histogram\": {\"3\": 2, \"4\": 5}}}}",
+		  "cyclictest.json: key 'thread.0.histogram': counts add up to "
+		  "more than thread.0.cycles (6)" },
+		{ "{\"thread\": {\"0\": {\"cycles\": 6, \"min\": 3, \"max\": 4,"
+		  " \"histogram\": {\"3\": 2, \"4\": 1.0}}}}",
+		  "cyclictest.json: key 'thread.0.histogram.4': expected a "
+		  "non-negative integer count" },
+	};
+	struct rtlab_err err = { "" };
+	struct ct_result r;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		ret = ct_json_parse(same[i], strlen(same[i]), 5, &r, &err);
+		CHECK(ret == 0, "histogram form %zu parses (%s)", i, err.msg);
+		if (ret)
+			continue;
+		CHECK(r.threads[0].counts[3] == 2 &&
+			      r.threads[0].counts[4] == 1 &&
+			      r.threads[0].overflows == 3,
+		      "histogram form %zu: buckets 3 and 4, 3 overflows", i);
+		ct_result_cleanup(&r);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ret = ct_json_parse(bad[i].doc, strlen(bad[i].doc), 5, &r,
+				    &err);
+		CHECK(ret == -EINVAL && !strcmp(err.msg, bad[i].msg),
+		      "bad histogram %zu refused as it says: %s", i, err.msg);
+	}
+}
+
 static void test_spellings(void)
 {
 	static const char doc[] =
@@ -385,6 +445,7 @@ int main(void)
 	test_pair("histofall", 40);
 	test_overflows();
 	test_spellings();
+	test_scanned();
 	test_garbled();
 	test_hostile();
 	return check_exit();

@@ -17,6 +17,9 @@
 #   $RTLAB, $AGENT             the binaries of $RTLAB_BUILD (default build/)
 #   $TOP                       the source tree
 #   $RTLAB_CACHE_DIR           kernel and initramfs cache shared by all tests
+#   tree_cache                 use the lab's cache ($RTLAB_TEST_TREE_CACHE,
+#                              default /var/lib/rtlab/cache) instead, for
+#                              kernel trees built from source
 #   vboard_boot LABEL WHAT TESTCASE [BOOT OPTIONS]
 #                              one run on the virtual board (qemu-icount,
 #                              debian-rt unless the options say otherwise)
@@ -36,6 +39,15 @@ export RTLAB_TOP="$TOP" RTLAB_BUILD
 # between runs), so a kernel is downloaded once.
 RTLAB_CACHE_DIR=${RTLAB_CACHE_DIR:-$RTLAB_BUILD/cache}
 export RTLAB_CACHE_DIR
+# Kernel trees the tests build (mirrors, worktrees, build directories,
+# ccache: minutes of CPU from cold) go to the lab's own cache, which a new
+# clone on the same machine finds again: `tree_cache` switches a test to it.
+RTLAB_TEST_TREE_CACHE=${RTLAB_TEST_TREE_CACHE:-/var/lib/rtlab/cache}
+tree_cache() {
+	mkdir -p "$RTLAB_TEST_TREE_CACHE" || return 1
+	RTLAB_CACHE_DIR=$RTLAB_TEST_TREE_CACHE
+	export RTLAB_CACHE_DIR
+}
 # Tests choose their database themselves, and never read the lab
 # configuration of the machine they run on (/etc/rtlab/rtlab.conf).
 unset RTLAB_DB

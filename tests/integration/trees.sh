@@ -63,10 +63,10 @@ check "a lab tree that the repository does not hold: 0 kernels, no error" \
 	has "$work/lab.out" "^tree debian-6.1-rt: 0 kernels"
 
 # -- bad input -------------------------------------------------------------
-printf 'kind: git\npackages: a*\n' >"$work/bad1.yaml"
+printf 'kind: svn\npackages: a*\n' >"$work/bad1.yaml"
 "$RTLAB" tree discover --dry-run "$work/bad1.yaml" >"$work/bad.out" 2>&1
 check "an unknown kind: exit 1, naming file, line and field" \
-	sh -c "test $? = 1 && grep -q 'bad1.yaml: line 1: field .kind.: expected .debian-series., got .git.' '$work/bad.out'"
+	sh -c "test $? = 1 && grep -q 'bad1.yaml: line 1: field .kind.: expected .debian-series. or .git., got .svn.' '$work/bad.out'"
 printf 'kind: debian-series\npackages: linux-image-rt-amd64\n' >"$work/bad2.yaml"
 "$RTLAB" tree discover --dry-run "$work/bad2.yaml" >"$work/bad.out" 2>&1
 check "packages without a glob: refused, naming the field" \

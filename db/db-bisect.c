@@ -18,8 +18,8 @@ int db_bisect_create(PGconn *conn, const struct db_bisect_new *b, int64_t *id,
 {
 	char bid[16], dur[16], pf[16];
 	json_t *arr = json_array();
-	char *kernels = NULL;
-	const char *p[8];
+	char *kernels = NULL, *commits = NULL;
+	const char *p[11];
 	size_t i;
 	int ret;
 
@@ -28,8 +28,11 @@ int db_bisect_create(PGconn *conn, const struct db_bisect_new *b, int64_t *id,
 			break;
 	kernels = arr ? json_dumps(arr, JSON_COMPACT) : NULL;
 	json_decref(arr);
-	if (!kernels)
+	commits = b->commits ? json_dumps(b->commits, JSON_COMPACT) : NULL;
+	if (!kernels || (b->commits && !commits)) {
+		free(kernels);
 		return rtlab_err_seterr(err, ENOMEM, "out of memory");
+	}
 	snprintf(bid, sizeof(bid), "%d", b->board_id);
 	snprintf(dur, sizeof(dur), "%u", b->duration_s);
 	snprintf(pf, sizeof(pf), "%d", b->plant_from);
@@ -41,15 +44,21 @@ int db_bisect_create(PGconn *conn, const struct db_bisect_new *b, int64_t *id,
 	p[5] = kernels;
 	p[6] = b->plant_from >= 0 ? pf : NULL;
 	p[7] = b->plant_from >= 0 ? b->plant_file : NULL;
+	p[8] = b->range_kind ? b->range_kind : "series";
+	p[9] = b->tree;
+	p[10] = commits;
 	ret = db_query_id(conn,
 			  "INSERT INTO bisections (board_id, testcase, "
 			  "testcase_file, duration_s, series, kernels, "
-			  "plant_from, plant_file, lo, hi) "
+			  "plant_from, plant_file, lo, hi, range_kind, tree, "
+			  "commits) "
 			  "SELECT $1::integer, $2, $3, $4::integer, $5, "
 			  "ARRAY(SELECT json_array_elements_text($6::json)), "
-			  "$7::integer, $8, 0, json_array_length($6::json) - 1 "
+			  "$7::integer, $8, 0, json_array_length($6::json) - 1, "
+			  "$9, $10, $11::jsonb "
 			  "RETURNING id",
-			  8, p, id, err, "creating a bisection");
+			  11, p, id, err, "creating a bisection");
+	free(commits);
 	free(kernels);
 	return ret;
 }
@@ -62,6 +71,7 @@ int db_bisect_create(PGconn *conn, const struct db_bisect_new *b, int64_t *id,
 	"'plant_file', x.plant_file, 'state', x.state, 'step', x.step, 'lo', " \
 	"x.lo, 'hi', x.hi, 'culprit', x.culprit, 'result', x.result, "         \
 	"'ends_verdict', x.ends_verdict, 'regression_id', x.regression_id, "   \
+	"'range_kind', x.range_kind, 'tree', x.tree, 'commits', x.commits, "   \
 	"'created_at', to_char(x.created_at AT TIME ZONE 'UTC', "              \
 	"'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), 'finished_at', "                   \
 	"to_char(x.finished_at AT TIME ZONE 'UTC', "                           \
@@ -79,7 +89,7 @@ int db_bisect_get(PGconn *conn, int64_t id, json_t **out, struct rtlab_err *err)
 		"SELECT " BISECT_JSON ", 'steps', (SELECT "
 		"COALESCE(json_agg(json_build_object('position', s.position, "
 		"'kernel', s.kernel, 'mark', s.mark, 'decision', s.decision, "
-		"'look', s.look, 'vs_good', s.vs_good, 'vs_bad', s.vs_bad, "
+		"'reason', s.reason, 'look', s.look, 'vs_good', s.vs_good, 'vs_bad', s.vs_bad, "
 		"'decided_at', to_char(s.decided_at AT TIME ZONE 'UTC', "
 		"'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')) ORDER BY s.decided_at, "
 		"s.position), '[]') FROM bisect_steps s WHERE s.bisect_id = "
@@ -154,13 +164,15 @@ int db_bisect_update(PGconn *conn, int64_t id, json_t *set,
 
 int db_bisect_step_store(PGconn *conn, int64_t id, int position,
 			 const char *kernel, const char *mark,
-			 const char *decision, int look, json_t *vs_good,
-			 json_t *vs_bad, struct rtlab_err *err)
+			 const char *decision, const char *reason, int look,
+			 json_t *vs_good, json_t *vs_bad, struct rtlab_err *err)
 {
 	char sid[24], pos[16], lk[16];
 	char *g = vs_good ? json_dumps(vs_good, JSON_COMPACT) : NULL;
 	char *b = vs_bad ? json_dumps(vs_bad, JSON_COMPACT) : NULL;
-	const char *p[8] = { sid, pos, kernel, mark, decision, lk, g, b };
+	const char *p[9] = {
+		sid, pos, kernel, mark, decision, lk, g, b, reason
+	};
 	int ret;
 
 	snprintf(sid, sizeof(sid), "%" PRId64, id);
@@ -168,29 +180,31 @@ int db_bisect_step_store(PGconn *conn, int64_t id, int position,
 	snprintf(lk, sizeof(lk), "%d", look);
 	ret = db_exec(conn, err,
 		      "INSERT INTO bisect_steps (bisect_id, position, kernel, "
-		      "mark, decision, look, vs_good, vs_bad) VALUES "
+		      "mark, decision, look, vs_good, vs_bad, reason) VALUES "
 		      "($1::bigint, $2::integer, $3, $4, $5, $6::integer, "
-		      "$7::jsonb, $8::jsonb)",
-		      8, p);
+		      "$7::jsonb, $8::jsonb, $9)",
+		      9, p);
 	free(g);
 	free(b);
 	return ret;
 }
 
-int db_bisect_cancel_jobs(PGconn *conn, int64_t id, unsigned int *n,
-			  struct rtlab_err *err)
+int db_bisect_cancel_jobs(PGconn *conn, int64_t id, int position,
+			  unsigned int *n, struct rtlab_err *err)
 {
-	char sid[24];
-	const char *p[1] = { sid };
+	char sid[24], pos[16];
+	const char *p[2] = { sid, position >= 0 ? pos : NULL };
 	int64_t count = 0;
 	int ret;
 
 	snprintf(sid, sizeof(sid), "%" PRId64, id);
+	snprintf(pos, sizeof(pos), "%d", position);
 	ret = db_query_id(conn,
 			  "WITH d AS (DELETE FROM jobs WHERE bisect_id = "
-			  "$1::bigint AND state = 'queued' RETURNING 1) "
+			  "$1::bigint AND state = 'queued' AND ($2::integer "
+			  "IS NULL OR bisect_pos = $2::integer) RETURNING 1) "
 			  "SELECT count(*) FROM d",
-			  1, p, &count, err, "cancelling a bisection's jobs");
+			  2, p, &count, err, "cancelling a bisection's jobs");
 	if (n)
 		*n = (unsigned int)count;
 	return ret;

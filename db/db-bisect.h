@@ -24,6 +24,9 @@ struct db_bisect_new {
 	size_t nkernels;
 	int plant_from; /* < 0: none */
 	const char *plant_file;
+	const char *range_kind; /* "series" (NULL) or "git" */
+	const char *tree;	/* the tree of the range, or NULL */
+	json_t *commits; /* git: [{id, subject, author}] per kernel, or NULL */
 };
 
 /** db_bisect_create() - a bisection in state 'ends'.  Return: 0 with *@id. */
@@ -34,8 +37,8 @@ int db_bisect_create(PGconn *conn, const struct db_bisect_new *b, int64_t *id,
  * db_bisect_get() - bisection @id as {id, board, board_id, testcase,
  * testcase_file, duration_s, series, kernels[], plant_from, plant_file,
  * state, step, lo, hi, culprit, result, ends_verdict, regression_id,
- * created_at, finished_at, steps: [{position, kernel, mark, decision,
- * look, vs_good, vs_bad, decided_at}], positions: [{position, queued (jobs
+ * range_kind, tree, commits, created_at, finished_at, steps: [{position,
+ * kernel, mark, decision, reason, look, vs_good, vs_bad, decided_at}], positions: [{position, queued (jobs
  * queued or running), failed (jobs), runs (complete run ids, oldest
  * first), kernel_ids}] (positions with jobs only)}.
  * Return: 0 with *@out (caller json_decref()s); -ENOENT.
@@ -56,18 +59,23 @@ int db_bisect_list(PGconn *conn, json_t **out,
 int db_bisect_update(PGconn *conn, int64_t id, json_t *set,
 		     struct rtlab_err *err) __must_check;
 
-/** db_bisect_step_store() - the decision of the step at @position. */
+/**
+ * db_bisect_step_store() - the decision of the step at @position; @reason
+ * (may be NULL) says why where the verdicts do not.
+ */
 int db_bisect_step_store(PGconn *conn, int64_t id, int position,
 			 const char *kernel, const char *mark,
-			 const char *decision, int look, json_t *vs_good,
-			 json_t *vs_bad, struct rtlab_err *err) __must_check;
+			 const char *decision, const char *reason, int look,
+			 json_t *vs_good, json_t *vs_bad,
+			 struct rtlab_err *err) __must_check;
 
 /**
  * db_bisect_cancel_jobs() - remove the queued jobs of bisection @id (a
- * running one finishes; its run is kept).  *@n: how many (may be NULL).
+ * running one finishes; its run is kept), of position @position only when
+ * it is >= 0.  *@n: how many (may be NULL).
  */
-int db_bisect_cancel_jobs(PGconn *conn, int64_t id, unsigned int *n,
-			  struct rtlab_err *err) __must_check;
+int db_bisect_cancel_jobs(PGconn *conn, int64_t id, int position,
+			  unsigned int *n, struct rtlab_err *err) __must_check;
 
 /**
  * db_bisect_of_job() - the bisection job @job_id measures for.

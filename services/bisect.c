@@ -23,7 +23,10 @@
 #include "../db/db-trees.h"
 #include "../db/db-verdicts.h"
 #include "../db/db.h"
+#include "../kernels/kernel.h"
+#include "../kernels/tree.h"
 #include "../lib/bisect.h"
+#include "../lib/fsutil.h"
 #include "../lib/log.h"
 #include "../lib/testcase.h"
 
@@ -80,6 +83,7 @@ void bisect_range_cleanup(struct bisect_range *r)
 		free(r->kernels[i]);
 	free(r->kernels);
 	free(r->tree);
+	json_decref(r->commits);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -242,6 +246,240 @@ out:
 	free(tg);
 	free(tb);
 	return ret;
+}
+
+/* -- a git range ---------------------------------------------------------- */
+
+/* What git said of the commit when the range was made. */
+static json_t *git_describe(const struct bisect_range *r, size_t i)
+{
+	json_t *c = json_array_get(r->commits, i);
+	const char *k = series_kernel(r, i), *at = k ? strchr(k, '@') : NULL;
+
+	if (c)
+		return json_deep_copy(c);
+	if (!k)
+		return NULL;
+	return json_pack("{s:s, s:s, s:n}", "id", at ? at + 1 : k, "subject", k,
+			 "author");
+}
+
+/* A commit whose build failed (remembered in the kernel cache) cannot be
+ * had: -ENOEXEC with the build's reason.  One not built yet can: the
+ * job's worker builds it. */
+static int git_prepare(const struct bisect_range *r, size_t i,
+		       struct rtlab_err *err)
+{
+	struct kernel_ident id = { 0 };
+	struct kernel_def *k;
+	const char *name = series_kernel(r, i);
+	int ret;
+
+	if (!name)
+		return rtlab_err_set(err, "position %zu: no such kernel", i);
+	k = kernel_def_find(name, err);
+	if (!k)
+		return -ENOENT;
+	ret = kernel_cached(k, NULL, &id, err);
+	kernel_ident_cleanup(&id);
+	kernel_def_free(k);
+	if (ret == -EIO)
+		return -ENOEXEC;
+	return ret == -ENOENT ? 0 : ret;
+}
+
+static const struct bisect_range_ops git_ops = {
+	.kind = "git",
+	.kernel = series_kernel,
+	.describe = git_describe,
+	.prepare = git_prepare,
+};
+
+bool bisect_range_is_git(const char *good, const char *bad)
+{
+	return good && bad && strchr(good, '@') && strchr(bad, '@');
+}
+
+/* Run git on @mirror; 0 with its output in *@out, or the exit status
+ * (> 0) or a negative errno.  Its error output is discarded: the caller
+ * says what failed. */
+static int git_out(const char *mirror, const char *a1, const char *a2,
+		   const char *a3, const char *a4, const char *a5, char **out,
+		   struct rtlab_err *err)
+{
+	char *argv[] = { "git",	     "--git-dir", (char *)mirror,
+			 (char *)a1, (char *)a2,  (char *)a3,
+			 (char *)a4, (char *)a5,  NULL };
+
+	*out = NULL;
+	return spawn_capture(argv, NULL, 2, out, err);
+}
+
+/* One line of `git log --format=%H%x1f%an <%ae>%x1f%s` added to @r as
+ * TREE@COMMIT and {id, subject, author}; -EINVAL when it is not one. */
+static int git_add_commit(struct bisect_range *r, const char *tree, char *line)
+{
+	char *us1 = strchr(line, '\x1f'),
+	     *us2 = us1 ? strchr(us1 + 1, '\x1f') : NULL;
+	char name[256];
+
+	if (!us1 || !us2 || us1 - line != 40)
+		return -EINVAL;
+	*us1 = *us2 = '\0';
+	snprintf(name, sizeof(name), "%s@%s", tree, line);
+	if (range_add(r, name, strlen(name)) ||
+	    json_array_append_new(r->commits,
+				  json_pack("{s:s, s:s, s:s}", "id", line,
+					    "subject", us2 + 1, "author",
+					    us1 + 1)))
+		return -ENOMEM;
+	return 0;
+}
+
+int bisect_range_git(const char *good, const char *bad, struct bisect_range *r,
+		     struct rtlab_err *err)
+{
+	const char *ag = good ? strchr(good, '@') : NULL;
+	const char *ab = bad ? strchr(bad, '@') : NULL;
+	char sg[41], sb[41], range[90], *tree = NULL, *mirror = NULL;
+	char *out = NULL, *line, *save = NULL;
+	struct tree_def *t = NULL;
+	int ret, rc;
+
+	memset(r, 0, sizeof(*r));
+	r->ops = &git_ops;
+	if (!ag || !ab || ag - good != ab - bad ||
+	    strncmp(good, bad, (size_t)(ag - good)))
+		return rtlab_err_set(err,
+				     "--good %s, --bad %s: expected two "
+				     "commits TREE@REF of one git tree",
+				     good ? good : "", bad ? bad : "");
+	tree = strndup(good, (size_t)(ag - good));
+	r->commits = json_array();
+	if (!tree || !r->commits) {
+		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+		goto fail;
+	}
+	t = tree_def_find(tree, err);
+	if (!t) {
+		ret = -ENOENT;
+		goto fail;
+	}
+	if (t->kind != TREE_KIND_GIT) {
+		ret = rtlab_err_set(err,
+				    "--good %s: tree %s is not a git tree "
+				    "(its kernels are named PACKAGE=VERSION)",
+				    good, tree);
+		goto fail;
+	}
+	ret = tree_git_resolve(t, ag + 1, sg, err)	   ?:
+		      tree_git_resolve(t, ab + 1, sb, err) ?:
+		      tree_git_mirror(t, false, &mirror, err);
+	if (ret)
+		goto fail;
+	if (!strcmp(sg, sb)) {
+		ret = rtlab_err_set(err,
+				    "--good %s and --bad %s are the same "
+				    "commit %s of tree %s: nothing to bisect",
+				    good, bad, sg, tree);
+		goto fail;
+	}
+	rc = git_out(mirror, "merge-base", "--is-ancestor", sg, sb, NULL, &out,
+		     err);
+	free(out);
+	out = NULL;
+	if (rc < 0) {
+		ret = rc;
+		goto fail;
+	}
+	if (rc > 1) {
+		snprintf(range, sizeof(range), "%.12s %.12s", sg, sb);
+		goto git_failed;
+	}
+	if (rc) {
+		ret = rtlab_err_set(err,
+				    "--good %s (%.12s) is not an ancestor of "
+				    "--bad %s (%.12s) in tree %s: good and bad "
+				    "reversed?",
+				    good, sg, bad, sb, tree);
+		goto fail;
+	}
+	snprintf(range, sizeof(range), "%s..%s", sg, sb);
+	rc = git_out(mirror, "log", "--no-walk",
+		     "--format=%H%x1f%an <%ae>%x1f%s", sg, NULL, &out, err);
+	line = rc ? NULL : strtok_r(out, "\n", &save);
+	if (rc || !line || git_add_commit(r, tree, line))
+		goto git_failed;
+	free(out);
+	out = NULL;
+	save = NULL;
+	/* git bisect --first-parent: a merge is one step, the commits it
+	 * brings are not tested one by one */
+	rc = git_out(mirror, "log", "--first-parent", "--reverse",
+		     "--format=%H%x1f%an <%ae>%x1f%s", range, &out, err);
+	if (rc)
+		goto git_failed;
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (git_add_commit(r, tree, line))
+			goto git_failed;
+	if (r->n < 2 ||
+	    strcmp(json_string_value(json_object_get(json_array_get(r->commits,
+								    r->n - 1),
+						     "id")),
+		   sb)) {
+		ret = rtlab_err_seterr(err, EIO,
+				       "tree %s: git log --first-parent %s "
+				       "does not end at --bad %s",
+				       tree, range, bad);
+		goto fail;
+	}
+	r->tree = tree;
+	tree = NULL;
+	ret = 0;
+	goto out;
+git_failed:
+	ret = rc < 0 ? rc :
+		       rtlab_err_seterr(err, EIO,
+					"tree %s: git of %s in %s failed "
+					"(exit %d)",
+					tree, range, mirror, rc);
+fail:
+	bisect_range_cleanup(r);
+	r->ops = &git_ops;
+out:
+	free(out);
+	free(mirror);
+	free(tree);
+	tree_def_free(t);
+	return ret;
+}
+
+/* The range of a bisection as stored (db_bisect_get()): its kernels, and
+ * the commits of a git range. */
+static int range_of(json_t *b, struct bisect_range *r, struct rtlab_err *err)
+{
+	const char *kind = json_string_value(json_object_get(b, "range_kind"));
+	json_t *ks = json_object_get(b, "kernels"), *e;
+	size_t i;
+
+	memset(r, 0, sizeof(*r));
+	r->ops = kind && !strcmp(kind, "git") ? &git_ops : &series_ops;
+	json_array_foreach(ks, i, e)
+		if (range_add(r, json_string_value(e) ?: "?",
+			      strlen(json_string_value(e) ?: "?")))
+			goto nomem;
+	if (json_is_string(json_object_get(b, "tree"))) {
+		r->tree = strdup(json_string_value(json_object_get(b, "tree")));
+		if (!r->tree)
+			goto nomem;
+	}
+	if (json_is_array(json_object_get(b, "commits")))
+		r->commits = json_incref(json_object_get(b, "commits"));
+	return 0;
+nomem:
+	bisect_range_cleanup(r);
+	return rtlab_err_seterr(err, ENOMEM, "out of memory");
 }
 
 /* -- queueing ------------------------------------------------------------- */
@@ -512,6 +750,26 @@ static int ends_regression(PGconn *conn, int64_t id, json_t *b, int testcase_id,
 		      err);
 }
 
+/*
+ * Whether position @i cannot be had at all (its build failed: the
+ * range's prepare() says -ENOEXEC), with the reason in @why.  Any other
+ * answer leaves it to the jobs.
+ */
+static bool unbuildable(json_t *b, int i, char *why, size_t len)
+{
+	struct rtlab_err perr = { "" };
+	struct bisect_range r;
+	int ret;
+
+	if (range_of(b, &r, &perr))
+		return false;
+	ret = r.ops->prepare(&r, (size_t)i, &perr);
+	bisect_range_cleanup(&r);
+	if (ret == -ENOEXEC)
+		snprintf(why, len, "%s", perr.msg);
+	return ret == -ENOEXEC;
+}
+
 /* The ends: does the bad one reproduce the regression? 1: go on. */
 static int advance_ends(PGconn *conn, int64_t id, json_t *b, int testcase_id,
 			const struct regress_seq *seq, struct rtlab_err *err)
@@ -521,8 +779,25 @@ static int advance_ends(PGconn *conn, int64_t id, json_t *b, int testcase_id,
 	json_t *v = NULL;
 	enum bisect_ends e;
 	char why[600];
-	int look, ret;
+	char reason[RTLAB_ERR_LEN];
+	int look, ret, e_at;
 
+	/* An end that does not build: nothing can be bisected. */
+	for (e_at = 0; e_at < 2; e_at++) {
+		struct pos *ep = e_at ? &d : &g;
+
+		if (nruns(ep) || !ep->failed ||
+		    !unbuildable(b, e_at ? n - 1 : 0, reason, sizeof(reason)))
+			continue;
+		if (db_bisect_cancel_jobs(conn, id, -1, NULL, err))
+			return -EIO;
+		snprintf(why, sizeof(why),
+			 "the %s kernel %s does not build: %.400s; cannot "
+			 "bisect",
+			 e_at ? "bad" : "good", kname(b, e_at ? n - 1 : 0),
+			 reason);
+		return finish(conn, id, b, "failed", why, err);
+	}
 	if (g.queued || d.queued)
 		return 0;
 	/* A failed run (boot, panic, hang, agent) is replaced; a whole
@@ -612,16 +887,18 @@ static int marks_of(json_t *b, struct bisect *bs, struct rtlab_err *err)
 }
 
 static int record_step(PGconn *conn, int64_t id, json_t *b, int i,
-		       enum bisect_mark m, const char *decision, int look,
-		       json_t *vg, json_t *vb, struct rtlab_err *err)
+		       enum bisect_mark m, const char *decision,
+		       const char *reason, int look, json_t *vg, json_t *vb,
+		       struct rtlab_err *err)
 {
 	int ret;
 
-	log_info("bisect %" PRId64 ": position %d (%s): %s (%s, look %d)", id,
-		 i, kname(b, i), bisect_mark_name(m), decision, look);
+	log_info("bisect %" PRId64 ": position %d (%s): %s (%s, look %d)%s%s",
+		 id, i, kname(b, i), bisect_mark_name(m), decision, look,
+		 reason ? ": " : "", reason ? reason : "");
 	ret = db_bisect_step_store(conn, id, i, kname(b, i),
-				   bisect_mark_name(m), decision, look, vg, vb,
-				   err);
+				   bisect_mark_name(m), decision, reason, look,
+				   vg, vb, err);
 	if (!ret)
 		ret = update(conn, id, json_pack("{s:n}", "step"), err);
 	return ret;
@@ -635,16 +912,27 @@ static int advance_step(PGconn *conn, int64_t id, json_t *b, int i,
 	int n = (int)json_array_size(json_object_get(b, "kernels"));
 	struct pos g = pos_of(b, 0), d = pos_of(b, n - 1), s = pos_of(b, i);
 	json_t *vg = NULL, *vb = NULL;
+	char reason[RTLAB_ERR_LEN];
 	enum bisect_step st;
 	enum bisect_mark m;
 	int look, ret;
 
+	/* A commit that does not build is skipped at once, as git bisect
+	 * skip would: its build failed for good (the failure is remembered
+	 * by the kernel cache), so its other jobs would fail alike. */
+	if (!nruns(&s) && unbuildable(b, i, reason, sizeof(reason))) {
+		ret = db_bisect_cancel_jobs(conn, id, i, NULL, err) ?:
+			      record_step(conn, id, b, i, BISECT_SKIP,
+					  "unbuildable", reason, 0, NULL, NULL,
+					  err);
+		return ret ?: 1;
+	}
 	if (g.queued || d.queued || s.queued)
 		return 0;
 	if ((!nruns(&s) && s.failed >= (int)seq->runs_at[0]) ||
 	    s.failed >= 2 * (int)seq->runs_at[seq->looks - 1]) {
-		ret = record_step(conn, id, b, i, BISECT_SKIP, "failed", 0,
-				  NULL, NULL, err);
+		ret = record_step(conn, id, b, i, BISECT_SKIP, "failed", NULL,
+				  0, NULL, NULL, err);
 		return ret ?: 1;
 	}
 	if (nruns(&s) < (int)seq->runs_at[0]) {
@@ -654,8 +942,10 @@ static int advance_step(PGconn *conn, int64_t id, json_t *b, int i,
 			 * such definition, not for this kind): skip it. */
 			log_warn("bisect %" PRId64 ": position %d: %s", id, i,
 				 err->msg);
+			snprintf(reason, sizeof(reason), "%s", err->msg);
 			ret = record_step(conn, id, b, i, BISECT_SKIP,
-					  "unqueueable", 0, NULL, NULL, err);
+					  "unqueueable", reason, 0, NULL, NULL,
+					  err);
 			return ret ?: 1;
 		}
 		return ret;
@@ -677,8 +967,8 @@ static int advance_step(PGconn *conn, int64_t id, json_t *b, int i,
 	m = st == BISECT_STEP_GOOD ? BISECT_GOOD :
 	    st == BISECT_STEP_BAD  ? BISECT_BAD :
 				     BISECT_SKIP;
-	ret = record_step(conn, id, b, i, m, bisect_step_name(st), look, vg, vb,
-			  err);
+	ret = record_step(conn, id, b, i, m, bisect_step_name(st), NULL, look,
+			  vg, vb, err);
 	ret = ret ?: 1;
 out:
 	json_decref(vg);
@@ -686,24 +976,63 @@ out:
 	return ret;
 }
 
+/* How many kernels strictly between @lo and @hi were skipped for
+ * @decision. */
+static int skipped_for(json_t *b, size_t lo, size_t hi, const char *decision)
+{
+	size_t i;
+	json_t *s;
+	int n = 0, p;
+
+	json_array_foreach(json_object_get(b, "steps"), i, s) {
+		p = jint(s, "position", 0);
+		n += p > (int)lo && p < (int)hi &&
+		     !strcmp(jstr(s, "mark") ?: "", "skip") &&
+		     !strcmp(jstr(s, "decision") ?: "", decision);
+	}
+	return n;
+}
+
 static int conclude(PGconn *conn, int64_t id, json_t *b, struct bisect *bs,
 		    struct rtlab_err *err)
 {
+	struct rtlab_err rerr = { "" };
+	struct bisect_range r = { 0 };
+	json_t *desc = NULL;
 	size_t lo, hi, c;
-	char why[800];
+	char why[1200], what[400] = "";
+	int nb, nf, nu;
 
 	bisect_range(bs, &lo, &hi);
+	if (bisect_culprit(bs, &c) && !range_of(b, &r, &rerr) &&
+	    r.ops == &git_ops)
+		desc = r.ops->describe(&r, c);
+	if (desc)
+		snprintf(what, sizeof(what), ": commit %s \"%.200s\" by %.100s",
+			 jstr(desc, "id") ?: "?", jstr(desc, "subject") ?: "?",
+			 jstr(desc, "author") ?: "?");
+	nb = skipped_for(b, lo, hi, "unbuildable");
+	nf = skipped_for(b, lo, hi, "failed");
+	nu = skipped_for(b, lo, hi, "unqueueable");
 	if (bisect_culprit(bs, &c))
 		snprintf(why, sizeof(why),
 			 "culprit: %s (the first bad kernel; %s is the last "
-			 "good one)",
-			 kname(b, (int)c), kname(b, (int)lo));
+			 "good one)%s",
+			 kname(b, (int)c), kname(b, (int)lo), what);
 	else
 		snprintf(why, sizeof(why),
 			 "no single culprit: the regression lies between %s "
 			 "(good) and %s (bad); the %zu kernel(s) between "
-			 "could not be decided (skipped)",
-			 kname(b, (int)lo), kname(b, (int)hi), hi - lo - 1);
+			 "could not be decided (skipped: %d did not build, "
+			 "%d failed their runs, %d could not be queued, %d "
+			 "not settled by the verdicts)",
+			 kname(b, (int)lo), kname(b, (int)hi), hi - lo - 1, nb,
+			 nf, nu,
+			 (int)(hi - lo - 1) - nb - nf - nu > 0 ?
+				 (int)(hi - lo - 1) - nb - nf - nu :
+				 0);
+	json_decref(desc);
+	bisect_range_cleanup(&r);
 	log_info("bisect %" PRId64 ": done: %s", id, why);
 	return update(conn, id,
 		      bisect_culprit(bs, &c) ?
@@ -881,8 +1210,11 @@ int bisect_start(PGconn *conn, const struct bisect_spec *spec, int64_t *id,
 		rtlab_err_prefix(err, "--testcase %s", spec->testcase);
 		goto out;
 	}
-	ret = bisect_range_series(conn, spec->good, spec->bad, spec->kernels,
-				  &r, err);
+	if (!spec->kernels && bisect_range_is_git(spec->good, spec->bad))
+		ret = bisect_range_git(spec->good, spec->bad, &r, err);
+	else
+		ret = bisect_range_series(conn, spec->good, spec->bad,
+					  spec->kernels, &r, err);
 	if (ret)
 		goto out;
 	nb.plant_from = -1;
@@ -926,9 +1258,13 @@ int bisect_start(PGconn *conn, const struct bisect_spec *spec, int64_t *id,
 			goto out;
 		}
 	}
-	snprintf(series, sizeof(series), "%s%s%s",
-		 r.tree ? "tree " : "list of ", r.tree ? r.tree : "",
-		 r.tree ? "" : "kernels");
+	if (r.ops == &git_ops)
+		snprintf(series, sizeof(series),
+			 "git tree %s, first-parent commits", r.tree);
+	else
+		snprintf(series, sizeof(series), "%s%s%s",
+			 r.tree ? "tree " : "list of ", r.tree ? r.tree : "",
+			 r.tree ? "" : "kernels");
 	nb.testcase = name;
 	nb.testcase_file = file;
 	nb.duration_s = spec->duration_s;
@@ -936,6 +1272,9 @@ int bisect_start(PGconn *conn, const struct bisect_spec *spec, int64_t *id,
 	nb.kernels = (const char *const *)r.kernels;
 	nb.nkernels = r.n;
 	nb.plant_file = pfile;
+	nb.range_kind = r.ops->kind;
+	nb.tree = r.tree;
+	nb.commits = r.commits;
 	ret = db_bisect_create(conn, &nb, id, err);
 	if (ret)
 		goto out;
@@ -990,7 +1329,7 @@ int bisect_reset(PGconn *conn, int64_t id, struct rtlab_err *err)
 				    id, state);
 		goto out;
 	}
-	ret = db_bisect_cancel_jobs(conn, id, &n, err);
+	ret = db_bisect_cancel_jobs(conn, id, -1, &n, err);
 	if (ret)
 		goto out;
 	snprintf(why, sizeof(why),
@@ -1008,13 +1347,24 @@ int bisect_get(PGconn *conn, int64_t id, json_t **out, struct rtlab_err *err)
 	json_t *b = NULL;
 	int ret;
 
+	struct bisect_range r;
+
 	ret = db_bisect_get(conn, id, &b, err);
 	if (ret)
 		return ret;
-	if (json_is_integer(json_object_get(b, "culprit")))
+	if (json_is_integer(json_object_get(b, "culprit"))) {
 		json_object_set_new(b, "culprit_kernel",
 				    json_string(kname(b,
 						      jint(b, "culprit", 0))));
+		if (!range_of(b, &r, err)) {
+			json_object_set_new(b, "culprit_commit",
+					    r.ops->describe(&r,
+							    (size_t)jint(b,
+									 "culprit",
+									 0)));
+			bisect_range_cleanup(&r);
+		}
+	}
 	json_object_set_new(b, "range_kernels",
 			    json_pack("[s, s]", kname(b, jint(b, "lo", 0)),
 				      kname(b, jint(b, "hi", 0))));
@@ -1024,13 +1374,12 @@ int bisect_get(PGconn *conn, int64_t id, json_t **out, struct rtlab_err *err)
 
 void bisect_for_report(PGconn *conn, int64_t verdict_id, json_t *ctx)
 {
-	struct bisect_range r = { .ops = &series_ops };
+	struct bisect_range r = { 0 };
 	struct rtlab_err err = { "" };
 	char vid[24];
 	const char *p[1] = { vid };
-	json_t *b = NULL, *o = NULL, *ks;
+	json_t *b = NULL, *o = NULL;
 	int64_t id;
-	size_t i;
 
 	snprintf(vid, sizeof(vid), "%" PRId64, verdict_id);
 	if (db_query_id(conn,
@@ -1038,22 +1387,18 @@ void bisect_for_report(PGconn *conn, int64_t verdict_id, json_t *ctx)
 			"$1::bigint AND state = 'done' ORDER BY id DESC LIMIT 1",
 			1, p, &id, &err, "finding a verdict's bisection"))
 		return;
-	if (bisect_get(conn, id, &b, &err)) {
+	if (bisect_get(conn, id, &b, &err) || range_of(b, &r, &err)) {
 		log_warn("report of verdict %" PRId64 ": bisection %" PRId64
 			 ": %s",
 			 verdict_id, id, err.msg);
+		json_decref(b);
 		return;
 	}
-	ks = json_object_get(b, "kernels");
-	r.n = json_array_size(ks);
-	r.kernels = calloc(r.n ? r.n : 1, sizeof(*r.kernels));
-	for (i = 0; r.kernels && i < r.n; i++)
-		r.kernels[i] = (char *)json_string_value(json_array_get(ks, i));
 	o = json_pack("{s:O, s:i, s:O}", "id", json_object_get(b, "id"),
 		      "steps",
 		      (int)json_array_size(json_object_get(b, "steps")),
 		      "range", json_object_get(b, "range_kernels"));
-	if (o && r.kernels && json_is_integer(json_object_get(b, "culprit")))
+	if (o && json_is_integer(json_object_get(b, "culprit")))
 		json_object_set_new(o, "culprit",
 				    r.ops->describe(&r,
 						    (size_t)jint(b, "culprit",
@@ -1061,7 +1406,7 @@ void bisect_for_report(PGconn *conn, int64_t verdict_id, json_t *ctx)
 	if (!o || json_object_set_new(ctx, "bisect", o))
 		log_warn("report of verdict %" PRId64 ": out of memory",
 			 verdict_id);
-	free(r.kernels);
+	bisect_range_cleanup(&r);
 	json_decref(b);
 }
 
@@ -1093,6 +1438,12 @@ void bisect_print_status(FILE *f, json_t *b)
 		fprintf(f, "testing:  the ends, on this board\n");
 	if (json_is_integer(json_object_get(b, "culprit")))
 		fprintf(f, "culprit:  %s\n", kname(b, jint(b, "culprit", 0)));
+	if (json_is_array(json_object_get(b, "commits")) &&
+	    json_is_object(json_object_get(b, "culprit_commit")))
+		fprintf(f, "commit:   %s\nsubject:  %s\nauthor:   %s\n",
+			jstr(json_object_get(b, "culprit_commit"), "id"),
+			jstr(json_object_get(b, "culprit_commit"), "subject"),
+			jstr(json_object_get(b, "culprit_commit"), "author"));
 	if (jstr(b, "result"))
 		fprintf(f, "result:   %s\n", jstr(b, "result"));
 	fprintf(f, "steps:    %zu decided\n",
@@ -1110,7 +1461,7 @@ static void print_verdict(FILE *f, const char *what, json_t *v)
 
 void bisect_print_log(FILE *f, json_t *b)
 {
-	json_t *s, *ends = json_object_get(b, "ends_verdict");
+	json_t *s, *c, *ends = json_object_get(b, "ends_verdict");
 	struct pos p;
 	size_t i;
 
@@ -1131,6 +1482,14 @@ void bisect_print_log(FILE *f, json_t *b)
 			i + 1, jstr(s, "kernel"), jint(s, "position", 0),
 			jstr(s, "mark"), jstr(s, "decision"), nruns(&p),
 			p.failed ? ", some failed" : "");
+		c = json_array_get(json_object_get(b, "commits"),
+				   (size_t)jint(s, "position", 0));
+		if (c)
+			fprintf(f, "    commit   %.12s %s (%s)\n",
+				jstr(c, "id"), jstr(c, "subject"),
+				jstr(c, "author"));
+		if (jstr(s, "reason"))
+			fprintf(f, "    why      %s\n", jstr(s, "reason"));
 		print_verdict(f, "vs good", json_object_get(s, "vs_good"));
 		print_verdict(f, "vs bad", json_object_get(s, "vs_bad"));
 	}

@@ -36,10 +36,12 @@
 
 /*
  * The range: "the kernel at position i".  A series of built kernels (a
- * tree's Debian packages, or a list) is the first kind; a git range whose
- * steps are built on demand plugs in here: kernel() names what a job
- * boots, describe() what the report says of it, and prepare() builds it
- * (-ENOEXEC: it does not build, the step is skipped).
+ * tree's Debian packages, or a list) is the first kind; the first-parent
+ * commits between two commits of a git tree, built on demand, the second:
+ * kernel() names what a job boots, describe() what the report says of it,
+ * and prepare() says whether it can be had (-ENOEXEC: its build failed,
+ * @err says why; the step is skipped).  prepare() never builds: the job's
+ * worker does (kernel_fetch()), so a build is never run twice at once.
  */
 struct bisect_range;
 struct bisect_range_ops {
@@ -55,7 +57,8 @@ struct bisect_range {
 	const struct bisect_range_ops *ops;
 	char **kernels; /* n names, good first, bad last */
 	size_t n;
-	char *tree; /* the tree they come from, or NULL */
+	char *tree;	 /* the tree they come from, or NULL */
+	json_t *commits; /* git: n {id, subject, author}; else NULL */
 };
 
 /**
@@ -73,7 +76,28 @@ int bisect_range_series(PGconn *conn, const char *good, const char *bad,
 			const char *list, struct bisect_range *r,
 			struct rtlab_err *err) __must_check;
 
-/** bisect_range_cleanup() - free what bisect_range_series() filled. */
+/**
+ * bisect_range_git() - the commits between @good and @bad, two kernels
+ * TREE@REF of one git tree (kernels/tree.h): @good, then `git rev-list
+ * --first-parent --reverse GOOD..BAD` in the tree's mirror (the range git
+ * bisect --first-parent walks: a merge is one step), each named
+ * TREE@COMMIT (40 hex digits) and described by git ({id, subject,
+ * author}) in r->commits.
+ * Return: 0 with @r filled (bisect_range_cleanup()); -EINVAL when they
+ * are not of one git tree, name the same commit, or @good is not an
+ * ancestor of @bad ("reversed"); -ENOENT (no such tree or commit), -EIO
+ * (git failed), with @err naming the tree and the refs.
+ */
+int bisect_range_git(const char *good, const char *bad, struct bisect_range *r,
+		     struct rtlab_err *err) __must_check;
+
+/**
+ * bisect_range_is_git() - whether @good and @bad name commits of a git tree
+ * (TREE@REF), so that bisect_start() takes bisect_range_git().
+ */
+bool bisect_range_is_git(const char *good, const char *bad);
+
+/** bisect_range_cleanup() - free what bisect_range_*() filled. */
 void bisect_range_cleanup(struct bisect_range *r);
 
 struct bisect_spec {
@@ -129,7 +153,8 @@ int bisect_reset(PGconn *conn, int64_t id, struct rtlab_err *err) __must_check;
 
 /**
  * bisect_get() - bisection @id as db_bisect_get() gives it, plus
- * "culprit_kernel" and "range_kernels" [lo, hi] names.
+ * "culprit_kernel" and "culprit_commit" (describe(): {id, subject,
+ * author}) once isolated, and "range_kernels" [lo, hi] names.
  * Return: 0 with *@out (caller json_decref()s); -ENOENT; -EIO.
  */
 int bisect_get(PGconn *conn, int64_t id, json_t **out,

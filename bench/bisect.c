@@ -10,10 +10,15 @@
  * module does; regress_compare() with the default parameters decides.
  * Seeded; prints runs, board-hours and wall time to the culprit (one
  * board, RUN_S seconds per run: boot + measurement + hand-over on the
- * icount board) and how often each strategy named the right kernel.
- * Asserts nothing.
+ * icount board; BUILD_S seconds of building before the runs of each step,
+ * for a git range: wall time, not board time) and how often each
+ * strategy named the right kernel.  Asserts nothing.
  *
- *   bisect [--reps N] [--kernels N] [--run-s S] [--boards B] [--hit P]
+ *   bisect [--reps N] [--kernels N] [--run-s S] [--build-s S] [--boards B]
+ *          [--hit P] [--min-runs N --looks L --alpha A]
+ *
+ * --min-runs, --looks, --alpha: the testcase's plan (default: the
+ * engine's defaults); tests/integration/bisect-git.sh runs 4, 1, 0.15.
  *
  * --hit: the chance that a spin delays the wakeup it overlaps (default
  * 0.1: a regression the first look does not always settle; at 0.05 the
@@ -156,7 +161,7 @@ static void sim_reset(struct sim *m)
 }
 
 struct tally {
-	unsigned long runs;
+	unsigned long runs, steps;
 	unsigned int right, wrong, ranged;
 };
 
@@ -168,10 +173,15 @@ int main(int argc, char **argv)
 		{ "run-s", required_argument, NULL, 's' },
 		{ "boards", required_argument, NULL, 'b' },
 		{ "hit", required_argument, NULL, 'h' },
+		{ "build-s", required_argument, NULL, 'B' },
+		{ "min-runs", required_argument, NULL, 'm' },
+		{ "looks", required_argument, NULL, 'l' },
+		{ "alpha", required_argument, NULL, 'a' },
 		{ NULL, 0, NULL, 0 }
 	};
 	unsigned int reps = 40, nk = 16, boards = 1, r, f;
-	double run_s = 25;
+	unsigned int min_runs = 0, looks = 0;
+	double run_s = 25, build_s = 0, alpha = 0;
 	struct tally t[2] = { { 0 } };
 	struct rtlab_err err = { "" };
 	struct regress_seq seq;
@@ -193,14 +203,26 @@ int main(int argc, char **argv)
 			boards = (unsigned int)atoi(optarg);
 		else if (c == 'h')
 			m->hit = atof(optarg);
+		else if (c == 'B')
+			build_s = atof(optarg);
+		else if (c == 'm')
+			min_runs = (unsigned int)atoi(optarg);
+		else if (c == 'l')
+			looks = (unsigned int)atoi(optarg);
+		else if (c == 'a')
+			alpha = atof(optarg);
 		else {
 			fprintf(stderr,
 				"usage: bisect [--reps N] [--kernels N]"
-				" [--run-s S] [--boards B] [--hit P]\n");
+				" [--run-s S] [--build-s S] [--boards B]"
+				" [--hit P]\n"
+				"              [--min-runs N --looks L "
+				"--alpha A]\n");
 			return 2;
 		}
 	}
-	if (nk < 3 || nk > MAX_KERNELS || !reps || !boards || run_s <= 0) {
+	if (nk < 3 || nk > MAX_KERNELS || !reps || !boards || run_s <= 0 ||
+	    build_s < 0) {
 		fprintf(stderr,
 			"bisect: --kernels 3..%d, --reps, --boards "
 			"and --run-s above 0\n",
@@ -208,20 +230,26 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	regress_params_init(&m->params);
+	if (min_runs)
+		m->params.min_runs = min_runs;
+	if (looks)
+		m->params.looks = looks;
+	if (alpha > 0)
+		m->params.alpha = alpha;
 	if (regress_plan(&m->params, 0, &seq, &err)) {
 		fprintf(stderr, "bisect: %s\n", err.msg);
 		return 1;
 	}
 	m->looks = seq.looks;
 	memcpy(m->runs_at, seq.runs_at, sizeof(m->runs_at));
-	printf("bisect: %u bisections of %u kernels each, default verdict "
+	printf("bisect: %u bisections of %u kernels each, verdict "
 	       "parameters (looks at %u",
 	       reps, nk, m->runs_at[0]);
 	for (r = 1; r < m->looks; r++)
 		printf(", %u", m->runs_at[r]);
-	printf(" runs per side), %u samples a run, %.0f s per run, %u "
-	       "board(s), spin hit %.2f\n",
-	       SAMPLES, run_s, boards, m->hit);
+	printf(" runs per side, alpha %.2f), %u samples a run, %.0f s per "
+	       "run, %.0f s to build a step, %u board(s), spin hit %.2f\n",
+	       m->params.alpha, SAMPLES, run_s, build_s, boards, m->hit);
 	for (f = 0; f < 2; f++) {
 		for (r = 0; r < reps; r++) {
 			struct bisect_outcome out;
@@ -236,6 +264,7 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			t[f].runs += m->total;
+			t[f].steps += out.steps;
 			t[f].right += out.found && out.hi == m->culprit;
 			t[f].wrong += out.found && out.hi != m->culprit;
 			t[f].ranged += !out.found;
@@ -251,11 +280,17 @@ int main(int argc, char **argv)
 		double per = t[f].right ? (double)t[f].runs / t[f].right *
 						  run_s / 3600 :
 					  NAN;
+		/* builds take wall time, one step after another */
+		double wall = t[f].right ?
+				      per / boards + (double)t[f].steps /
+							     t[f].right *
+							     build_s / 3600 :
+				      NAN;
 
 		printf("%-28s %9.1f %12.2f %14.2f %11.2f %6u %6u %6u\n",
 		       f ? "naive (fixed N per kernel)" :
 			   "sequential looks (lab)",
-		       runs, runs * run_s / 3600, per, per / boards, t[f].right,
+		       runs, runs * run_s / 3600, per, wall, t[f].right,
 		       t[f].wrong, t[f].ranged);
 	}
 	printf("sequential / naive board time: %.2f\n",

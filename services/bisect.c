@@ -281,10 +281,15 @@ static int git_prepare(const struct bisect_range *r, size_t i,
 	if (!k)
 		return -ENOENT;
 	ret = kernel_cached(k, NULL, &id, err);
+	/* The kernel cache answers a remembered failed build with -EIO and
+	 * its reason, "... (an earlier build)"; a git or disk failure (also
+	 * -EIO) is no verdict on the commit. */
+	if (ret == -EIO && strstr(err->msg, "(an earlier build)"))
+		ret = -ENOEXEC;
+	else if (ret == -EIO)
+		ret = 0; /* the job will say */
 	kernel_ident_cleanup(&id);
 	kernel_def_free(k);
-	if (ret == -EIO)
-		return -ENOEXEC;
 	return ret == -ENOENT ? 0 : ret;
 }
 

@@ -173,11 +173,14 @@ static int answer(const char *server, long status, const char *resp,
 		} else {
 			size_t n = json_array_size(json_object_get(j, "jobs"));
 
+			json_int_t id =
+				json_integer_value(json_object_get(j, "id"));
+
 			printf("submission %lld: %s, %zu jobs queued; follow it "
-			       "at %s%s\n",
-			       json_integer_value(json_object_get(j, "id")),
+			       "at %s/submissions/%lld (JSON: %s%s)\n",
+			       (long long)id,
 			       json_string_value(json_object_get(j, "state")),
-			       n, server,
+			       n, server, (long long)id, server,
 			       json_string_value(json_object_get(j, "url")));
 		}
 		ret = 0;

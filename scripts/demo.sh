@@ -138,6 +138,44 @@ rt_release=$("$RTLAB" kernel fetch debian-rt | sed -n 's/^release: *//p')
 echo "page:   $URL/farm"
 nonrt_release=$("$RTLAB" kernel fetch debian | sed -n 's/^release: *//p')
 
+# -- a developer's submission: a built kernel against the tree's latest ------
+#
+# A developer, with a token of their own, submits a built kernel (here the
+# oldest build of the same tree: its bzImage, .config and the modules the
+# board loads) and asks how it compares with the tree's latest tested
+# build, the default baseline.  The
+# workers run it; a tick settles the submission with a verdict (and would
+# mail the tree's people).  The testcase's plan has one look meanwhile, so
+# the first runs decide, and the tick's matrix is empty so that it only
+# settles submissions.  A tree reference to build (`rtlab submit --git URL
+# --ref REF`, kernels/README.md) goes the same way after a kernel build:
+# `make check` shows it (tests/integration/build.sh).
+oldest=$("$RTLAB" tree show --json debian-6.1-rt |
+	jq -r '.[0] | .package + "=" + .version')
+say "a developer submits a built kernel ($oldest): $VRUNS runs against the tree's latest tested build"
+"$RTLAB" kernel fetch "$oldest" >"$out/oldest.txt"
+old_rel=$(sed -n 's/^release: *//p' "$out/oldest.txt")
+old_root=$(sed -n 's|^image: *\(.*\)/boot/vmlinuz-.*|\1|p' "$out/oldest.txt")
+sh "$(dirname "$0")/submission-kernel.sh" "$old_root" "$old_rel" "$out/submission"
+devtoken=$("$RTLAB" token add --role developer "demo-developer-$(date +%s)" --quiet)
+printf 'matrix: []\n' >"$out/settle.yaml"
+# one look: the submission is settled by its first $VRUNS runs a side
+"$RTLAB" testcase set $TC --looks 1 >/dev/null
+if "$RTLAB" submit --server "$URL" --token "$devtoken" \
+	--image "$out/submission/bzImage" --config "$out/submission/config" \
+	--modules "$out/submission/modules.tar" --board vboard --testcase $TC \
+	--tree debian-6.1-rt --runs "$VRUNS" --duration "$VDURATION" \
+	>"$out/submission.out"; then
+	cat "$out/submission.out"
+	sub=$(sed -n 's/^submission \([0-9]*\):.*/\1/p' "$out/submission.out")
+	drain_vboard || true
+	"$RTLAB" farm tick --schedule "$out/settle.yaml" --no-discover --no-notify || true
+	echo "page:   $URL/submissions/$sub"
+else
+	cat "$out/submission.out"
+fi
+"$RTLAB" testcase set $TC --default looks >/dev/null
+
 # The non-RT kernel's runs are judged against the RT kernel: pin it as the
 # baseline of the non-RT kernel's series, so a verdict is stored as its
 # runs land, as it would be for a nightly build of a tree.

@@ -20,6 +20,7 @@ set -u
 
 work=$(mktemp -d /tmp/rtlab-bisect-git.XXXXXX) || exit 1
 on_exit "rm -rf '$work'"
+tree_cache || exit 1
 
 repo=$(sh "$TOP/tests/linux-repo.sh" 2>"$work/repo.err")
 check "a git repository of linux-source-6.12" test -d "$repo/.git"

@@ -22,18 +22,8 @@ rt=$("$RTLAB" kernel fetch debian-rt 2>"$work/fetch.err" | sed -n 's/^release: *
 "$RTLAB" kernel fetch debian >/dev/null 2>>"$work/fetch.err"
 check "Debian's RT and non-RT kernels fetched ($rt)" test -n "$rt"
 root=$(ls -d "$RTLAB_CACHE_DIR"/kernels/linux-image-"$rt"_*/root | tail -n 1)
-mods=lib/modules/$rt
-(cd "$root" && tar -cf "$work/modules.tar" $mods/modules.builtin \
-	$mods/modules.order $mods/modules.builtin.modinfo \
-	$mods/kernel/drivers/virtio/virtio.ko \
-	$mods/kernel/drivers/virtio/virtio_ring.ko \
-	$mods/kernel/drivers/virtio/virtio_pci.ko \
-	$mods/kernel/drivers/virtio/virtio_pci_legacy_dev.ko \
-	$mods/kernel/drivers/virtio/virtio_pci_modern_dev.ko \
-	$mods/kernel/drivers/char/virtio_console.ko)
+sh "$TOP/scripts/submission-kernel.sh" "$root" "$rt" "$work"
 check "a modules tarball of what the virtual board loads" test -s "$work/modules.tar"
-cp "$root/boot/vmlinuz-$rt" "$work/bzImage"
-cp "$root/boot/config-$rt" "$work/config"
 
 start_notify_sink
 cat >"$work/farm.yaml" <<YAML

@@ -632,8 +632,10 @@ int tree_git_resolve(const struct tree_def *t, const char *ref, char sha[41],
 				     t->name, ref);
 	if (asprintf(&spec, "%s^{commit}", ref) < 0)
 		return -ENOMEM;
-	/* a full commit id the mirror holds needs no fetch */
-	ret = tree_git_mirror(t, false, &dir, err);
+	/* a full commit id the mirror holds needs no fetch; a branch or tag
+	 * may have moved since the mirror last fetched */
+	fetched = !is_sha(ref);
+	ret = tree_git_mirror(t, fetched, &dir, err);
 	while (!ret) {
 		char *argv[] = { "git",	     "-C",	dir,  "rev-parse",
 				 "--verify", "--quiet", spec, NULL };

@@ -128,8 +128,8 @@ int tree_git_mirror(const struct tree_def *t, bool update, char **dir,
 
 /**
  * tree_git_resolve() - the commit id (40 hex digits) that @ref (a commit
- * id, its abbreviation, a branch or a tag) names in git tree @t; the
- * mirror is fetched once when it does not know @ref yet.
+ * id, its abbreviation, a branch or a tag) names in git tree @t now: the
+ * mirror is fetched first unless @ref is a full commit id it holds.
  * Return: 0 or a negative errno (-ENOENT: no such commit) with @err
  * naming the tree and @ref.
  */

@@ -11,7 +11,8 @@
 #   - a one-file change (kernel/time/timer.c), and a change to a header
 #     most of the kernel includes (include/linux/sched.h);
 #   - a new commit's way to its verdict on the virtual board: `rtlab farm
-#     tick` discovers it and queues RUNS (default 3) runs of it and of its
+#     tick` discovers it and queues RUNS (default 5, the fewest one look at
+#     the default alpha can decide with) runs of it and of its
 #     parent, a worker builds and boots them, and the verdict is stored:
 #     the wall time, and the part of it that was the build.
 # Prints figures; asserts nothing.
@@ -21,7 +22,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
 case $build in /*) ;; *) build=$top/$build ;; esac
 RTLAB=$build/rtlab
-runs=${1:-3}
+runs=${1:-5}
 RTLAB_CACHE_DIR=${RTLAB_CACHE_DIR:-/var/lib/rtlab/cache}
 export RTLAB_CACHE_DIR
 
@@ -111,7 +112,10 @@ t0=$(now)
 "$RTLAB" worker --board vb --drain >"$work/worker.out" 2>&1
 "$RTLAB" farm tick --no-notify >"$work/tick2.out" 2>&1
 t1=$(now)
-bt=$(sed -n 's/.*build t612@[0-9a-f]*: done in \([0-9]*\) s.*/\1/p' "$work/worker.out" | tail -n 1)
+# the worker builds inside the job; the kernel's build log says how long
+sha=$(git -C "$work/linux" rev-parse HEAD)
+bt=$(sed -n 's/^=== done in \([0-9]*\) s$/\1/p' \
+	"$RTLAB_CACHE_DIR"/kernels/build_t612_$(printf %.12s "$sha")_*/build.log 2>/dev/null | tail -n 1)
 verdicts=$(sql "SELECT count(*) FROM verdicts")
 printf '%-52s %s\n' "new commit -> verdict ($runs runs a side, 5 s each)" \
 	"$(secs "$t0" "$t1") s, of which the build ${bt:-?} s; $verdicts verdict(s) stored"

@@ -439,9 +439,17 @@ int kernel_build(const struct tree_def *t, const char *sha, const char *out,
 	to = path_join(out, "config");
 	if (!ret)
 		ret = from && to ? copy_file(from, to, err) : -ENOMEM;
-	if (!ret)
+	if (!ret) {
+		FILE *f = fopen(log_path, "a");
+
+		/* the log says how long it took, for benchmarks and people */
+		if (f) {
+			fprintf(f, "\n=== done in %.0f s\n", since(&b.start));
+			fclose(f);
+		}
 		log_info("build %s@%s: done in %.0f s", t->name, b.short_sha,
 			 since(&b.start));
+	}
 out:
 	if (fd >= 0)
 		close(fd);

@@ -50,22 +50,8 @@ gitc() {
 }
 # the tree the tests use (same name and config: same build directory)
 data=$work/data
-mkdir -p "$data/kernels/trees"
-for f in "$top"/*; do
-	[ "$(basename "$f")" = kernels ] || ln -s "$f" "$data/"
-done
-for f in "$top"/kernels/*; do
-	[ "$(basename "$f")" = trees ] || ln -s "$f" "$data/kernels/"
-done
+sh "$top/tests/t612-datadir.sh" "$data" "$work/linux" main 1
 export RTLAB_DATADIR=$data
-cat >"$data/kernels/trees/t612.yaml" <<YAML
-kind: git
-git: $work/linux
-branch: main
-config: tinyconfig
-fragments: ../configs/rt-virtual-board.config
-follow: 1
-YAML
 RTLAB_CONFIG=$work/rtlab.conf
 export RTLAB_CONFIG
 cat >"$work/farm.yaml" <<YAML

@@ -331,21 +331,6 @@ static int make_kernel(struct build *b, const char *out, struct rtlab_err *err)
 				 "KBUILD_BUILD_HOST=rtlab",
 				 "bzImage",
 				 NULL };
-
-		ret = step(b, "bzImage", argv, err);
-	}
-	if (!ret && config_has(dotconfig, "CONFIG_MODULES=y")) {
-		char *argv[] = { "make",
-				 "-C",
-				 b->src,
-				 o,
-				 jobs,
-				 cc,
-				 ccdir,
-				 "KBUILD_BUILD_USER=rtlab",
-				 "KBUILD_BUILD_HOST=rtlab",
-				 "modules",
-				 NULL };
 		char *inst[] = { "make",
 				 "-C",
 				 b->src,
@@ -355,8 +340,12 @@ static int make_kernel(struct build *b, const char *out, struct rtlab_err *err)
 				 "modules_install",
 				 NULL };
 
-		ret = step(b, "modules", argv, err) ?:
-			      step(b, "modules_install", inst, err);
+		ret = step(b, "bzImage", argv, err);
+		if (!ret && config_has(dotconfig, "CONFIG_MODULES=y")) {
+			argv[9] = "modules";
+			ret = step(b, "modules", argv, err) ?:
+				      step(b, "modules_install", inst, err);
+		}
 	}
 out:
 	free(ccache);

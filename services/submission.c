@@ -488,6 +488,43 @@ static int queue_side(PGconn *conn, int64_t id, const char *kernel,
 	return 0;
 }
 
+/*
+ * Open the transaction and record submission @s of @kind (the default
+ * runs filled in); *@in_tx says whether the caller must roll back.
+ */
+static int record_submission(PGconn *conn, struct db_submission_new *s,
+			     const char *owner, int token_id, const char *kind,
+			     const char *baseline, int64_t *id, bool *in_tx,
+			     struct rtlab_err *err)
+{
+	int ret = db_begin(conn, err);
+
+	if (ret)
+		return ret;
+	*in_tx = true;
+	s->owner = owner;
+	s->token_id = token_id;
+	s->kind = kind;
+	s->baseline = baseline;
+	if (!s->runs)
+		s->runs = 5; /* the default plan's first look */
+	return db_submission_create(conn, s, id, err);
+}
+
+/* The submission's kernel is @yaml: record it and queue both sides. */
+static int queue_submission(PGconn *conn, int64_t id, const char *yaml,
+			    const struct db_submission_new *s,
+			    const char *baseline, struct rtlab_err *err)
+{
+	unsigned int queued = 0;
+
+	return db_submission_set_kernel(conn, id, yaml, err) ?:
+		       queue_side(conn, id, yaml, s->tree, s->boards, s->testcases, s->runs, s->duration_s, &queued, err) ?:
+		       queue_side(conn, id, baseline, s->tree, s->boards,
+				  s->testcases, s->runs, s->duration_s, &queued,
+				  err);
+}
+
 static char *submissions_dir(void)
 {
 	char *d = NULL;
@@ -507,7 +544,6 @@ int submission_create(PGconn *conn, const char *owner, int token_id,
 	const char *kind = NULL;
 	json_error_t jerr;
 	json_t *req = NULL;
-	unsigned int queued = 0;
 	bool in_tx = false;
 	int ret;
 
@@ -548,17 +584,9 @@ int submission_create(PGconn *conn, const char *owner, int token_id,
 	ret = request_check(conn, req, &s, &baseline, err);
 	if (ret)
 		goto out;
-	ret = db_begin(conn, err);
-	if (ret)
-		goto out;
-	in_tx = true;
-	s.owner = owner;
-	s.token_id = token_id;
-	s.kind = exists(tmp, "kernel.deb") ? "deb" : "image";
-	s.baseline = baseline;
-	if (!s.runs)
-		s.runs = 5; /* the default plan's first look */
-	ret = db_submission_create(conn, &s, id, err);
+	ret = record_submission(conn, &s, owner, token_id,
+				exists(tmp, "kernel.deb") ? "deb" : "image",
+				baseline, id, &in_tx, err);
 	if (ret)
 		goto out;
 	snprintf(name, sizeof(name), "submission-%" PRId64, *id);
@@ -578,16 +606,8 @@ int submission_create(PGconn *conn, const char *owner, int token_id,
 	free(tmp);
 	tmp = final; /* removed on failure from here */
 	final = NULL;
-	ret = check_kernel(yaml, err);
-	if (!ret)
-		ret = db_submission_set_kernel(conn, *id, yaml, err);
-	if (!ret)
-		ret = queue_side(conn, *id, yaml, s.tree, s.boards, s.testcases,
-				 s.runs, s.duration_s, &queued, err);
-	if (!ret)
-		ret = queue_side(conn, *id, baseline, s.tree, s.boards,
-				 s.testcases, s.runs, s.duration_s, &queued,
-				 err);
+	ret = check_kernel(yaml, err) ?:
+		      queue_submission(conn, *id, yaml, &s, baseline, err);
 	if (ret)
 		goto out;
 	ret = db_commit(conn, err);
@@ -660,7 +680,6 @@ int submission_tree(PGconn *conn, const char *owner, int token_id, json_t *req,
 	char *root = submissions_dir(), *dir = NULL, *yaml = NULL;
 	char *baseline = NULL, *frag_path = NULL, dest[96], sha[41];
 	const char *frag;
-	unsigned int queued = 0;
 	struct tree_def *t = NULL;
 	bool in_tx = false;
 	size_t i;
@@ -709,17 +728,9 @@ int submission_tree(PGconn *conn, const char *owner, int token_id, json_t *req,
 				    t->name);
 		goto out;
 	}
-	ret = mkdir_p(root, 0755, err) ?: db_begin(conn, err);
-	if (ret)
-		goto out;
-	in_tx = true;
-	s.owner = owner;
-	s.token_id = token_id;
-	s.kind = "tree";
-	s.baseline = baseline;
-	if (!s.runs)
-		s.runs = 5; /* the default plan's first look */
-	ret = db_submission_create(conn, &s, id, err);
+	ret = mkdir_p(root, 0755, err) ?:
+		      record_submission(conn, &s, owner, token_id, "tree",
+					baseline, id, &in_tx, err);
 	if (ret)
 		goto out;
 	/* the developer's commit joins the tree's mirror, so it builds
@@ -765,11 +776,7 @@ int submission_tree(PGconn *conn, const char *owner, int token_id, json_t *req,
 	}
 	/* the build runs with the first job: a kernel that does not build
 	 * fails its jobs with the build's reason, which settles it */
-	ret = db_submission_set_kernel(conn, *id, yaml, err) ?:
-		      queue_side(conn, *id, yaml, s.tree, s.boards, s.testcases, s.runs, s.duration_s, &queued, err) ?:
-		      queue_side(conn, *id, baseline, s.tree, s.boards,
-				 s.testcases, s.runs, s.duration_s, &queued,
-				 err);
+	ret = queue_submission(conn, *id, yaml, &s, baseline, err);
 	if (ret)
 		goto out;
 	ret = db_commit(conn, err);

@@ -85,23 +85,8 @@ check "16 commits after the base, the 11th with udelay(300) in the tick" \
 # name, config and fragments as tests/integration/build.sh's: the same
 # build directory, and the same builds of the base commit).
 data=$work/data
-mkdir -p "$data/kernels/trees"
-for f in "$TOP"/*; do
-	[ "$(basename "$f")" = kernels ] || ln -s "$f" "$data/"
-done
-for f in "$TOP"/kernels/*; do
-	[ "$(basename "$f")" = trees ] || ln -s "$f" "$data/kernels/"
-done
+sh "$TOP/tests/t612-datadir.sh" "$data" "$work/linux" bisect-demo 2 || exit 1
 export RTLAB_DATADIR=$data
-cat >"$data/kernels/trees/t612.yaml" <<YAML
-description: linux-source-6.12 with the virtual board's PREEMPT_RT config
-kind: git
-git: $work/linux
-branch: bisect-demo
-config: tinyconfig
-fragments: ../configs/rt-virtual-board.config
-follow: 2
-YAML
 
 # The ends are built first (the nightly would have); the steps are built
 # by the worker when their jobs run.

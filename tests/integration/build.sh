@@ -31,23 +31,8 @@ gitc() {
 
 # A data directory with the lab's own files and the test's trees.
 data=$work/data
-mkdir -p "$data/kernels/trees"
-for f in "$TOP"/*; do
-	[ "$(basename "$f")" = kernels ] || ln -s "$f" "$data/"
-done
-for f in "$TOP"/kernels/*; do
-	[ "$(basename "$f")" = trees ] || ln -s "$f" "$data/kernels/"
-done
+sh "$TOP/tests/t612-datadir.sh" "$data" "$work/linux" main 2 || exit 1
 export RTLAB_DATADIR=$data
-cat >"$data/kernels/trees/t612.yaml" <<YAML
-description: linux-source-6.12 with the virtual board's PREEMPT_RT config
-kind: git
-git: $work/linux
-branch: main
-config: tinyconfig
-fragments: ../configs/rt-virtual-board.config
-follow: 2
-YAML
 
 # -- definitions: errors name the file and the field ------------------------
 printf 'kind: git\ngit: /nowhere\n' >"$work/nobranch.yaml"

@@ -24,24 +24,26 @@
 int db_farm_lock(PGconn *conn, struct rtlab_err *err) __must_check;
 
 /**
- * db_farm_have() - jobs of @kernel (as jobs name it) on @board and
- * @testcase that count toward its runs: every one but those failed on
- * infrastructure errors (no run; the tick queues them again).
- * Return: 0 with *@n, or a negative errno.
+ * db_farm_cells() - what @kernel (as jobs name it) has on every cell of
+ * @boards x @testcases (JSON arrays of names), in one statement: its
+ * jobs that count toward its runs (every one but those failed on
+ * infrastructure errors: the tick queues them again), and the runs per
+ * side the latest INCONCLUSIVE verdicts involving it (either side) ask
+ * for at their next planned look (details.sequential.next_look_runs;
+ * 0 when none asks).  Read a cell with db_farm_cell().
+ * Return: 0 with *@cells (the caller's reference), or a negative errno.
  */
-int db_farm_have(PGconn *conn, const char *kernel, const char *board,
-		 const char *testcase, int64_t *n,
-		 struct rtlab_err *err) __must_check;
+int db_farm_cells(PGconn *conn, const char *kernel, json_t *boards,
+		  json_t *testcases, json_t **cells,
+		  struct rtlab_err *err) __must_check;
 
 /**
- * db_farm_look_runs() - the runs per side the latest INCONCLUSIVE
- * verdicts involving @kernel (either side) on @board and @testcase ask
- * for at their next planned look (details.sequential.next_look_runs);
- * 0 when none asks.  Return: 0 with *@n, or a negative errno.
+ * db_farm_cell() - @board x @testcase of db_farm_cells()' answer: *@have
+ * jobs, *@look runs asked for (both 0 for a board or testcase the
+ * database does not know yet).
  */
-int db_farm_look_runs(PGconn *conn, const char *kernel, const char *board,
-		      const char *testcase, int64_t *n,
-		      struct rtlab_err *err) __must_check;
+void db_farm_cell(json_t *cells, const char *board, const char *testcase,
+		  int64_t *have, int64_t *look);
 
 /**
  * db_farm_kernel_id() - the kernels row of the runs @kernel's jobs made

@@ -91,9 +91,13 @@ PGconn *db_connect(struct rtlab_err *err)
 	}
 	/* Keep NOTICEs ("already exists, skipping") off the user's terminal;
 	 * a commit (an upload's 2xx) waits for the disk whatever the server's
-	 * default. */
+	 * default.  No JIT: rtlab's statements walk indexes and answer in
+	 * milliseconds, but a planner's guess above jit_above_cost (a set
+	 * function's default 100 rows under a subplan) made PostgreSQL
+	 * compile one for 250 ms that then ran in 0.1 ms (the farm's tick,
+	 * bench/farm.sh: 122 ms a cell with JIT, docs/scale.md). */
 	res = PQexec(conn, "SET client_min_messages = warning; "
-			   "SET synchronous_commit = on");
+			   "SET synchronous_commit = on; SET jit = off");
 	PQclear(res);
 	free(conninfo);
 	return conn;

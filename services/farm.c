@@ -351,25 +351,19 @@ static unsigned int first_look(PGconn *conn, const char *testcase)
 	return n;
 }
 
-/* Queue what kernel @spec still needs on (@board, @testcase). */
+/* Queue what kernel @spec still needs on (@board, @testcase), where it
+ * has @have jobs, needs @want and a verdict asks for @look runs a side. */
 static int tick_cell(PGconn *conn, const struct farm_entry *e, const char *tree,
 		     const char *spec, const char *board, const char *testcase,
+		     int64_t have, int64_t look, unsigned int want,
 		     const struct farm_tick_opts *o, FILE *out,
 		     struct farm_tick_result *r, struct rtlab_err *err)
 {
 	struct job_spec js = { 0 };
-	int64_t have = 0, look = 0, *ids = NULL;
-	unsigned int want;
+	int64_t *ids = NULL;
 	size_t nids = 0;
 	int ret;
 
-	want = e->runs ? e->runs : first_look(conn, testcase);
-	ret = db_farm_have(conn, spec, board, testcase, &have, err);
-	if (!ret)
-		ret = db_farm_look_runs(conn, spec, board, testcase, &look,
-					err);
-	if (ret)
-		return ret;
 	if (look > want)
 		want = (unsigned int)look;
 	r->cells++;
@@ -405,8 +399,10 @@ static int tick_entry(PGconn *conn, const struct farm_entry *e,
 {
 	struct tree_kernel *k = NULL;
 	struct tree_def *t;
-	json_t *known = NULL, *row;
+	json_t *known = NULL, *row, *boards = json_array(),
+	       *testcases = json_array();
 	size_t nk = 0, i, first, b, c;
+	unsigned int *want = NULL;
 	int ret = 0;
 
 	t = tree_def_find(e->tree, err);
@@ -467,11 +463,25 @@ static int tick_entry(PGconn *conn, const struct farm_entry *e,
 	first = json_array_size(known) > e->kernels ?
 			json_array_size(known) - e->kernels :
 			0;
+	for (b = 0; !ret && e->boards[b]; b++)
+		ret = json_array_append_new(boards, json_string(e->boards[b]));
+	for (c = 0; !ret && e->testcases[c]; c++)
+		ret = json_array_append_new(testcases,
+					    json_string(e->testcases[c]));
+	want = ret ? NULL : calloc(c + 1, sizeof(*want));
+	if (!want) {
+		ret = rtlab_err_seterr(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	/* the runs a cell needs: the entry's, or its testcase's first look */
+	for (c = 0; e->testcases[c]; c++)
+		want[c] = e->runs ? e->runs : first_look(conn, e->testcases[c]);
 	ret = db_begin(conn, err);
 	if (!ret)
 		ret = db_farm_lock(conn, err);
 	for (i = first; !ret && i < json_array_size(known); i++) {
 		char spec[512], *name;
+		json_t *cells = NULL;
 
 		row = json_array_get(known, i);
 		name = tree_kernel_name(
@@ -483,11 +493,17 @@ static int tick_entry(PGconn *conn, const struct farm_entry *e,
 		}
 		snprintf(spec, sizeof(spec), "%s", name);
 		free(name);
+		ret = db_farm_cells(conn, spec, boards, testcases, &cells, err);
 		for (b = 0; !ret && e->boards[b]; b++)
 			for (c = 0; !ret && e->testcases[c]; c++) {
+				int64_t have, look;
+
+				db_farm_cell(cells, e->boards[b],
+					     e->testcases[c], &have, &look);
 				ret = tick_cell(conn, e, t->name, spec,
 						e->boards[b], e->testcases[c],
-						o, out, r, err);
+						have, look, want[c], o, out, r,
+						err);
 				if (ret == -EINVAL || ret == -ENOENT) {
 					/* this cell cannot be queued (its
 					 * checks ran before any write): say
@@ -499,12 +515,16 @@ static int tick_entry(PGconn *conn, const struct farm_entry *e,
 					ret = 0;
 				}
 			}
+		json_decref(cells);
 	}
 	if (ret)
 		db_rollback(conn);
 	else
 		ret = db_commit(conn, err);
 out:
+	free(want);
+	json_decref(testcases);
+	json_decref(boards);
 	json_decref(known);
 	tree_kernels_free(k, nk);
 	tree_def_free(t);

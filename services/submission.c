@@ -453,20 +453,21 @@ static int queue_side(PGconn *conn, int64_t id, const char *kernel,
 		      unsigned int runs, unsigned int duration_s,
 		      unsigned int *queued, struct rtlab_err *err)
 {
-	json_t *b, *t;
+	json_t *b, *t, *cells = NULL;
 	size_t i, j;
-	int ret = 0;
+	int ret;
 
+	ret = db_farm_cells(conn, kernel, boards, testcases, &cells, err);
+	if (ret)
+		return ret;
 	json_array_foreach(boards, i, b)
 		json_array_foreach(testcases, j, t) {
 			struct job_spec js = { 0 };
-			int64_t have = 0, *ids = NULL;
+			int64_t have, look, *ids = NULL;
 			size_t n = 0;
 
-			ret = db_farm_have(conn, kernel, json_string_value(b),
-					   json_string_value(t), &have, err);
-			if (ret)
-				return ret;
+			db_farm_cell(cells, json_string_value(b),
+				     json_string_value(t), &have, &look);
 			if (have >= runs)
 				continue;
 			js.kernel = kernel;
@@ -482,10 +483,12 @@ static int queue_side(PGconn *conn, int64_t id, const char *kernel,
 			ret = jobs_add(conn, &js, &ids, &n, err);
 			free(ids);
 			if (ret)
-				return ret;
+				goto out;
 			*queued += n;
 		}
-	return 0;
+out:
+	json_decref(cells);
+	return ret;
 }
 
 /*

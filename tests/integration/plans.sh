@@ -90,6 +90,7 @@ plan "GET /api/v1/runs?kernel=&testcase=" - \
 plan "GET /api/v1/runs/{run}" - get "/api/v1/runs/$mid"
 plan "run page" verdicts_candidate_runs get "/runs/$mid"
 plan "overview page" runs_kernel_created get /
+plan "overview page's boards (open jobs per board)" jobs_board_open get /
 plan "regressions page" verdicts_verdict_id get /regressions
 plan "GET /api/v1/verdicts" - get /api/v1/verdicts
 plan "trend plot of 1000 kernels" runs_series \
@@ -97,6 +98,13 @@ plan "trend plot of 1000 kernels" runs_series \
 plan "rtlab jobs" - "$RTLAB" jobs
 plan "rtlab jobs --state queued" - "$RTLAB" jobs --state queued
 plan "rtlab runs --before" runs_pkey "$RTLAB" runs --before "$mid"
+# The farm's tick over the year's 100 boards x 10 testcases (its 2
+# kernels), every cell with its runs: what each kernel has, cell by cell.
+schedule=$("$RTLAB_BUILD/bench/scale" schedule "$work")
+plan "rtlab farm tick over 1000 series" jobs_farm_key \
+	"$RTLAB" farm tick --no-discover --no-notify --schedule "$schedule"
+check "... which queued nothing (every cell has its runs)" \
+	grep -q ' 2000 cells, 0 jobs queued' "$work/out"
 
 # An upload whose kernel has a baseline in its series: the series and its
 # default baseline (series_kernels, not a grouping of the series' runs),

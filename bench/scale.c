@@ -267,7 +267,10 @@ static int fill(PGconn *c, long runs)
 		return -EIO;
 	/* Run g of the main tree: kernel g / 3000, series (g / 3) % 1000;
 	 * of the long-term series: kernel (g - nmain) * 1000 / lts, on the
-	 * first board and testcase.  Runs, their jobs and their histograms
+	 * first board and testcase.  The main tree spreads over the year,
+	 * the long-term series over its first half, so that the newest
+	 * kernels are the main tree's, on every series, as in a farm (the
+	 * overview's heavy case).  Runs, their jobs and their histograms
 	 * go in chunks so that the progress shows. */
 	for (g = 0; g < runs; g += CHUNK) {
 		long hi = g + CHUNK < runs ? g + CHUNK : runs;
@@ -283,7 +286,8 @@ static int fill(PGconn *c, long runs)
 			  "CASE WHEN g < %ld THEN g / %ld ELSE (g - %ld) * %d "
 			  "/ %ld END AS k, g >= %ld AS lts, "
 			  "now() - interval '1 year' + interval '1 second' * "
-			  "%f * g AS at FROM generate_series(%ld, %ld) g;"
+			  "CASE WHEN g < %ld THEN %f * g ELSE %f * (g - %ld) "
+			  "END AS at FROM generate_series(%ld, %ld) g;"
 			  "INSERT INTO jobs (id, kernel_id, board_id, "
 			  "testcase_id, state, attempts, worker, kernel, "
 			  "run_uuid, created_at, started_at, finished_at) "
@@ -325,9 +329,9 @@ static int fill(PGconn *c, long runs)
 			  nmain, RUNS_PER_KERNEL, SERIES, TESTCASES, nmain,
 			  RUNS_PER_KERNEL, TESTCASES, nmain,
 			  (long)SERIES * RUNS_PER_KERNEL, nmain, LTS_KERNELS,
-			  lts, nmain, year_s / runs, g, hi - 1, manifest,
-			  manifest, manifest, g + 1, hi, RANGE_US, TEMPLATES,
-			  g + 1, hi))
+			  lts, nmain, nmain, year_s / nmain, year_s / 2 / lts,
+			  nmain, g, hi - 1, manifest, manifest, manifest, g + 1,
+			  hi, RANGE_US, TEMPLATES, g + 1, hi))
 			return -EIO;
 		if (isatty(STDOUT_FILENO) || hi == runs ||
 		    (hi / CHUNK) % 10 == 0) {
@@ -385,7 +389,7 @@ struct figure {
 	const char *why; /* when not measured */
 };
 
-static struct figure figures[32];
+static struct figure figures[48];
 static int nfigures;
 
 static void add(const char *name, double value, const char *unit,
@@ -586,7 +590,9 @@ static double jobs_list_ms(PGconn *conn, const char *state, int reps)
 		return NAN;
 	for (i = 0; i < reps; i++) {
 		t0 = bench_now_ms();
-		if (db_job_list(conn, state, 100, &jobs, &n, &err)) {
+		struct db_job_filter f = { .state = state, .limit = 100 };
+
+		if (db_job_list(conn, &f, &jobs, &n, &err)) {
 			fprintf(stderr, "scale: listing jobs: %s\n", err.msg);
 			goto out;
 		}
@@ -768,8 +774,17 @@ static int measure(const char *url, const char *rtlab, const char *ingest,
 	snprintf(cmd, sizeof(cmd), "'%s' --help >/dev/null", rtlab);
 	add("  of which starting rtlab (rtlab --help)", cmd_ms(cmd, reps), "ms",
 	    NULL, 0, NULL);
-	add("GET of a jobs API", NAN, "ms", NULL, 0,
-	    "the server has no jobs endpoint");
+	add("GET /api/v1/jobs (first page of 50)",
+	    get_ms(c, url, "/api/v1/jobs", reps), "ms", "<=", 100, NULL);
+	snprintf(path, sizeof(path), "/api/v1/jobs?before=%" PRId64, last / 2);
+	add("GET /api/v1/jobs?before= (a page mid-year)",
+	    get_ms(c, url, path, reps), "ms", "<=", 100, NULL);
+	add("GET /api/v1/jobs?state=queued",
+	    get_ms(c, url, "/api/v1/jobs?state=queued", reps), "ms", "<=", 100,
+	    NULL);
+	add("GET /api/v1/jobs?board= (one board's)",
+	    get_ms(c, url, "/api/v1/jobs?board=scale-042", reps), "ms",
+	    "<=", 100, NULL);
 	farm_tick_figures(conn, rtlab, schedule);
 	v = query_num(conn, "SELECT pg_database_size(current_database())");
 	add("database size per run", v / runs / 1024, "kB", "<=", 20, NULL);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +23,11 @@
 static void jobs_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: rtlab jobs [--state queued|running|done|failed] [--limit N]\n\n"
-		"List jobs, newest first, 100 unless --limit says otherwise: state, attempts, worker and its lease, the\n"
+		"usage: rtlab jobs [--state queued|running|done|failed] [--board B]\n"
+		"                  [--limit N] [--before ID] [--json]\n\n"
+		"List jobs, newest first, 100 unless --limit says otherwise (--before ID\n"
+		"continues after the last id of a page; GET /api/v1/jobs answers the\n"
+		"same): state, attempts, worker and its lease, the\n"
 		"runs the job made (ids, and the uuid of the one that finished it), the\n"
 		"attempts that ended without a run (infrastructure errors: QEMU crashed\n"
 		"or killed, the host never ran it, the upload failed, the worker died)\n"
@@ -67,37 +71,54 @@ int cmd_jobs(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "state", required_argument, NULL, 's' },
+		{ "board", required_argument, NULL, 'b' },
 		{ "limit", required_argument, NULL, 'l' },
+		{ "before", required_argument, NULL, 'B' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rtlab_err err = { "" };
-	struct db_job *jobs = NULL;
-	const char *state = NULL;
 	/* a year of a farm holds a million jobs: a page, not all */
-	unsigned int limit = 100;
+	struct db_job_filter f = { .limit = 100 };
+	struct db_job *jobs = NULL;
+	unsigned int before = 0;
+	bool as_json = false;
 	size_t n = 0, i;
+	json_t *list;
 	PGconn *conn;
 	int opt, ret;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "s:l:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "s:b:l:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 's':
-			state = optarg;
-			if (!db_job_state_valid(state)) {
+			f.state = optarg;
+			if (!db_job_state_valid(f.state)) {
 				fprintf(stderr,
 					"rtlab jobs: --state '%s': "
 					"expected queued, running, done or "
 					"failed\n",
-					state);
+					f.state);
 				return EXIT_USAGE;
 			}
 			break;
+		case 'b':
+			f.board = optarg;
+			break;
 		case 'l':
 			if (opt_uint("jobs", "--limit", optarg, 1, 1000000,
-				     &limit))
+				     &f.limit))
 				return EXIT_USAGE;
+			break;
+		case 'B':
+			if (opt_uint("jobs", "--before", optarg, 1, UINT_MAX,
+				     &before))
+				return EXIT_USAGE;
+			f.before = before;
+			break;
+		case 'j':
+			as_json = true;
 			break;
 		case 'h':
 			jobs_usage(stdout);
@@ -114,17 +135,34 @@ int cmd_jobs(int argc, char **argv)
 	conn = cli_connect("jobs");
 	if (!conn)
 		return 1;
-	ret = db_job_list(conn, state, limit, &jobs, &n, &err);
+	ret = db_job_list(conn, &f, &jobs, &n, &err);
 	db_disconnect(conn);
 	if (ret) {
 		fprintf(stderr, "rtlab jobs: %s\n",
 			err.msg[0] ? err.msg : strerror(-ret));
 		return 1;
 	}
+	if (as_json) {
+		list = json_array();
+		for (i = 0; list && i < n; i++)
+			if (json_array_append_new(list, db_job_json(&jobs[i])))
+				break;
+		db_job_list_free(jobs, n);
+		if (!list || i < n ||
+		    json_dumpf(list, stdout, JSON_INDENT(2))) {
+			json_decref(list);
+			fprintf(stderr, "rtlab jobs: out of memory\n");
+			return 1;
+		}
+		json_decref(list);
+		putchar('\n');
+		return 0;
+	}
 	if (!n)
 		fprintf(stderr,
-			"no jobs%s%s: queue some with 'rtlab job add'\n",
-			state ? " in state " : "", state ? state : "");
+			"no jobs%s%s%s%s: queue some with 'rtlab job add'\n",
+			f.state ? " in state " : "", f.state ? f.state : "",
+			f.board ? " on board " : "", f.board ? f.board : "");
 	else
 		printf("%-6s %-12s %-5s %-12s %-16s %-18s %-10s %s\n", "ID",
 		       "STATE", "TRIES", "BOARD", "KERNEL", "TESTCASE", "PHASE",

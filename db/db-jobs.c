@@ -425,32 +425,40 @@ int db_job_requeue(PGconn *conn, int64_t id, const char *worker,
 	return ret;
 }
 
-int db_job_list(PGconn *conn, const char *state, unsigned int limit,
+int db_job_list(PGconn *conn, const struct db_job_filter *f,
 		struct db_job **jobs, size_t *count, struct rtlab_err *err)
 {
 	struct db_job *out = NULL;
-	const char *p[2];
-	char lim[16];
+	const char *p[4];
+	char lim[16], before[24];
 	PGresult *res;
 	int ret = 0, n, i;
 
 	*jobs = NULL;
 	*count = 0;
-	if (state && !db_job_state_valid(state))
+	if (f->state && !db_job_state_valid(f->state))
 		return rtlab_err_set(err,
 				     "job state '%s': expected queued, "
 				     "running, done or failed",
-				     state);
-	snprintf(lim, sizeof(lim), "%u", limit);
-	p[0] = state;
-	p[1] = limit ? lim : NULL;
+				     f->state);
+	snprintf(lim, sizeof(lim), "%u", f->limit);
+	snprintf(before, sizeof(before), "%" PRId64, f->before);
+	p[0] = f->state;
+	p[1] = f->limit ? lim : NULL;
+	p[2] = f->board;
+	p[3] = f->before > 0 ? before : NULL;
+	/* newest first down the primary key (or a board's open jobs down
+	 * jobs_board_open): a page costs the same a year on */
 	res = q(conn,
 		"SELECT " JOB_COLS " FROM jobs j "
 		"JOIN boards b ON b.id = j.board_id "
 		"JOIN testcases t ON t.id = j.testcase_id "
 		"WHERE ($1::text IS NULL OR j.state = $1) "
+		"AND ($3::text IS NULL OR j.board_id = "
+		"     (SELECT id FROM boards WHERE name = $3)) "
+		"AND ($4::bigint IS NULL OR j.id < $4) "
 		"ORDER BY j.id DESC LIMIT $2::bigint",
-		2, p);
+		4, p);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
 		ret = pg_fail(conn, res, err, "listing jobs", 0);
 		goto out;
@@ -474,4 +482,34 @@ int db_job_list(PGconn *conn, const char *state, unsigned int limit,
 out:
 	PQclear(res);
 	return ret;
+}
+
+json_t *db_job_json(const struct db_job *j)
+{
+	json_t *o, *runs = json_array();
+	const char *state = j->state;
+	char *ids, *tok, *save = NULL;
+
+	if (j->failure && !strcmp(j->failure, "infrastructure"))
+		state = "infra-failed";
+	ids = j->run_ids ? strdup(j->run_ids) : NULL;
+	for (tok = ids ? strtok_r(ids, ",", &save) : NULL; runs && tok;
+	     tok = strtok_r(NULL, ",", &save))
+		json_array_append_new(runs,
+				      json_integer(strtoll(tok, NULL, 10)));
+	free(ids);
+	o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:s?, "
+		      "s:s?, s:o, s:s?, s:s?, s:o, s:s, s:s?}",
+		      "id", (json_int_t)j->id, "state", state, "board",
+		      j->board, "kernel", j->kernel, "testcase", j->testcase,
+		      "kind", j->health ? "health" : "run", "attempts",
+		      j->attempts, "max_attempts", j->max_attempts,
+		      "infra_errors", j->infra_errors, "worker", j->worker,
+		      "phase", j->phase, "lease_left_s",
+		      j->has_lease ? json_integer(j->lease_left_s) :
+				     json_null(),
+		      "error", j->error, "run_uuid", j->run_uuid, "runs",
+		      runs ? runs : json_null(), "created_at", j->created_at,
+		      "finished_at", j->finished_at);
+	return o;
 }

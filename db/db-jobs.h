@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <jansson.h>
 #include <libpq-fe.h>
 
 #include "error.h"
@@ -169,16 +170,31 @@ int db_job_requeue(PGconn *conn, int64_t id, const char *worker,
 		   const char *error, bool abandoned, bool *failed_out,
 		   struct rtlab_err *err) __must_check;
 
+/* Which jobs db_job_list() gives; zero/NULL fields do not filter. */
+struct db_job_filter {
+	const char *state;  /* queued, running, done or failed */
+	const char *board;  /* a board's name */
+	int64_t before;	    /* keyset page: only ids below this one */
+	unsigned int limit; /* at most this many; 0 for all */
+};
+
 /**
- * db_job_list() - jobs, newest first.
- * @state: only jobs in this state (queued, running, done, failed), or NULL.
- * @limit: at most this many; 0 for all.
+ * db_job_list() - jobs, newest first, as @f says.
  * Return: 0 with *@jobs (caller frees with db_job_list_free()) and *@count;
- * -EINVAL for an unknown @state; -EIO, -ENOMEM.
+ * -EINVAL for an unknown state; -EIO, -ENOMEM.
  */
-int db_job_list(PGconn *conn, const char *state, unsigned int limit,
+int db_job_list(PGconn *conn, const struct db_job_filter *f,
 		struct db_job **jobs, size_t *count,
 		struct rtlab_err *err) __must_check;
+
+/**
+ * db_job_json() - @j as the API and `rtlab jobs --json` give it: id,
+ * state (infra-failed for a job that never got a run), board, kernel,
+ * testcase, kind, attempts, max_attempts, infra_errors, worker, phase,
+ * lease_left_s, error, run_uuid, runs (ids), created_at, finished_at.
+ * Return: a new reference, or NULL when out of memory.
+ */
+json_t *db_job_json(const struct db_job *j);
 
 /** db_job_state_valid() - queued, running, done or failed. */
 bool db_job_state_valid(const char *state);

@@ -62,6 +62,16 @@ enum http_pool api_runs_pool(const char *method, const char *path);
  */
 enum MHD_Result api_runs_handle(struct http_request *req);
 
+/** api_jobs_match() - whether @path is /api/v1/jobs. */
+bool api_jobs_match(const char *path);
+
+/**
+ * api_jobs_handle() - answer GET /api/v1/jobs (query: state, board, limit
+ * 1..1000 default 50, before: a keyset page), newest first.  @req->db
+ * must be connected.  Return: what libmicrohttpd expects.
+ */
+enum MHD_Result api_jobs_handle(struct http_request *req);
+
 /** verdict_api_match() - whether @path is one of the verdict endpoints:
  *  /api/v1/verdicts, /api/v1/verdicts/ID, /api/v1/compare. */
 bool verdict_api_match(const char *path);

@@ -21,6 +21,7 @@ const struct http_handler server_routes[] = {
 	  api_submissions_handle, true, api_submissions_pool, false },
 	{ "verdicts", verdict_api_match, NULL, verdict_api_handle, true,
 	  verdict_api_pool, false },
+	{ "jobs", api_jobs_match, NULL, api_jobs_handle, true, NULL, false },
 	{ "lava", api_lava_match, api_lava_begin, api_lava_handle, true, NULL,
 	  false },
 	{ "runs", api_runs_match, api_runs_begin, api_runs_handle, true,

@@ -108,6 +108,34 @@ check "rtlab jobs lists done jobs with their runs" \
 check "rtlab jobs --limit 3 shows 3 jobs" \
 	test "$(grep -c '^[0-9]* *done' "$work/jobs.out")" = 3
 
+# The queue over HTTP: GET /api/v1/jobs answers what rtlab jobs lists.
+curl -fsS "$URL/api/v1/jobs?state=done&limit=3" >"$work/api-jobs.json" \
+	2>"$work/api-jobs.err"
+check "GET /api/v1/jobs?state=done&limit=3: 3 done jobs, newest first, each with its run" \
+	jqt 'length == 3 and .[0].id > .[1].id and .[1].id > .[2].id and
+		all(.[]; .state == "done" and .board != null and
+		    (.runs | length) == 1 and (.run_uuid | length) == 36)' \
+	"$work/api-jobs.json"
+"$RTLAB" jobs --state done --limit 3 --json >"$work/cli-jobs.json" 2>&1
+check "... the same jobs as rtlab jobs --json" \
+	test "$(jq -c 'map(.id)' "$work/api-jobs.json")" = \
+	"$(jq -c 'map(.id)' "$work/cli-jobs.json" 2>/dev/null)"
+second=$(jq '.[1].id' "$work/api-jobs.json")
+curl -fsS "$URL/api/v1/jobs?before=$second&limit=1" >"$work/api-page.json"
+check "GET /api/v1/jobs?before=ID: the page goes on below ID" \
+	jqt --argjson s "$second" 'length == 1 and .[0].id < $s' \
+	"$work/api-page.json"
+curl -fsS "$URL/api/v1/jobs?board=local1" >"$work/api-board.json"
+check "GET /api/v1/jobs?board=local1: only local1's jobs" \
+	jqt 'length > 0 and all(.[]; .board == "local1")' "$work/api-board.json"
+code=$(curl -s -o "$work/api-bad.json" -w '%{http_code}' \
+	"$URL/api/v1/jobs?state=finished")
+check "GET /api/v1/jobs?state=finished: 400 naming the query" \
+	sh -c "[ '$code' = 400 ] && grep -q \"query 'state'\" '$work/api-bad.json'"
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$URL/api/v1/jobs")
+check "POST /api/v1/jobs: 405 (the API reads the queue; rtlab job add fills it)" \
+	test "$code" = 405
+
 # -- runs that are not complete fail the job; no bundle means a retry --------
 
 # A stand-in agent: checks through the real one, "runs" by writing a bundle

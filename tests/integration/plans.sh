@@ -96,6 +96,8 @@ plan "GET /api/v1/verdicts" - get /api/v1/verdicts
 plan "trend plot of 1000 kernels" runs_series \
 	get "/api/v1/plots/trend.svg?board=scale-001&testcase=scale-tc-1&tree=scale-lts"
 plan "rtlab jobs" - "$RTLAB" jobs
+plan "GET /api/v1/jobs?before=" jobs_pkey get "/api/v1/jobs?before=$mid"
+plan "GET /api/v1/jobs?board=" - get "/api/v1/jobs?board=scale-042"
 plan "rtlab jobs --state queued" - "$RTLAB" jobs --state queued
 plan "rtlab runs --before" runs_pkey "$RTLAB" runs --before "$mid"
 # The farm's tick over the year's 100 boards x 10 testcases (its 2

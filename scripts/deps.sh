@@ -56,7 +56,7 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 
-log=$(mktemp /tmp/rtlab-deps.XXXXXX)
+log=$(mktemp "${TMPDIR:-/tmp}/rtlab-deps.XXXXXX")
 fail() {
 	echo "rtlab: $1 failed; apt said:" >&2
 	grep -E '^(E|W|Err):' "$log" >&2 || tail -n 15 "$log" >&2

@@ -119,11 +119,13 @@ check "units run as the rtlab user" grep -q '^User=rtlab' "$units/rtlab-worker@.
 
 # -- bad set-up input ---------------------------------------------------------
 st=0
-sh "$TOP/scripts/deps.sh" rtlab-no-such-package >"$work/deps.log" 2>&1 || st=$?
+TMPDIR=$work sh "$TOP/scripts/deps.sh" rtlab-no-such-package >"$work/deps.log" 2>&1 || st=$?
 check "deps fails on a package apt cannot install" test "$st" != 0
 check "deps shows apt's error naming the package" \
 	grep -q "Unable to locate package rtlab-no-such-package" "$work/deps.log"
 check "deps says what to do" grep -q "run 'make deps' again" "$work/deps.log"
+check "deps keeps apt's full log in TMPDIR and names it" \
+	sh -c "ls '$work'/rtlab-deps.* >/dev/null && grep -q 'full log: $work/rtlab-deps.' '$work/deps.log'"
 # make without a library pkg-config knows: a clear message, no compiler noise
 st=0
 PKG_CONFIG_LIBDIR=$work/empty make -s -C "$TOP" BUILD="$work/b" all \

@@ -143,13 +143,9 @@ int cmd_jobs(int argc, char **argv)
 		return 1;
 	}
 	if (as_json) {
-		list = json_array();
-		for (i = 0; list && i < n; i++)
-			if (json_array_append_new(list, db_job_json(&jobs[i])))
-				break;
+		list = db_jobs_json(jobs, n);
 		db_job_list_free(jobs, n);
-		if (!list || i < n ||
-		    json_dumpf(list, stdout, JSON_INDENT(2))) {
+		if (!list || json_dumpf(list, stdout, JSON_INDENT(2))) {
 			json_decref(list);
 			fprintf(stderr, "rtlab jobs: out of memory\n");
 			return 1;

@@ -40,11 +40,12 @@ int db_farm_cells(PGconn *conn, const char *kernel, json_t *boards,
 		"WITH k AS (SELECT DISTINCT kernel_id FROM jobs "
 		"           WHERE kernel = $1 AND kernel_id IS NOT NULL), "
 		"c AS (SELECT b.id AS board_id, t.id AS testcase_id, "
-		"      b.name || E'\\n' || t.name AS cell "
+		"      b.name AS board, t.name AS testcase "
 		"      FROM boards b, testcases t "
 		"      WHERE b.name IN (SELECT json_array_elements_text($2)) "
-		"      AND t.name IN (SELECT json_array_elements_text($3))) "
-		"SELECT COALESCE(json_object_agg(c.cell, json_build_array("
+		"      AND t.name IN (SELECT json_array_elements_text($3))), "
+		"bc AS (SELECT c.board, json_object_agg(c.testcase, "
+		"json_build_array("
 		" (SELECT count(*) FROM jobs j WHERE j.kernel = $1 "
 		"  AND j.board_id = c.board_id "
 		"  AND j.testcase_id = c.testcase_id "
@@ -60,7 +61,10 @@ int db_farm_cells(PGconn *conn, const char *kernel, json_t *boards,
 		"        OR v.baseline_kernel_id IN (SELECT kernel_id FROM k)) "
 		"   ORDER BY v.baseline_kernel_id, v.candidate_kernel_id, "
 		"            v.created_at DESC, v.id DESC) v "
-		"  WHERE v.verdict = 'INCONCLUSIVE'))), '{}') FROM c",
+		"  WHERE v.verdict = 'INCONCLUSIVE'))) AS testcases "
+		"  FROM c GROUP BY c.board) "
+		"SELECT COALESCE(json_object_agg(board, testcases), '{}') "
+		"FROM bc",
 		3, p, cells, err, "reading what a kernel's cells have");
 	free(b);
 	free(t);
@@ -70,11 +74,8 @@ int db_farm_cells(PGconn *conn, const char *kernel, json_t *boards,
 void db_farm_cell(json_t *cells, const char *board, const char *testcase,
 		  int64_t *have, int64_t *look)
 {
-	char key[512];
-	json_t *c;
+	json_t *c = json_object_get(json_object_get(cells, board), testcase);
 
-	snprintf(key, sizeof(key), "%s\n%s", board, testcase);
-	c = json_object_get(cells, key);
 	*have = json_integer_value(json_array_get(c, 0));
 	*look = json_integer_value(json_array_get(c, 1));
 }

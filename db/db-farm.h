@@ -30,7 +30,8 @@ int db_farm_lock(PGconn *conn, struct rtlab_err *err) __must_check;
  * infrastructure errors: the tick queues them again), and the runs per
  * side the latest INCONCLUSIVE verdicts involving it (either side) ask
  * for at their next planned look (details.sequential.next_look_runs;
- * 0 when none asks).  Read a cell with db_farm_cell().
+ * 0 when none asks): {board: {testcase: [have, look]}}.  Read a cell
+ * with db_farm_cell().
  * Return: 0 with *@cells (the caller's reference), or a negative errno.
  */
 int db_farm_cells(PGconn *conn, const char *kernel, json_t *boards,

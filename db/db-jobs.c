@@ -484,7 +484,8 @@ out:
 	return ret;
 }
 
-json_t *db_job_json(const struct db_job *j)
+/* One job of db_jobs_json(). */
+static json_t *job_json(const struct db_job *j)
 {
 	json_t *o, *runs = json_array();
 	const char *state = j->state;
@@ -512,4 +513,17 @@ json_t *db_job_json(const struct db_job *j)
 		      runs ? runs : json_null(), "created_at", j->created_at,
 		      "finished_at", j->finished_at);
 	return o;
+}
+
+json_t *db_jobs_json(const struct db_job *jobs, size_t count)
+{
+	json_t *list = json_array();
+	size_t i;
+
+	for (i = 0; list && i < count; i++)
+		if (json_array_append_new(list, job_json(&jobs[i]))) {
+			json_decref(list);
+			return NULL;
+		}
+	return list;
 }

@@ -188,13 +188,14 @@ int db_job_list(PGconn *conn, const struct db_job_filter *f,
 		struct rtlab_err *err) __must_check;
 
 /**
- * db_job_json() - @j as the API and `rtlab jobs --json` give it: id,
- * state (infra-failed for a job that never got a run), board, kernel,
- * testcase, kind, attempts, max_attempts, infra_errors, worker, phase,
- * lease_left_s, error, run_uuid, runs (ids), created_at, finished_at.
+ * db_jobs_json() - @jobs as the API and `rtlab jobs --json` give them: an
+ * array of {id, state (infra-failed for a job that never got a run),
+ * board, kernel, testcase, kind, attempts, max_attempts, infra_errors,
+ * worker, phase, lease_left_s, error, run_uuid, runs (ids), created_at,
+ * finished_at}.
  * Return: a new reference, or NULL when out of memory.
  */
-json_t *db_job_json(const struct db_job *j);
+json_t *db_jobs_json(const struct db_job *jobs, size_t count);
 
 /** db_job_state_valid() - queued, running, done or failed. */
 bool db_job_state_valid(const char *state);

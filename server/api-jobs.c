@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The job queue over HTTP, read-only: GET /api/v1/jobs, the page
- * `rtlab jobs` prints (db_job_list(), db_job_json()), for a farm's
+ * `rtlab jobs` prints (db_job_list(), db_jobs_json()), for a farm's
  * dashboards and for people without database access.  Queueing stays
  * with `rtlab job add`, the farm's tick and submissions.
  */
@@ -27,7 +27,7 @@ enum MHD_Result api_jobs_handle(struct http_request *req)
 	struct db_job *jobs = NULL;
 	unsigned int before = 0;
 	json_t *list;
-	size_t n = 0, i;
+	size_t n = 0;
 	int ret;
 
 	f.state = http_query(req, "state");
@@ -46,15 +46,10 @@ enum MHD_Result api_jobs_handle(struct http_request *req)
 	if (ret)
 		return http_respond_error(req, http_errno_status(ret), "%s",
 					  err.msg);
-	list = json_array();
-	for (i = 0; list && i < n; i++)
-		if (json_array_append_new(list, db_job_json(&jobs[i])))
-			break;
+	list = db_jobs_json(jobs, n);
 	db_job_list_free(jobs, n);
-	if (!list || i < n) {
-		json_decref(list);
+	if (!list)
 		return http_respond_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR,
 					  "out of memory");
-	}
 	return http_respond_json(req, MHD_HTTP_OK, list);
 }
